@@ -1,0 +1,220 @@
+// Package agent is the always-on desktop process (`scouts agent`): it owns
+// the data directory, runs the core and serves the local API on a Unix
+// socket and, when asked, on a loopback TCP port.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/scouts-hq/scouts/app/core"
+	"github.com/scouts-hq/scouts/app/localapi"
+)
+
+// Config configures the agent.
+type Config struct {
+	// DataDir holds the database, the socket, the token and the lock.
+	DataDir string
+	// Listen, when set, is a loopback TCP address for the local API
+	// (127.0.0.1:0 picks a free port).
+	Listen string
+	// Inbox is the folder the first run watches; empty disables it.
+	Inbox   string
+	Version string
+	Logger  *slog.Logger
+	// Out receives the few lines a person starting the agent needs.
+	Out io.Writer
+	// Ready, when set, is called once the API answers, with the TCP base
+	// URL ("" when not listening on TCP).
+	Ready func(baseURL string)
+}
+
+// Run runs the agent until ctx ends, then shuts down gracefully.
+func Run(ctx context.Context, cfg Config) error {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Out == nil {
+		cfg.Out = io.Discard
+	}
+	log := cfg.Logger
+	dir, err := filepath.Abs(cfg.DataDir)
+	if err != nil {
+		return fmt.Errorf("agent: data dir: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("agent: create data dir: %w", err)
+	}
+	release, err := lockDataDir(dir)
+	if err != nil {
+		return err
+	}
+	defer release()
+
+	var tcp net.Listener
+	if cfg.Listen != "" {
+		if tcp, err = listenLoopback(cfg.Listen); err != nil {
+			return err
+		}
+		defer tcp.Close()
+	}
+
+	c, err := core.Open(ctx, core.Config{DataDir: dir, Version: cfg.Version, Logger: log})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	first, err := c.EnsureFirstRun(ctx, cfg.Inbox)
+	if err != nil {
+		return fmt.Errorf("agent: first run: %w", err)
+	}
+	token, err := ensureToken(TokenPath(dir))
+	if err != nil {
+		return err
+	}
+
+	sockPath := SocketPath(dir)
+	// We hold the lock, so a socket file left here belongs to a dead agent.
+	os.Remove(sockPath)
+	sock, err := net.Listen("unix", sockPath)
+	if err != nil {
+		return fmt.Errorf("agent: listen on %s: %w", sockPath, err)
+	}
+	defer os.Remove(sockPath)
+	if err := os.Chmod(sockPath, 0o600); err != nil {
+		sock.Close()
+		return fmt.Errorf("agent: socket permissions: %w", err)
+	}
+
+	if err := c.Start(ctx); err != nil {
+		sock.Close()
+		return err
+	}
+
+	api := localapi.New(c, localapi.Options{Token: token, Logger: log})
+	// Streams watch their request context; cancelling this base context on
+	// shutdown ends them, so Shutdown does not wait for idle streams.
+	baseCtx, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelBase()
+	newServer := func(h http.Handler) *http.Server {
+		return &http.Server{
+			Handler:           h,
+			ReadHeaderTimeout: 10 * time.Second,
+			BaseContext:       func(net.Listener) context.Context { return baseCtx },
+			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		}
+	}
+	servers := []*http.Server{newServer(api.SocketHandler())}
+	listeners := []net.Listener{sock}
+	baseURL := ""
+	if tcp != nil {
+		servers = append(servers, newServer(api.TCPHandler(tcp.Addr())))
+		listeners = append(listeners, tcp)
+		baseURL = "http://" + tcp.Addr().String()
+	}
+	errc := make(chan error, len(servers))
+	var wg sync.WaitGroup
+	for i, srv := range servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := srv.Serve(listeners[i]); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				errc <- err
+			}
+		}()
+	}
+
+	fmt.Fprintf(cfg.Out, "Scouts agent %s running (data: %s)\n", cfg.Version, dir)
+	fmt.Fprintf(cfg.Out, "Socket: %s\n", sockPath)
+	if baseURL != "" {
+		fmt.Fprintf(cfg.Out, "Local API: %s/api/v1/ (bearer token in %s)\n", baseURL, TokenPath(dir))
+	}
+	if all, err := c.DB.ListScouts(ctx); err == nil {
+		var folder string
+		for _, s := range all {
+			if p := folderPath(s.Config); p != "" {
+				mode := "review"
+				if !s.Review {
+					mode = "auto-create"
+				}
+				if !s.Enabled {
+					mode = "disabled"
+				}
+				fmt.Fprintf(cfg.Out, "Watching: %s (%s)\n", p, mode)
+				if folder == "" && s.Enabled {
+					folder = p
+				}
+			}
+		}
+		switch {
+		case first != nil:
+			fmt.Fprintf(cfg.Out, "First run: drop a file into %s, then run: scouts suggestions\n", cfg.Inbox)
+		case folder != "":
+			fmt.Fprintf(cfg.Out, "Drop a file into %s, then run: scouts suggestions\n", folder)
+		default:
+			fmt.Fprintln(cfg.Out, "No folder is watched: add one with: scouts scouts add-folder PATH")
+		}
+	}
+	log.Info("agent started", "data", dir, "socket", sockPath, "url", baseURL, "version", cfg.Version)
+	if cfg.Ready != nil {
+		cfg.Ready(baseURL)
+	}
+
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case runErr = <-errc:
+		log.Error("local API stopped", "err", runErr)
+	}
+	log.Info("agent stopping")
+	cancelBase()
+	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, srv := range servers {
+		srv.Shutdown(shutCtx)
+	}
+	wg.Wait()
+	return runErr
+}
+
+func folderPath(cfg []byte) string {
+	var fc struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal(cfg, &fc) != nil {
+		return ""
+	}
+	return fc.Path
+}
+
+// listenLoopback listens on addr, which must be a loopback address: the
+// local API is for this machine only.
+func listenLoopback(addr string) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("agent: --listen %q: want host:port, e.g. 127.0.0.1:0", addr)
+	}
+	ip := net.ParseIP(host)
+	if !strings.EqualFold(host, "localhost") && (ip == nil || !ip.IsLoopback()) {
+		return nil, fmt.Errorf("agent: --listen %q: the local API only listens on loopback (127.0.0.1 or ::1)", addr)
+	}
+	if strings.EqualFold(host, "localhost") {
+		addr = net.JoinHostPort("127.0.0.1", addr[strings.LastIndexByte(addr, ':')+1:])
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("agent: listen on %s: %w", addr, err)
+	}
+	return l, nil
+}

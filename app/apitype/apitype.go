@@ -1,0 +1,190 @@
+// Package apitype holds the JSON types of the agent's local API (/api/v1),
+// shared by the server, its Go client and the CLI. Standard library only:
+// these types are the contract, separate from the domain types they are
+// converted from. Adding a field is compatible; renaming or removing one
+// needs /api/v2.
+package apitype
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// APIVersion is the version in every path (/api/v1/...).
+const APIVersion = 1
+
+// Error is the body of every non-2xx answer.
+type Error struct {
+	// Code is stable: invalid, not_found, conflict, unavailable, internal,
+	// unauthorized, forbidden.
+	Code  string `json:"code"`
+	Error string `json:"error"`
+}
+
+// Status is GET /api/v1/status.
+type Status struct {
+	Version       string         `json:"version"`
+	StartedAt     time.Time      `json:"started_at"`
+	DataDir       string         `json:"data_dir"`
+	ScoutsRunning int            `json:"scouts_running"`
+	ScoutsTotal   int            `json:"scouts_total"`
+	Paused        bool           `json:"paused"`
+	Pending       int            `json:"pending"`
+	Suggestions   map[string]int `json:"suggestions"` // count by status
+	Entities      map[string]int `json:"entities"`    // count by kind
+}
+
+// Scout is a scout as the API shows it.
+type Scout struct {
+	ID      string `json:"id"`
+	Kind    string `json:"kind"`
+	Name    string `json:"name"`
+	Enabled bool   `json:"enabled"`
+	// Review: suggestions wait for a person; false: entities are created
+	// directly ("auto").
+	Review  bool `json:"review"`
+	Running bool `json:"running"`
+	// Folder scouts: the watched path and its globs (also inside Config).
+	Path      string          `json:"path,omitempty"`
+	Include   []string        `json:"include,omitempty"`
+	Exclude   []string        `json:"exclude,omitempty"`
+	Config    json.RawMessage `json:"config"`
+	CreatedAt time.Time       `json:"created_at"`
+	UpdatedAt time.Time       `json:"updated_at"`
+	Health    ScoutHealth     `json:"health"`
+}
+
+// ScoutHealth answers "is this scout working?".
+type ScoutHealth struct {
+	// State: ok, error, disabled, starting (no run yet).
+	State         string     `json:"state"`
+	LastRunAt     *time.Time `json:"last_run_at,omitempty"`
+	LastSuccessAt *time.Time `json:"last_success_at,omitempty"`
+	LastError     string     `json:"last_error,omitempty"`
+	LastRunNew    int        `json:"last_run_new"`
+	TotalNew      int        `json:"total_new"`
+}
+
+// CreateScout is the body of POST /api/v1/scouts.
+type CreateScout struct {
+	Kind    string `json:"kind"`
+	Name    string `json:"name,omitempty"`
+	Review  *bool  `json:"review,omitempty"`  // default true
+	Enabled *bool  `json:"enabled,omitempty"` // default true
+	// Folder scouts.
+	Path            string   `json:"path,omitempty"`
+	Include         []string `json:"include,omitempty"`
+	Exclude         []string `json:"exclude,omitempty"`
+	IncludeExisting bool     `json:"include_existing,omitempty"`
+	// Config is the kind-specific configuration; fields above take
+	// precedence over the same fields in it.
+	Config json.RawMessage `json:"config,omitempty"`
+}
+
+// PatchScout is the body of PATCH /api/v1/scouts/{id}; absent fields are
+// unchanged.
+type PatchScout struct {
+	Name    *string   `json:"name,omitempty"`
+	Enabled *bool     `json:"enabled,omitempty"`
+	Review  *bool     `json:"review,omitempty"`
+	Include *[]string `json:"include,omitempty"`
+	Exclude *[]string `json:"exclude,omitempty"`
+	// Config replaces the kind-specific configuration whole.
+	Config json.RawMessage `json:"config,omitempty"`
+}
+
+// Suggestion is a card.
+type Suggestion struct {
+	ID           string     `json:"id"`
+	ScoutID      string     `json:"scout_id"`
+	SourceType   string     `json:"source_type"`
+	SourceRef    string     `json:"source_ref"`
+	Status       string     `json:"status"`
+	Title        string     `json:"title"`
+	Excerpt      string     `json:"excerpt"`
+	Sender       string     `json:"sender,omitempty"`
+	Path         string     `json:"path,omitempty"`
+	URL          string     `json:"url,omitempty"`
+	ProposedKind string     `json:"proposed_kind"`
+	Reason       string     `json:"reason"`
+	TraceID      string     `json:"trace_id"`
+	CreatedAt    time.Time  `json:"created_at"`
+	ExpiresAt    time.Time  `json:"expires_at"`
+	ResolvedAt   *time.Time `json:"resolved_at,omitempty"`
+	ResolvedKind string     `json:"resolved_kind,omitempty"`
+	ResolvedID   string     `json:"resolved_entity_id,omitempty"`
+}
+
+// Approve is the body of POST /api/v1/suggestions/{id}/approve: the kind to
+// create and optional edits of the entity's fields.
+type Approve struct {
+	As        string  `json:"as"`
+	Title     *string `json:"title,omitempty"`
+	Body      *string `json:"body,omitempty"`
+	Due       *string `json:"due,omitempty"` // RFC 3339 or YYYY-MM-DD
+	ProjectID *string `json:"project_id,omitempty"`
+	StartsAt  *string `json:"starts_at,omitempty"`
+	EndsAt    *string `json:"ends_at,omitempty"`
+	Location  *string `json:"location,omitempty"`
+}
+
+// Entity is a task, note, event or project. Kind-specific fields appear
+// only on their kind.
+type Entity struct {
+	ID                 string     `json:"id"`
+	Kind               string     `json:"kind"`
+	Title              string     `json:"title"`
+	Body               string     `json:"body"`
+	SourceSuggestionID string     `json:"source_suggestion_id,omitempty"`
+	Done               *bool      `json:"done,omitempty"`       // tasks, projects
+	Due                *time.Time `json:"due,omitempty"`        // tasks
+	ProjectID          string     `json:"project_id,omitempty"` // tasks
+	StartsAt           *time.Time `json:"starts_at,omitempty"`  // events
+	EndsAt             *time.Time `json:"ends_at,omitempty"`    // events
+	Location           string     `json:"location,omitempty"`   // events
+	CreatedAt          time.Time  `json:"created_at"`
+	UpdatedAt          time.Time  `json:"updated_at"`
+}
+
+// EntityInput is the body of POST (create) and PATCH (update) on
+// /api/v1/{tasks,notes,events,projects}. On PATCH absent fields are
+// unchanged and an empty date string clears the date.
+type EntityInput struct {
+	Title     *string `json:"title,omitempty"`
+	Body      *string `json:"body,omitempty"`
+	Done      *bool   `json:"done,omitempty"`
+	Due       *string `json:"due,omitempty"`
+	ProjectID *string `json:"project_id,omitempty"`
+	StartsAt  *string `json:"starts_at,omitempty"`
+	EndsAt    *string `json:"ends_at,omitempty"`
+	Location  *string `json:"location,omitempty"`
+}
+
+// AuditEvent is one step of an item's story.
+type AuditEvent struct {
+	ID      int64             `json:"id"`
+	TraceID string            `json:"trace_id"`
+	Stage   string            `json:"stage"`
+	Type    string            `json:"type"`
+	Outcome string            `json:"outcome"`
+	Summary string            `json:"summary"`
+	Refs    map[string]string `json:"refs"`
+	At      time.Time         `json:"at"`
+}
+
+// StreamEvent is one event of GET /api/v1/stream (Server-Sent Events: the
+// SSE "id" is ID, "event" is Type and "data" is Data).
+type StreamEvent struct {
+	ID   int64           `json:"id"`
+	Type string          `json:"type"`
+	Data json.RawMessage `json:"data"`
+}
+
+// Stream event types beyond the domain's (suggestion.created, …).
+const (
+	// StreamHello opens every stream; its data is a Status.
+	StreamHello = "hello"
+	// StreamReset says events were missed (the client resumed from an id
+	// older than the server keeps): refetch lists, then carry on.
+	StreamReset = "reset"
+)

@@ -1,0 +1,196 @@
+// Package cli is the `scouts` command line: the agent itself (`scouts
+// agent`) and the subcommands that talk to a running agent over its socket.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/scouts-hq/scouts/app/agent"
+	"github.com/scouts-hq/scouts/app/localclient"
+)
+
+// Env is what a command needs from the outside world; tests pass their own.
+type Env struct {
+	Stdout, Stderr io.Writer
+	Version        string
+}
+
+const usage = `Scouts: turn what arrives into suggestions you approve.
+
+Usage: scouts <command> [flags]
+
+The agent:
+  agent [--data DIR] [--listen 127.0.0.1:PORT]   run the always-on agent
+
+Talking to a running agent:
+  status                                 version, running scouts, pending count
+  scouts                                 list scouts and their health
+  scouts add-folder PATH [--auto] [--name N] [--include GLOB]... [--exclude GLOB]... [--existing]
+  scouts enable|disable|review|auto|run|rm ID
+  suggestions [--status S] [--json]      list suggestions (default: pending)
+  show ID                                one suggestion with its audit trail ("why")
+  approve ID --as task|note|event|project [--title T] [--body B] [--due DATE]
+  reject ID
+  tasks|notes|events|projects [--json]   list entities
+  tasks|notes|events|projects add TITLE [--body B]
+  tasks done ID | <kind> rm ID
+  audit TRACE_ID [--json]                an item's whole story
+  version
+
+Every command takes --data DIR (default: $SCOUTS_DATA or the OS data directory).
+`
+
+// Main runs the command line and returns the process exit code.
+func Main(args []string, env Env) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(env.Stdout, usage)
+		return 0
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cmd, rest := args[0], args[1:]
+	var err error
+	switch cmd {
+	case "agent":
+		err = runAgent(ctx, rest, env)
+	case "version":
+		fmt.Fprintln(env.Stdout, "scouts", env.Version)
+	case "status":
+		err = runStatus(ctx, rest, env)
+	case "scouts":
+		err = runScouts(ctx, rest, env)
+	case "suggestions":
+		err = runSuggestions(ctx, rest, env)
+	case "show":
+		err = runShow(ctx, rest, env)
+	case "approve":
+		err = runApprove(ctx, rest, env)
+	case "reject":
+		err = runReject(ctx, rest, env)
+	case "tasks", "notes", "events", "projects", "task", "note", "event", "project":
+		err = runEntities(ctx, strings.TrimSuffix(cmd, "s"), rest, env)
+	case "audit":
+		err = runAudit(ctx, rest, env)
+	default:
+		fmt.Fprintf(env.Stderr, "scouts: unknown command %q\n\n%s", cmd, usage)
+		return 2
+	}
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(env.Stderr, "scouts %s: %s\n", cmd, ue.msg)
+			return 2
+		}
+		fmt.Fprintf(env.Stderr, "scouts %s: %v\n", cmd, err)
+		return 1
+	}
+	return 0
+}
+
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usageErrorf(format string, args ...any) error {
+	return usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// flags is a subcommand's flag set with the options every command shares.
+type flags struct {
+	*flag.FlagSet
+	data string
+	json bool
+}
+
+func newFlags(name string, env Env, withJSON bool) *flags {
+	f := &flags{FlagSet: flag.NewFlagSet("scouts "+name, flag.ContinueOnError)}
+	f.SetOutput(env.Stderr)
+	f.StringVar(&f.data, "data", "", "data directory of the agent (default: $SCOUTS_DATA or the OS data directory)")
+	if withJSON {
+		f.BoolVar(&f.json, "json", false, "print JSON")
+	}
+	return f
+}
+
+// parse parses flags wherever they appear among the positional arguments
+// (`scouts approve ID --as task` as well as `scouts approve --as task ID`),
+// which the flag package alone does not do.
+func (f *flags) parse(args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := f.Parse(args); err != nil {
+			return nil, err
+		}
+		args = f.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func (f *flags) dataDir() (string, error) {
+	if f.data != "" {
+		return f.data, nil
+	}
+	return agent.DefaultDataDir()
+}
+
+// client returns a client for the agent of the data directory.
+func (f *flags) client() (*localclient.Client, error) {
+	dir, err := f.dataDir()
+	if err != nil {
+		return nil, err
+	}
+	c := localclient.NewSocket(agent.SocketPath(dir))
+	c.ClientName = "cli"
+	return c, nil
+}
+
+func runAgent(ctx context.Context, args []string, env Env) error {
+	f := newFlags("agent", env, false)
+	listen := f.String("listen", "", "also serve the local API on this loopback address, e.g. 127.0.0.1:0 (bearer token in DATA/local-api.token)")
+	inbox := f.String("inbox", agent.DefaultInbox(), "folder the first run watches (empty: none)")
+	logLevel := f.String("log-level", "info", "debug, info, warn or error")
+	logJSON := f.Bool("log-json", false, "log JSON lines instead of text")
+	pos, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageErrorf("unexpected argument %q", pos[0])
+	}
+	dir, err := f.dataDir()
+	if err != nil {
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return usageErrorf("--log-level %q: want debug, info, warn or error", *logLevel)
+	}
+	hopts := &slog.HandlerOptions{Level: level}
+	var h slog.Handler = slog.NewTextHandler(env.Stderr, hopts)
+	if *logJSON {
+		h = slog.NewJSONHandler(env.Stderr, hopts)
+	}
+	return agent.Run(ctx, agent.Config{
+		DataDir: dir, Listen: *listen, Inbox: *inbox, Version: env.Version,
+		Logger: slog.New(h), Out: env.Stdout,
+	})
+}

@@ -1,0 +1,498 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/scouts-hq/scouts/app/apitype"
+	"github.com/scouts-hq/scouts/app/localclient"
+)
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func table(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 4, 2, ' ', 0) }
+
+// ago renders a time as a short age ("3m", "2h", "5d").
+func ago(t time.Time) string {
+	d := time.Since(t)
+	switch {
+	case d < time.Minute:
+		return "now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+func clipText(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func runStatus(ctx context.Context, args []string, env Env) error {
+	f := newFlags("status", env, true)
+	if _, err := f.parse(args); err != nil {
+		return err
+	}
+	c, err := f.client()
+	if err != nil {
+		return err
+	}
+	st, err := c.Status(ctx)
+	if err != nil {
+		return err
+	}
+	if f.json {
+		return printJSON(env.Stdout, st)
+	}
+	w := table(env.Stdout)
+	fmt.Fprintf(w, "Agent\t%s, up %s\n", st.Version, ago(st.StartedAt))
+	fmt.Fprintf(w, "Data\t%s\n", st.DataDir)
+	paused := ""
+	if st.Paused {
+		paused = " (paused)"
+	}
+	fmt.Fprintf(w, "Scouts\t%d running of %d%s\n", st.ScoutsRunning, st.ScoutsTotal, paused)
+	fmt.Fprintf(w, "Pending\t%d suggestion(s)\n", st.Pending)
+	fmt.Fprintf(w, "Entities\t%d tasks, %d notes, %d events, %d projects\n",
+		st.Entities["task"], st.Entities["note"], st.Entities["event"], st.Entities["project"])
+	return w.Flush()
+}
+
+func runScouts(ctx context.Context, args []string, env Env) error {
+	sub := "list"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		sub, args = args[0], args[1:]
+	}
+	switch sub {
+	case "list", "ls":
+		return listScouts(ctx, args, env)
+	case "add-folder", "add":
+		return addFolder(ctx, args, env)
+	case "enable", "disable", "review", "auto", "run", "rm", "delete":
+		return changeScout(ctx, sub, args, env)
+	}
+	return usageErrorf("unknown subcommand %q (want list, add-folder, enable, disable, review, auto, run, rm)", sub)
+}
+
+func listScouts(ctx context.Context, args []string, env Env) error {
+	f := newFlags("scouts", env, true)
+	if _, err := f.parse(args); err != nil {
+		return err
+	}
+	c, err := f.client()
+	if err != nil {
+		return err
+	}
+	list, err := c.Scouts(ctx)
+	if err != nil {
+		return err
+	}
+	if f.json {
+		return printJSON(env.Stdout, list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(env.Stdout, "No scouts. Add one with: scouts scouts add-folder PATH")
+		return nil
+	}
+	w := table(env.Stdout)
+	fmt.Fprintln(w, "ID\tNAME\tKIND\tMODE\tHEALTH\tFOUND\tWATCHES")
+	for _, s := range list {
+		mode := "review"
+		if !s.Review {
+			mode = "auto"
+		}
+		health := s.Health.State
+		if s.Health.LastError != "" {
+			health += ": " + clipText(s.Health.LastError, 60)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", s.ID, s.Name, s.Kind, mode, health, s.Health.TotalNew, s.Path)
+	}
+	return w.Flush()
+}
+
+// multiFlag collects a repeatable flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func addFolder(ctx context.Context, args []string, env Env) error {
+	f := newFlags("scouts add-folder", env, true)
+	auto := f.Bool("auto", false, "create entities directly instead of suggesting them for review")
+	name := f.String("name", "", "scout name (default: the folder's name)")
+	existing := f.Bool("existing", false, "also suggest the files already in the folder")
+	var include, exclude multiFlag
+	f.Var(&include, "include", "only files matching this glob (repeatable; e.g. '*.md', 'docs/**/*.txt')")
+	f.Var(&exclude, "exclude", "skip files matching this glob (repeatable)")
+	pos, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageErrorf("want exactly one PATH")
+	}
+	path, err := filepath.Abs(pos[0])
+	if err != nil {
+		return err
+	}
+	c, err := f.client()
+	if err != nil {
+		return err
+	}
+	review := !*auto
+	s, err := c.CreateScout(ctx, apitype.CreateScout{Kind: "folder", Name: *name, Path: path, Review: &review,
+		Include: include, Exclude: exclude, IncludeExisting: *existing})
+	if err != nil {
+		return err
+	}
+	if f.json {
+		return printJSON(env.Stdout, s)
+	}
+	mode := "suggestions wait for your review"
+	if !review {
+		mode = "entities are created directly"
+	}
+	fmt.Fprintf(env.Stdout, "Added scout %s watching %s (%s)\n", s.ID, s.Path, mode)
+	return nil
+}
+
+func changeScout(ctx context.Context, sub string, args []string, env Env) error {
+	f := newFlags("scouts "+sub, env, true)
+	pos, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageErrorf("want exactly one scout ID")
+	}
+	c, err := f.client()
+	if err != nil {
+		return err
+	}
+	id := pos[0]
+	t, fl := true, false
+	var p apitype.PatchScout
+	switch sub {
+	case "enable":
+		p.Enabled = &t
+	case "disable":
+		p.Enabled = &fl
+	case "review":
+		p.Review = &t
+	case "auto":
+		p.Review = &fl
+	case "run":
+		if err := c.RunScout(ctx, id); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "Scout %s is looking for new items\n", id)
+		return nil
+	case "rm", "delete":
+		if err := c.DeleteScout(ctx, id); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "Deleted scout %s (entities it produced are kept)\n", id)
+		return nil
+	}
+	s, err := c.PatchScout(ctx, id, p)
+	if err != nil {
+		return err
+	}
+	if f.json {
+		return printJSON(env.Stdout, s)
+	}
+	fmt.Fprintf(env.Stdout, "Scout %s: enabled=%t review=%t\n", s.ID, s.Enabled, s.Review)
+	return nil
+}
+
+func runSuggestions(ctx context.Context, args []string, env Env) error {
+	f := newFlags("suggestions", env, true)
+	status := f.String("status", "pending", "pending, approved, rejected, expired or all")
+	scout := f.String("scout", "", "only this scout's suggestions")
+	limit := f.Int("limit", 100, "at most this many")
+	if _, err := f.parse(args); err != nil {
+		return err
+	}
+	c, err := f.client()
+	if err != nil {
+		return err
+	}
+	list, err := c.Suggestions(ctx, localclient.SuggestionQuery{Status: *status, ScoutID: *scout, Limit: *limit})
+	if err != nil {
+		return err
+	}
+	if f.json {
+		return printJSON(env.Stdout, list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(env.Stdout, "No %s suggestions.\n", strings.ReplaceAll(*status, "all", ""))
+		return nil
+	}
+	w := table(env.Stdout)
+	fmt.Fprintln(w, "ID\tAGE\tKIND\tSTATUS\tTITLE\tEXCERPT")
+	for _, s := range list {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", s.ID, ago(s.CreatedAt), s.ProposedKind, s.Status,
+			clipText(s.Title, 40), clipText(s.Excerpt, 50))
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if *status == "pending" {
+		fmt.Fprintln(env.Stdout, "\nApprove with: scouts approve ID --as task|note|event|project   Reject with: scouts reject ID")
+	}
+	return nil
+}
+
+func runShow(ctx context.Context, args []string, env Env) error {
+	f := newFlags("show", env, true)
+	pos, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageErrorf("want exactly one suggestion ID")
+	}
+	c, err := f.client()
+	if err != nil {
+		return err
+	}
+	s, err := c.Suggestion(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	trail, err := c.Audit(ctx, s.TraceID)
+	if err != nil {
+		return err
+	}
+	if f.json {
+		return printJSON(env.Stdout, map[string]any{"suggestion": s, "audit": trail})
+	}
+	out := env.Stdout
+	fmt.Fprintf(out, "%s  [%s, proposed as %s]\n", s.Title, s.Status, s.ProposedKind)
+	if s.Path != "" {
+		fmt.Fprintf(out, "  path:    %s\n", s.Path)
+	}
+	if s.Sender != "" {
+		fmt.Fprintf(out, "  from:    %s\n", s.Sender)
+	}
+	if s.Excerpt != "" {
+		fmt.Fprintf(out, "  excerpt: %s\n", clipText(s.Excerpt, 200))
+	}
+	fmt.Fprintf(out, "  why:     %s\n", s.Reason)
+	if s.ResolvedID != "" {
+		fmt.Fprintf(out, "  became:  %s %s\n", s.ResolvedKind, s.ResolvedID)
+	}
+	fmt.Fprintf(out, "\nTrace %s:\n", s.TraceID)
+	w := table(out)
+	for _, e := range trail {
+		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\n", e.At.Local().Format("2006-01-02 15:04:05"), e.Stage, e.Type, e.Summary)
+	}
+	return w.Flush()
+}
+
+func runApprove(ctx context.Context, args []string, env Env) error {
+	f := newFlags("approve", env, true)
+	as := f.String("as", "", "what to create: task, note, event or project (default: the proposed kind)")
+	title := f.String("title", "", "replace the title")
+	body := f.String("body", "", "replace the body")
+	due := f.String("due", "", "due date for a task (2026-05-31 or RFC 3339)")
+	starts := f.String("starts", "", "start of an event (RFC 3339 or date)")
+	pos, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usageErrorf("want one or more suggestion IDs")
+	}
+	c, err := f.client()
+	if err != nil {
+		return err
+	}
+	for _, id := range pos {
+		a := apitype.Approve{As: *as}
+		if a.As == "" {
+			s, err := c.Suggestion(ctx, id)
+			if err != nil {
+				return err
+			}
+			a.As = s.ProposedKind
+		}
+		set := func(v string) *string {
+			if v == "" {
+				return nil
+			}
+			return &v
+		}
+		a.Title, a.Body, a.Due, a.StartsAt = set(*title), set(*body), set(*due), set(*starts)
+		e, err := c.Approve(ctx, id, a)
+		if err != nil {
+			return fmt.Errorf("%s: %w", id, err)
+		}
+		if f.json {
+			if err := printJSON(env.Stdout, e); err != nil {
+				return err
+			}
+			continue
+		}
+		fmt.Fprintf(env.Stdout, "Approved %s → %s %s %q\n", id, e.Kind, e.ID, e.Title)
+	}
+	return nil
+}
+
+func runReject(ctx context.Context, args []string, env Env) error {
+	f := newFlags("reject", env, true)
+	pos, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usageErrorf("want one or more suggestion IDs")
+	}
+	c, err := f.client()
+	if err != nil {
+		return err
+	}
+	for _, id := range pos {
+		s, err := c.Reject(ctx, id)
+		if err != nil {
+			return fmt.Errorf("%s: %w", id, err)
+		}
+		if f.json {
+			if err := printJSON(env.Stdout, s); err != nil {
+				return err
+			}
+			continue
+		}
+		fmt.Fprintf(env.Stdout, "Rejected %s %q\n", s.ID, s.Title)
+	}
+	return nil
+}
+
+func runEntities(ctx context.Context, kind string, args []string, env Env) error {
+	sub := "list"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		sub, args = args[0], args[1:]
+	}
+	f := newFlags(kind+"s "+sub, env, true)
+	body := f.String("body", "", "body text (add)")
+	pos, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	c, err := f.client()
+	if err != nil {
+		return err
+	}
+	switch sub {
+	case "list", "ls":
+		list, err := c.Entities(ctx, kind)
+		if err != nil {
+			return err
+		}
+		if f.json {
+			return printJSON(env.Stdout, list)
+		}
+		if len(list) == 0 {
+			fmt.Fprintf(env.Stdout, "No %ss.\n", kind)
+			return nil
+		}
+		w := table(env.Stdout)
+		fmt.Fprintln(w, "ID\tAGE\tDONE\tTITLE\tFROM")
+		for _, e := range list {
+			done := ""
+			if e.Done != nil && *e.Done {
+				done = "✓"
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", e.ID, ago(e.CreatedAt), done, clipText(e.Title, 60), e.SourceSuggestionID)
+		}
+		return w.Flush()
+	case "add":
+		if len(pos) == 0 {
+			return usageErrorf("want a TITLE")
+		}
+		title := strings.Join(pos, " ")
+		in := apitype.EntityInput{Title: &title}
+		if *body != "" {
+			in.Body = body
+		}
+		e, err := c.CreateEntity(ctx, kind, in)
+		if err != nil {
+			return err
+		}
+		if f.json {
+			return printJSON(env.Stdout, e)
+		}
+		fmt.Fprintf(env.Stdout, "Created %s %s %q\n", kind, e.ID, e.Title)
+		return nil
+	case "done", "undone":
+		if len(pos) != 1 {
+			return usageErrorf("want exactly one ID")
+		}
+		d := sub == "done"
+		e, err := c.UpdateEntity(ctx, kind, pos[0], apitype.EntityInput{Done: &d})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "%s %s done=%t\n", kind, e.ID, d)
+		return nil
+	case "rm", "delete":
+		if len(pos) != 1 {
+			return usageErrorf("want exactly one ID")
+		}
+		if err := c.DeleteEntity(ctx, kind, pos[0]); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "Deleted %s %s\n", kind, pos[0])
+		return nil
+	}
+	return usageErrorf("unknown subcommand %q (want list, add, done, undone, rm)", sub)
+}
+
+func runAudit(ctx context.Context, args []string, env Env) error {
+	f := newFlags("audit", env, true)
+	pos, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageErrorf("want exactly one TRACE_ID (see: scouts show SUGGESTION_ID)")
+	}
+	c, err := f.client()
+	if err != nil {
+		return err
+	}
+	trail, err := c.Audit(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	if f.json {
+		return printJSON(env.Stdout, trail)
+	}
+	if len(trail) == 0 {
+		fmt.Fprintf(env.Stdout, "No audit events for trace %s.\n", pos[0])
+		return nil
+	}
+	w := table(env.Stdout)
+	for _, e := range trail {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", e.At.Local().Format("2006-01-02 15:04:05"), e.Stage, e.Type, e.Outcome, e.Summary)
+	}
+	return w.Flush()
+}

@@ -1,0 +1,127 @@
+// Package core is the desktop agent's heart: the database, the scout
+// engine, the folder connector and the live event bus, with the operations
+// the local API, the CLI and the tray expose. It holds no HTTP and no UI.
+package core
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/scouts-hq/scouts/app/localdb"
+	"github.com/scouts-hq/scouts/connectors/directory"
+	"github.com/scouts-hq/scouts/scouts"
+)
+
+// Config configures a Core.
+type Config struct {
+	DataDir string
+	Version string
+	Logger  *slog.Logger
+	// Now is the clock; tests may replace it.
+	Now func() time.Time
+	// PollInterval is the engine's fallback polling interval (default 5m).
+	PollInterval time.Duration
+}
+
+// Core is an open agent core. Its methods are safe for concurrent use.
+type Core struct {
+	DB     *localdb.DB
+	Engine *scouts.Engine
+	Bus    *Bus
+
+	cfg     Config
+	log     *slog.Logger
+	now     func() time.Time
+	started time.Time
+}
+
+// Open opens the database in cfg.DataDir and builds the engine. Call Start
+// to run scouts.
+func Open(ctx context.Context, cfg Config) (*Core, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	// Times are stored in milliseconds; handing out the same precision
+	// keeps what a caller gets back from a write equal to what it reads
+	// later.
+	clock := cfg.Now
+	cfg.Now = func() time.Time { return clock().UTC().Truncate(time.Millisecond) }
+	db, err := localdb.Open(ctx, filepath.Join(cfg.DataDir, "scouts.db"))
+	if err != nil {
+		return nil, fmt.Errorf("core: %w", err)
+	}
+	c := &Core{DB: db, cfg: cfg, log: cfg.Logger, now: cfg.Now, started: cfg.Now()}
+	c.Bus = NewBus(4096, c.started.UnixMicro())
+	c.Engine = scouts.NewEngine(scouts.EngineConfig{
+		Store:        db,
+		Openers:      map[scouts.Kind]scouts.Opener{scouts.KindFolder: c.openFolder},
+		Emit:         c.Bus.Publish,
+		Logger:       cfg.Logger,
+		Now:          cfg.Now,
+		PollInterval: cfg.PollInterval,
+	})
+	return c, nil
+}
+
+func (c *Core) openFolder(ctx context.Context, s scouts.Scout) (scouts.SourceConnector, error) {
+	cfg, err := directory.ParseConfig(s.Config)
+	if err != nil {
+		return nil, err
+	}
+	return directory.New(directory.Options{
+		ScoutID:        s.ID,
+		Config:         cfg,
+		Index:          c.DB.FolderIndex(s.ID),
+		Logger:         c.log.With("scout", s.ID),
+		Now:            c.now,
+		ScoutCreatedAt: s.CreatedAt,
+	})
+}
+
+// Start runs every enabled scout.
+func (c *Core) Start(ctx context.Context) error { return c.Engine.Start(ctx) }
+
+// Close stops the scouts and closes the database.
+func (c *Core) Close() error {
+	c.Engine.Stop()
+	return c.DB.Close()
+}
+
+// Status is the agent's state at a glance.
+type Status struct {
+	Version       string
+	StartedAt     time.Time
+	DataDir       string
+	ScoutsRunning int
+	ScoutsTotal   int
+	Paused        bool
+	Suggestions   map[scouts.Status]int
+	Entities      map[scouts.EntityKind]int
+}
+
+// Status reports the agent's state.
+func (c *Core) Status(ctx context.Context) (Status, error) {
+	all, err := c.DB.ListScouts(ctx)
+	if err != nil {
+		return Status{}, err
+	}
+	counts, err := c.DB.CountSuggestions(ctx)
+	if err != nil {
+		return Status{}, err
+	}
+	ents, err := c.DB.CountEntities(ctx)
+	if err != nil {
+		return Status{}, err
+	}
+	return Status{
+		Version: c.cfg.Version, StartedAt: c.started, DataDir: c.cfg.DataDir,
+		ScoutsRunning: c.Engine.Running(), ScoutsTotal: len(all), Paused: c.Engine.Paused(),
+		Suggestions: counts, Entities: ents,
+	}, nil
+}

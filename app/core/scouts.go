@@ -1,0 +1,181 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/scouts-hq/scouts/connectors/directory"
+	"github.com/scouts-hq/scouts/scouts"
+)
+
+// NewScout describes a scout to create.
+type NewScout struct {
+	Kind    scouts.Kind
+	Name    string
+	Review  bool
+	Enabled bool
+	Config  json.RawMessage
+}
+
+// CreateScout validates and stores a new scout and starts it.
+func (c *Core) CreateScout(ctx context.Context, in NewScout) (scouts.Scout, error) {
+	now := c.now()
+	s := scouts.Scout{
+		ID: scouts.NewID("sc"), Kind: in.Kind, Name: strings.TrimSpace(in.Name),
+		Enabled: in.Enabled, Review: in.Review, Config: in.Config, CreatedAt: now, UpdatedAt: now,
+	}
+	if err := c.checkScout(ctx, &s); err != nil {
+		return scouts.Scout{}, err
+	}
+	if err := c.DB.CreateScout(ctx, s); err != nil {
+		return scouts.Scout{}, err
+	}
+	c.Engine.Sync(s)
+	c.Bus.Publish(scouts.Event{Type: scouts.EventScoutUpdated, Data: s})
+	return s, nil
+}
+
+// checkScout validates s and normalises its configuration, filling a
+// default name.
+func (c *Core) checkScout(ctx context.Context, s *scouts.Scout) error {
+	switch s.Kind {
+	case scouts.KindFolder:
+		cfg, err := directory.ParseConfig(s.Config)
+		if err != nil {
+			return err
+		}
+		norm, err := json.Marshal(cfg)
+		if err != nil {
+			return err
+		}
+		s.Config = norm
+		if s.Name == "" {
+			s.Name = filepath.Base(cfg.Path)
+		}
+		// Two scouts on one folder would suggest every file twice.
+		others, err := c.DB.ListScouts(ctx)
+		if err != nil {
+			return err
+		}
+		for _, o := range others {
+			if o.ID == s.ID || o.Kind != scouts.KindFolder {
+				continue
+			}
+			if ocfg, err := directory.ParseConfig(o.Config); err == nil && samePath(ocfg.Path, cfg.Path) {
+				return scouts.Errorf(scouts.EConflict, "scout %q (%s) already watches %s", o.Name, o.ID, cfg.Path)
+			}
+		}
+	case scouts.KindGmail, scouts.KindWebhook:
+		return scouts.Errorf(scouts.EInvalid, "%s scouts are not available in this version yet", s.Kind)
+	}
+	return s.Validate()
+}
+
+func samePath(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ai, err1 := os.Stat(a)
+	bi, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(ai, bi)
+}
+
+// ScoutPatch changes a scout; nil fields are unchanged.
+type ScoutPatch struct {
+	Name    *string
+	Enabled *bool
+	Review  *bool
+	// Config, when set, replaces the kind-specific configuration.
+	Config json.RawMessage
+	// Include and Exclude, when set, replace the folder scout's globs.
+	Include *[]string
+	Exclude *[]string
+}
+
+// UpdateScout applies p to a scout and restarts it with the new settings.
+func (c *Core) UpdateScout(ctx context.Context, id string, p ScoutPatch) (scouts.Scout, error) {
+	s, err := c.DB.GetScout(ctx, id)
+	if err != nil {
+		return s, err
+	}
+	if p.Name != nil {
+		s.Name = strings.TrimSpace(*p.Name)
+		if s.Name == "" {
+			return s, scouts.Errorf(scouts.EInvalid, "scout name cannot be empty")
+		}
+	}
+	if p.Enabled != nil {
+		s.Enabled = *p.Enabled
+	}
+	if p.Review != nil {
+		s.Review = *p.Review
+	}
+	if len(p.Config) > 0 {
+		s.Config = p.Config
+	}
+	if p.Include != nil || p.Exclude != nil {
+		if s.Kind != scouts.KindFolder {
+			return s, scouts.Errorf(scouts.EInvalid, "only folder scouts have include and exclude globs")
+		}
+		var m map[string]any
+		if err := json.Unmarshal(s.Config, &m); err != nil {
+			return s, scouts.Errorf(scouts.EInvalid, "scout config is not a JSON object: %v", err)
+		}
+		if p.Include != nil {
+			m["include"] = *p.Include
+		}
+		if p.Exclude != nil {
+			m["exclude"] = *p.Exclude
+		}
+		s.Config, _ = json.Marshal(m)
+	}
+	s.UpdatedAt = c.now()
+	if err := c.checkScout(ctx, &s); err != nil {
+		return s, err
+	}
+	if err := c.DB.UpdateScout(ctx, s); err != nil {
+		return s, err
+	}
+	c.Engine.Sync(s)
+	c.Bus.Publish(scouts.Event{Type: scouts.EventScoutUpdated, Data: s})
+	return s, nil
+}
+
+// DeleteScout stops and deletes a scout. What it produced and the user
+// decided stays.
+func (c *Core) DeleteScout(ctx context.Context, id string) error {
+	if _, err := c.DB.GetScout(ctx, id); err != nil {
+		return err
+	}
+	c.Engine.Remove(id)
+	if err := c.DB.DeleteScout(ctx, id, c.now()); err != nil {
+		return err
+	}
+	c.Bus.Publish(scouts.Event{Type: scouts.EventScoutDeleted, Data: map[string]string{"id": id}})
+	return nil
+}
+
+// EnsureFirstRun gives a brand-new data directory its first scout: a
+// folder scout in review mode on inbox (created if missing), so that a
+// newcomer's first experience is the approval loop. It does nothing once
+// the first run is recorded, even if the user deleted that scout since.
+func (c *Core) EnsureFirstRun(ctx context.Context, inbox string) (created *scouts.Scout, err error) {
+	if _, done, err := c.DB.Setting(ctx, "first_run_done"); err != nil || done {
+		return nil, err
+	}
+	if inbox != "" {
+		if err := os.MkdirAll(inbox, 0o755); err != nil {
+			return nil, scouts.Errorf(scouts.EUnavailable, "cannot create the default inbox folder %s: %v", inbox, err)
+		}
+		cfg, _ := json.Marshal(map[string]any{"path": inbox})
+		s, err := c.CreateScout(ctx, NewScout{Kind: scouts.KindFolder, Name: "Inbox", Review: true, Enabled: true, Config: cfg})
+		if err != nil {
+			return nil, err
+		}
+		created = &s
+	}
+	return created, c.DB.SetSetting(ctx, "first_run_done", c.now().UTC().Format("2006-01-02T15:04:05Z"))
+}

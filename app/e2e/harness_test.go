@@ -1,0 +1,222 @@
+// Package e2e holds the end-to-end tests: they build the real scouts
+// binary, run it as a person would and drive it through its local API, its
+// event stream and its CLI.
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/scouts-hq/scouts/app/apitype"
+	"github.com/scouts-hq/scouts/app/localclient"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// scoutsBinary builds bin/scouts once per test process.
+func scoutsBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "scouts-e2e-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "scouts")
+		cmd := exec.Command("go", "build", "-o", binPath, ".")
+		cmd.Dir = filepath.Join("..", "..")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// agentProc is a running `scouts agent`.
+type agentProc struct {
+	t       *testing.T
+	cmd     *exec.Cmd
+	dataDir string
+	baseURL string
+	client  *localclient.Client
+	stderr  *lockedBuffer
+	exited  chan struct{}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// env returns a minimal environment with HOME pointing at home, so nothing
+// the agent does reaches the real user's files.
+func testEnv(home string) []string {
+	return []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TMPDIR=" + os.TempDir()}
+}
+
+// startAgent starts the agent on dataDir and waits until its API answers
+// (it prints the URL only once it serves).
+func startAgent(t *testing.T, dataDir, home string, extra ...string) *agentProc {
+	t.Helper()
+	args := append([]string{"agent", "--data", dataDir, "--listen", "127.0.0.1:0", "--inbox", "", "--log-level", "debug"}, extra...)
+	cmd := exec.Command(scoutsBinary(t), args...)
+	cmd.Env = testEnv(home)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &agentProc{t: t, cmd: cmd, dataDir: dataDir, stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	cmd.Stderr = a.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { cmd.Wait(); close(a.exited) }()
+	t.Cleanup(func() {
+		a.kill()
+		if t.Failed() {
+			t.Logf("agent log:\n%s", a.stderr.String())
+		}
+	})
+	urlc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "Local API: "); ok {
+				urlc <- strings.TrimSuffix(strings.Fields(u)[0], "/api/v1/")
+			}
+		}
+		io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case a.baseURL = <-urlc:
+	case <-a.exited:
+		t.Fatalf("agent exited before serving:\n%s", a.stderr.String())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("agent did not print its URL within 60s:\n%s", a.stderr.String())
+	}
+	tok, err := os.ReadFile(filepath.Join(dataDir, "local-api.token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.client = localclient.NewTCP(a.baseURL, strings.TrimSpace(string(tok)))
+	return a
+}
+
+// kill ends the agent with SIGKILL: no chance to clean up, as in a crash.
+func (a *agentProc) kill() {
+	if a.cmd.Process != nil {
+		a.cmd.Process.Signal(syscall.SIGKILL)
+		<-a.exited
+	}
+}
+
+// stop ends the agent gracefully and checks it exits cleanly.
+func (a *agentProc) stop() {
+	a.t.Helper()
+	a.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-a.exited:
+	case <-time.After(30 * time.Second):
+		a.t.Fatal("agent did not exit within 30s of SIGTERM")
+	}
+	if code := a.cmd.ProcessState.ExitCode(); code != 0 {
+		a.t.Fatalf("agent exited with %d:\n%s", code, a.stderr.String())
+	}
+}
+
+// events reads the stream into a channel until the test ends.
+func (a *agentProc) events(t *testing.T) <-chan apitype.StreamEvent {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	w, err := a.client.Watch(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := make(chan apitype.StreamEvent, 1024)
+	go func() {
+		defer close(ch)
+		for {
+			ev, err := w.Next()
+			if err != nil {
+				return
+			}
+			ch <- ev
+		}
+	}()
+	t.Cleanup(func() { cancel(); w.Close() })
+	return ch
+}
+
+// collect waits for n events of type typ, failing after the deadline.
+func collect[T any](t *testing.T, ch <-chan apitype.StreamEvent, typ string, n int) []T {
+	t.Helper()
+	var out []T
+	deadline := time.After(30 * time.Second)
+	for len(out) < n {
+		select {
+		case ev, ok := <-ch:
+			if !ok {
+				t.Fatalf("stream ended after %d of %d %s events", len(out), n, typ)
+			}
+			if ev.Type != typ {
+				continue
+			}
+			var v T
+			if err := json.Unmarshal(ev.Data, &v); err != nil {
+				t.Fatalf("decode %s: %v", typ, err)
+			}
+			out = append(out, v)
+		case <-deadline:
+			t.Fatalf("got %d of %d %s events within 30s", len(out), n, typ)
+		}
+	}
+	return out
+}
+
+// runCLI runs a scouts subcommand against the agent of dataDir.
+func runCLI(t *testing.T, home, dataDir string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(scoutsBinary(t), append(args, "--data", dataDir)...)
+	cmd.Env = testEnv(home)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}

@@ -1,0 +1,358 @@
+package localapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/scouts-hq/scouts/app/apitype"
+	"github.com/scouts-hq/scouts/app/core"
+	"github.com/scouts-hq/scouts/app/localdb"
+	"github.com/scouts-hq/scouts/scouts"
+)
+
+func (s *Server) status(r *http.Request) (apitype.Status, error) {
+	st, err := s.core.Status(r.Context())
+	if err != nil {
+		return apitype.Status{}, err
+	}
+	out := apitype.Status{
+		Version: st.Version, StartedAt: st.StartedAt, DataDir: st.DataDir,
+		ScoutsRunning: st.ScoutsRunning, ScoutsTotal: st.ScoutsTotal, Paused: st.Paused,
+		Pending: st.Suggestions[scouts.StatusPending], Suggestions: map[string]int{}, Entities: map[string]int{},
+	}
+	for _, k := range []scouts.Status{scouts.StatusPending, scouts.StatusApproved, scouts.StatusRejected, scouts.StatusExpired} {
+		out.Suggestions[string(k)] = st.Suggestions[k]
+	}
+	for _, k := range scouts.EntityKinds {
+		out.Entities[string(k)] = st.Entities[k]
+	}
+	return out, nil
+}
+
+func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
+	st, err := s.status(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+// Scouts.
+
+func (s *Server) scoutOut(sc scouts.Scout) apitype.Scout {
+	// The live runner is the ground truth: an enabled scout whose
+	// connector failed to open is enabled but not running.
+	return toScout(sc, s.core.Engine.IsRunning(sc.ID))
+}
+
+func (s *Server) handleListScouts(w http.ResponseWriter, r *http.Request) {
+	all, err := s.core.DB.ListScouts(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	out := make([]apitype.Scout, 0, len(all))
+	for _, sc := range all {
+		out = append(out, s.scoutOut(sc))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) handleGetScout(w http.ResponseWriter, r *http.Request) {
+	sc, err := s.core.DB.GetScout(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.scoutOut(sc))
+}
+
+func (s *Server) handleCreateScout(w http.ResponseWriter, r *http.Request) {
+	var in apitype.CreateScout
+	if err := decode(w, r, &in); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	cfg := map[string]any{}
+	if len(in.Config) > 0 {
+		if err := json.Unmarshal(in.Config, &cfg); err != nil {
+			s.fail(w, r, scouts.Errorf(scouts.EInvalid, "config must be a JSON object: %v", err))
+			return
+		}
+	}
+	if in.Path != "" {
+		cfg["path"] = in.Path
+	}
+	if in.Include != nil {
+		cfg["include"] = in.Include
+	}
+	if in.Exclude != nil {
+		cfg["exclude"] = in.Exclude
+	}
+	if in.IncludeExisting {
+		cfg["include_existing"] = true
+	}
+	raw, _ := json.Marshal(cfg)
+	ns := core.NewScout{Kind: scouts.Kind(in.Kind), Name: in.Name, Review: true, Enabled: true, Config: raw}
+	if in.Review != nil {
+		ns.Review = *in.Review
+	}
+	if in.Enabled != nil {
+		ns.Enabled = *in.Enabled
+	}
+	sc, err := s.core.CreateScout(r.Context(), ns)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Location", "/api/v1/scouts/"+sc.ID)
+	writeJSON(w, http.StatusCreated, s.scoutOut(sc))
+}
+
+func (s *Server) handlePatchScout(w http.ResponseWriter, r *http.Request) {
+	var in apitype.PatchScout
+	if err := decode(w, r, &in); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	sc, err := s.core.UpdateScout(r.Context(), r.PathValue("id"), core.ScoutPatch{
+		Name: in.Name, Enabled: in.Enabled, Review: in.Review, Config: in.Config, Include: in.Include, Exclude: in.Exclude,
+	})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.scoutOut(sc))
+}
+
+func (s *Server) handleDeleteScout(w http.ResponseWriter, r *http.Request) {
+	if err := s.core.DeleteScout(r.Context(), r.PathValue("id")); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) handleRunScout(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if _, err := s.core.DB.GetScout(r.Context(), id); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if !s.core.Engine.Trigger(id) {
+		s.fail(w, r, scouts.Errorf(scouts.EConflict, "scout %s is not running (disabled, or it failed to start: see its health)", id))
+		return
+	}
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// Suggestions.
+
+func (s *Server) handleListSuggestions(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f := localdb.SuggestionFilter{ScoutID: q.Get("scout_id"), TraceID: q.Get("trace_id"), Before: q.Get("after_id")}
+	if st := q.Get("status"); st != "" && st != "all" {
+		f.Status = scouts.Status(st)
+		if !f.Status.Valid() {
+			s.fail(w, r, scouts.Errorf(scouts.EInvalid, "status %q: want pending, approved, rejected, expired or all", st))
+			return
+		}
+	}
+	if l := q.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 {
+			s.fail(w, r, scouts.Errorf(scouts.EInvalid, "limit %q is not a positive number", l))
+			return
+		}
+		f.Limit = n
+	}
+	f.Newest = q.Get("order") == "newest"
+	list, err := s.core.DB.ListSuggestions(r.Context(), f)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	out := make([]apitype.Suggestion, 0, len(list))
+	for _, sg := range list {
+		out = append(out, toSuggestion(sg))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) handleGetSuggestion(w http.ResponseWriter, r *http.Request) {
+	sg, err := s.core.DB.GetSuggestion(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toSuggestion(sg))
+}
+
+func (s *Server) handleApprove(w http.ResponseWriter, r *http.Request) {
+	var in apitype.Approve
+	if err := decode(w, r, &in); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	kind, err := scouts.ParseEntityKind(in.As)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	patch, err := patchFrom(apitype.EntityInput{Title: in.Title, Body: in.Body, Due: in.Due, ProjectID: in.ProjectID,
+		StartsAt: in.StartsAt, EndsAt: in.EndsAt, Location: in.Location})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	ent, created, err := s.core.Engine.Approve(r.Context(), r.PathValue("id"), scouts.Approval{As: kind, Edits: patch, Actor: actor(r)})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, toEntity(ent))
+}
+
+func (s *Server) handleReject(w http.ResponseWriter, r *http.Request) {
+	sg, err := s.core.Engine.Reject(r.Context(), r.PathValue("id"), actor(r))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toSuggestion(sg))
+}
+
+// actor names who decided, for the audit trail: clients say who they are
+// with the X-Scouts-Client header (cli, window, browser, tray).
+func actor(r *http.Request) string {
+	switch c := r.Header.Get("X-Scouts-Client"); c {
+	case "cli", "window", "browser", "tray", "script":
+		return "user (" + c + ")"
+	}
+	return "user"
+}
+
+// Entities.
+
+func (s *Server) entityHandler(k scouts.EntityKind, h func(http.ResponseWriter, *http.Request, scouts.EntityKind)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) { h(w, r, k) }
+}
+
+func (s *Server) handleListEntities(w http.ResponseWriter, r *http.Request, k scouts.EntityKind) {
+	var f localdb.EntityFilter
+	q := r.URL.Query()
+	if d := q.Get("done"); d != "" {
+		b, err := strconv.ParseBool(d)
+		if err != nil {
+			s.fail(w, r, scouts.Errorf(scouts.EInvalid, "done=%q: want true or false", d))
+			return
+		}
+		f.Done = &b
+	}
+	f.ProjectID = q.Get("project_id")
+	list, err := s.core.DB.ListEntities(r.Context(), k, f)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	out := make([]apitype.Entity, 0, len(list))
+	for _, e := range list {
+		out = append(out, toEntity(e))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) handleGetEntity(w http.ResponseWriter, r *http.Request, k scouts.EntityKind) {
+	e, err := s.core.DB.GetEntity(r.Context(), k, r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toEntity(e))
+}
+
+func (s *Server) handleCreateEntity(w http.ResponseWriter, r *http.Request, k scouts.EntityKind) {
+	var in apitype.EntityInput
+	if err := decode(w, r, &in); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	p, err := patchFrom(in)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	e, err := s.core.CreateEntity(r.Context(), p.Apply(scouts.Entity{Kind: k}))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Location", "/api/v1/"+string(k)+"s/"+e.ID)
+	writeJSON(w, http.StatusCreated, toEntity(e))
+}
+
+func (s *Server) handlePatchEntity(w http.ResponseWriter, r *http.Request, k scouts.EntityKind) {
+	var in apitype.EntityInput
+	if err := decode(w, r, &in); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	p, err := patchFrom(in)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	e, err := s.core.UpdateEntity(r.Context(), k, r.PathValue("id"), p)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toEntity(e))
+}
+
+func (s *Server) handleDeleteEntity(w http.ResponseWriter, r *http.Request, k scouts.EntityKind) {
+	if err := s.core.DeleteEntity(r.Context(), k, r.PathValue("id")); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// Audit.
+
+func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f := localdb.AuditFilter{TraceID: q.Get("trace_id")}
+	if a := q.Get("after"); a != "" {
+		n, err := strconv.ParseInt(a, 10, 64)
+		if err != nil {
+			s.fail(w, r, scouts.Errorf(scouts.EInvalid, "after=%q is not a number", a))
+			return
+		}
+		f.After = n
+	}
+	if l := q.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 {
+			s.fail(w, r, scouts.Errorf(scouts.EInvalid, "limit %q is not a positive number", l))
+			return
+		}
+		f.Limit = n
+	}
+	list, err := s.core.DB.ListAudit(r.Context(), f)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	out := make([]apitype.AuditEvent, 0, len(list))
+	for _, e := range list {
+		out = append(out, toAudit(e))
+	}
+	writeJSON(w, http.StatusOK, out)
+}

@@ -1,0 +1,228 @@
+// Package localapi serves the agent's local API: versioned JSON over HTTP
+// (/api/v1/...) plus a Server-Sent Events stream, on a Unix socket and,
+// optionally, on a loopback TCP port guarded by a bearer token.
+//
+// The socket is protected by file permissions (0600 in a 0700 data
+// directory). The TCP port is reachable by every local process and, through
+// DNS rebinding, by web pages, so it demands the token and refuses requests
+// whose Host or Origin is not this very listener.
+package localapi
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/scouts-hq/scouts/app/apitype"
+	"github.com/scouts-hq/scouts/app/core"
+	"github.com/scouts-hq/scouts/scouts"
+)
+
+// maxBody bounds request bodies: the largest legitimate one is an entity
+// with a 1 MiB body.
+const maxBody = 2 << 20
+
+// Server is the local API.
+type Server struct {
+	core  *core.Core
+	log   *slog.Logger
+	token string
+	mux   *http.ServeMux
+}
+
+// Options configure a Server.
+type Options struct {
+	// Token is the bearer token required on TCP listeners.
+	Token  string
+	Logger *slog.Logger
+}
+
+// New returns the API server for c.
+func New(c *core.Core, opts Options) *Server {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{core: c, log: opts.Logger, token: opts.Token, mux: http.NewServeMux()}
+	s.routes()
+	return s
+}
+
+func (s *Server) routes() {
+	m := s.mux
+	m.HandleFunc("GET /api/v1/status", s.handleStatus)
+
+	m.HandleFunc("GET /api/v1/scouts", s.handleListScouts)
+	m.HandleFunc("POST /api/v1/scouts", s.handleCreateScout)
+	m.HandleFunc("GET /api/v1/scouts/{id}", s.handleGetScout)
+	m.HandleFunc("PATCH /api/v1/scouts/{id}", s.handlePatchScout)
+	m.HandleFunc("DELETE /api/v1/scouts/{id}", s.handleDeleteScout)
+	m.HandleFunc("POST /api/v1/scouts/{id}/run", s.handleRunScout)
+
+	m.HandleFunc("GET /api/v1/suggestions", s.handleListSuggestions)
+	m.HandleFunc("GET /api/v1/suggestions/{id}", s.handleGetSuggestion)
+	m.HandleFunc("POST /api/v1/suggestions/{id}/approve", s.handleApprove)
+	m.HandleFunc("POST /api/v1/suggestions/{id}/reject", s.handleReject)
+
+	for _, k := range scouts.EntityKinds {
+		base := "/api/v1/" + string(k) + "s"
+		m.HandleFunc("GET "+base, s.entityHandler(k, s.handleListEntities))
+		m.HandleFunc("POST "+base, s.entityHandler(k, s.handleCreateEntity))
+		m.HandleFunc("GET "+base+"/{id}", s.entityHandler(k, s.handleGetEntity))
+		m.HandleFunc("PATCH "+base+"/{id}", s.entityHandler(k, s.handlePatchEntity))
+		m.HandleFunc("DELETE "+base+"/{id}", s.entityHandler(k, s.handleDeleteEntity))
+	}
+
+	m.HandleFunc("GET /api/v1/audit", s.handleAudit)
+	m.HandleFunc("GET /api/v1/stream", s.handleStream)
+	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.Method+" "+r.URL.Path)
+	})
+}
+
+// SocketHandler serves the API on the Unix socket.
+func (s *Server) SocketHandler() http.Handler {
+	return s.logged("socket", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Nothing legitimate on the socket is a browser: a request that
+		// carries an Origin was forwarded from a web page.
+		if r.Header.Get("Origin") != "" {
+			writeError(w, http.StatusForbidden, "forbidden", "requests from web pages are not accepted on the agent socket")
+			return
+		}
+		s.mux.ServeHTTP(w, r)
+	}))
+}
+
+// TCPHandler serves the API on a loopback TCP listener bound to addr.
+func (s *Server) TCPHandler(addr net.Addr) http.Handler {
+	port := ""
+	if ta, ok := addr.(*net.TCPAddr); ok {
+		port = strconv.Itoa(ta.Port)
+	}
+	allowed := map[string]bool{
+		"127.0.0.1:" + port: true,
+		"localhost:" + port: true,
+		"[::1]:" + port:     true,
+	}
+	return s.logged("tcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// DNS rebinding: a page on evil.example can make its name resolve
+		// to 127.0.0.1, but it cannot make the browser send our Host.
+		if !allowed[strings.ToLower(r.Host)] {
+			writeError(w, http.StatusForbidden, "forbidden", "host "+strconv.Quote(r.Host)+" is not this agent")
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" && !allowed[strings.ToLower(strings.TrimPrefix(o, "http://"))] {
+			writeError(w, http.StatusForbidden, "forbidden", "origin "+strconv.Quote(o)+" may not call the agent")
+			return
+		}
+		if !s.authorized(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="scouts"`)
+			writeError(w, http.StatusUnauthorized, "unauthorized", "missing or wrong bearer token (see local-api.token in the data directory)")
+			return
+		}
+		s.mux.ServeHTTP(w, r)
+	}))
+}
+
+func (s *Server) authorized(r *http.Request) bool {
+	if s.token == "" {
+		return false
+	}
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) == 1
+}
+
+// statusWriter records the status for the request log. It passes Flush
+// through so that the stream works behind it.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (s *Server) logged(via string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		h.ServeHTTP(sw, r)
+		if sw.status == 0 {
+			sw.status = http.StatusOK
+		}
+		level := slog.LevelDebug
+		if sw.status >= 500 {
+			level = slog.LevelError
+		} else if r.Method != http.MethodGet || sw.status >= 400 {
+			level = slog.LevelInfo
+		}
+		s.log.Log(r.Context(), level, "api request", "via", via, "method", r.Method, "path", r.URL.Path,
+			"status", sw.status, "ms", time.Since(start).Milliseconds(), "agent", r.UserAgent())
+	})
+}
+
+// writeJSON writes v with the given status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	writeJSON(w, status, apitype.Error{Code: code, Error: msg})
+}
+
+// fail turns a domain error into an HTTP answer: this is the only place
+// where error codes meet status codes.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	code := scouts.ErrorCode(err)
+	status := map[string]int{
+		scouts.EInvalid:     http.StatusBadRequest,
+		scouts.ENotFound:    http.StatusNotFound,
+		scouts.EConflict:    http.StatusConflict,
+		scouts.EUnavailable: http.StatusServiceUnavailable,
+	}[code]
+	if status == 0 {
+		status = http.StatusInternalServerError
+		s.log.Error("api internal error", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	writeError(w, status, code, scouts.ErrorMessage(err))
+}
+
+// decode reads a JSON body strictly: unknown fields are mistakes worth
+// reporting, not ignoring.
+func decode(w http.ResponseWriter, r *http.Request, v any) error {
+	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return scouts.Errorf(scouts.EInvalid, "request body is larger than %d bytes", maxBody)
+		}
+		return scouts.Errorf(scouts.EInvalid, "request body is not valid JSON for this endpoint: %v", err)
+	}
+	if dec.More() {
+		return scouts.Errorf(scouts.EInvalid, "request body has data after the JSON value")
+	}
+	return nil
+}

@@ -1,0 +1,263 @@
+// Package localclient is the Go client of the agent's local API, used by
+// the CLI, the tray, the window and the tests. It speaks the same
+// /api/v1 endpoints as the browser, over the agent's Unix socket or its
+// loopback TCP port.
+package localclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"syscall"
+
+	"github.com/scouts-hq/scouts/app/apitype"
+)
+
+// Client talks to one agent.
+type Client struct {
+	base   string // e.g. http://127.0.0.1:4000 or http://agent (socket)
+	token  string
+	hc     *http.Client
+	socket string
+	// ClientName is sent as X-Scouts-Client so the audit trail says who
+	// decided (cli, window, tray).
+	ClientName string
+}
+
+// NewSocket returns a client for the agent listening on the Unix socket at
+// path.
+func NewSocket(path string) *Client {
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", path)
+		},
+	}
+	// The host is a placeholder: the dialer ignores it.
+	return &Client{base: "http://scouts-agent", hc: &http.Client{Transport: tr}, socket: path}
+}
+
+// NewTCP returns a client for the agent at baseURL (http://127.0.0.1:PORT)
+// with the bearer token from the data directory's local-api.token.
+func NewTCP(baseURL, token string) *Client {
+	return &Client{base: strings.TrimSuffix(baseURL, "/"), token: token, hc: &http.Client{}}
+}
+
+// Error is an error answer from the agent.
+type Error struct {
+	Status  int
+	Code    string
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// ErrNoAgent is returned when no agent answers: it is not running, or
+// runs with another data directory.
+var ErrNoAgent = errors.New("no Scouts agent is running")
+
+func (c *Client) newRequest(ctx context.Context, method, path string, body any) (*http.Request, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	if c.ClientName != "" {
+		req.Header.Set("X-Scouts-Client", c.ClientName)
+	}
+	return req, nil
+}
+
+func (c *Client) do(req *http.Request) (*http.Response, error) {
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		if isNoAgent(err) {
+			where := c.base
+			if c.socket != "" {
+				where = c.socket
+			}
+			return nil, fmt.Errorf("%w (nothing answers at %s); start it with: scouts agent", ErrNoAgent, where)
+		}
+		return nil, err
+	}
+	if resp.StatusCode >= 300 {
+		defer resp.Body.Close()
+		var e apitype.Error
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		if json.Unmarshal(b, &e) != nil || e.Error == "" {
+			e.Error = strings.TrimSpace(string(b))
+			if e.Error == "" {
+				e.Error = resp.Status
+			}
+		}
+		return nil, &Error{Status: resp.StatusCode, Code: e.Code, Message: e.Error}
+	}
+	return resp, nil
+}
+
+func isNoAgent(err error) bool {
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)
+}
+
+// call sends a request and decodes the JSON answer into out (if non-nil).
+func (c *Client) call(ctx context.Context, method, path string, body, out any) error {
+	req, err := c.newRequest(ctx, method, path, body)
+	if err != nil {
+		return err
+	}
+	resp, err := c.do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if out == nil || resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusAccepted {
+		io.Copy(io.Discard, resp.Body)
+		return nil
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("localclient: decode %s %s: %w", method, path, err)
+	}
+	return nil
+}
+
+// Status returns the agent's status.
+func (c *Client) Status(ctx context.Context) (apitype.Status, error) {
+	var s apitype.Status
+	return s, c.call(ctx, "GET", "/api/v1/status", nil, &s)
+}
+
+// Scouts lists the scouts.
+func (c *Client) Scouts(ctx context.Context) ([]apitype.Scout, error) {
+	var out []apitype.Scout
+	return out, c.call(ctx, "GET", "/api/v1/scouts", nil, &out)
+}
+
+// Scout returns one scout.
+func (c *Client) Scout(ctx context.Context, id string) (apitype.Scout, error) {
+	var out apitype.Scout
+	return out, c.call(ctx, "GET", "/api/v1/scouts/"+url.PathEscape(id), nil, &out)
+}
+
+// CreateScout creates a scout.
+func (c *Client) CreateScout(ctx context.Context, in apitype.CreateScout) (apitype.Scout, error) {
+	var out apitype.Scout
+	return out, c.call(ctx, "POST", "/api/v1/scouts", in, &out)
+}
+
+// PatchScout changes a scout.
+func (c *Client) PatchScout(ctx context.Context, id string, p apitype.PatchScout) (apitype.Scout, error) {
+	var out apitype.Scout
+	return out, c.call(ctx, "PATCH", "/api/v1/scouts/"+url.PathEscape(id), p, &out)
+}
+
+// DeleteScout deletes a scout.
+func (c *Client) DeleteScout(ctx context.Context, id string) error {
+	return c.call(ctx, "DELETE", "/api/v1/scouts/"+url.PathEscape(id), nil, nil)
+}
+
+// RunScout asks a scout to look for new items now.
+func (c *Client) RunScout(ctx context.Context, id string) error {
+	return c.call(ctx, "POST", "/api/v1/scouts/"+url.PathEscape(id)+"/run", nil, nil)
+}
+
+// SuggestionQuery filters Suggestions.
+type SuggestionQuery struct {
+	Status  string // pending (default ""= all), approved, rejected, expired
+	ScoutID string
+	TraceID string
+	Limit   int
+}
+
+// Suggestions lists suggestions.
+func (c *Client) Suggestions(ctx context.Context, q SuggestionQuery) ([]apitype.Suggestion, error) {
+	v := url.Values{}
+	if q.Status != "" {
+		v.Set("status", q.Status)
+	}
+	if q.ScoutID != "" {
+		v.Set("scout_id", q.ScoutID)
+	}
+	if q.TraceID != "" {
+		v.Set("trace_id", q.TraceID)
+	}
+	if q.Limit > 0 {
+		v.Set("limit", fmt.Sprint(q.Limit))
+	}
+	var out []apitype.Suggestion
+	return out, c.call(ctx, "GET", "/api/v1/suggestions?"+v.Encode(), nil, &out)
+}
+
+// Suggestion returns one suggestion.
+func (c *Client) Suggestion(ctx context.Context, id string) (apitype.Suggestion, error) {
+	var out apitype.Suggestion
+	return out, c.call(ctx, "GET", "/api/v1/suggestions/"+url.PathEscape(id), nil, &out)
+}
+
+// Approve approves a suggestion and returns the entity it became.
+func (c *Client) Approve(ctx context.Context, id string, a apitype.Approve) (apitype.Entity, error) {
+	var out apitype.Entity
+	return out, c.call(ctx, "POST", "/api/v1/suggestions/"+url.PathEscape(id)+"/approve", a, &out)
+}
+
+// Reject rejects a suggestion.
+func (c *Client) Reject(ctx context.Context, id string) (apitype.Suggestion, error) {
+	var out apitype.Suggestion
+	return out, c.call(ctx, "POST", "/api/v1/suggestions/"+url.PathEscape(id)+"/reject", struct{}{}, &out)
+}
+
+func entityPath(kind string) string { return "/api/v1/" + url.PathEscape(kind) + "s" }
+
+// Entities lists the entities of a kind (task, note, event, project).
+func (c *Client) Entities(ctx context.Context, kind string) ([]apitype.Entity, error) {
+	var out []apitype.Entity
+	return out, c.call(ctx, "GET", entityPath(kind), nil, &out)
+}
+
+// Entity returns one entity.
+func (c *Client) Entity(ctx context.Context, kind, id string) (apitype.Entity, error) {
+	var out apitype.Entity
+	return out, c.call(ctx, "GET", entityPath(kind)+"/"+url.PathEscape(id), nil, &out)
+}
+
+// CreateEntity creates an entity.
+func (c *Client) CreateEntity(ctx context.Context, kind string, in apitype.EntityInput) (apitype.Entity, error) {
+	var out apitype.Entity
+	return out, c.call(ctx, "POST", entityPath(kind), in, &out)
+}
+
+// UpdateEntity edits an entity.
+func (c *Client) UpdateEntity(ctx context.Context, kind, id string, in apitype.EntityInput) (apitype.Entity, error) {
+	var out apitype.Entity
+	return out, c.call(ctx, "PATCH", entityPath(kind)+"/"+url.PathEscape(id), in, &out)
+}
+
+// DeleteEntity deletes an entity.
+func (c *Client) DeleteEntity(ctx context.Context, kind, id string) error {
+	return c.call(ctx, "DELETE", entityPath(kind)+"/"+url.PathEscape(id), nil, nil)
+}
+
+// Audit returns the audit trail of one item, in order.
+func (c *Client) Audit(ctx context.Context, traceID string) ([]apitype.AuditEvent, error) {
+	var out []apitype.AuditEvent
+	return out, c.call(ctx, "GET", "/api/v1/audit?trace_id="+url.QueryEscape(traceID), nil, &out)
+}

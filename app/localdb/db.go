@@ -1,0 +1,94 @@
+// Package localdb is the desktop agent's storage: scouts, suggestions,
+// entities, audit, folder cursors and settings in one SQLite file. It
+// implements scouts.Store and the folder scouts' directory.Index.
+package localdb
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/store"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// DB is the desktop database.
+type DB struct {
+	db *store.DB
+}
+
+// Open opens (creating and migrating if needed) the database file at path.
+func Open(ctx context.Context, path string) (*DB, error) {
+	sdb, err := store.OpenSQLite(ctx, path, store.Options{})
+	if err != nil {
+		return nil, err
+	}
+	migs, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		sdb.Close()
+		return nil, fmt.Errorf("localdb: migrations: %w", err)
+	}
+	if _, err := sdb.Migrate(ctx, migs); err != nil {
+		sdb.Close()
+		return nil, err
+	}
+	return &DB{db: sdb}, nil
+}
+
+// Close closes the database.
+func (d *DB) Close() error { return d.db.Close() }
+
+// Ping checks that the database answers.
+func (d *DB) Ping(ctx context.Context) error { return d.db.Read().PingContext(ctx) }
+
+func (d *DB) read() *sql.DB { return d.db.Read() }
+
+func (d *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error { return d.db.Tx(ctx, fn) }
+
+// ms stores a time as Unix milliseconds; the zero time is NULL.
+func ms(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixMilli()
+}
+
+func fromMs(v sql.NullInt64) time.Time {
+	if !v.Valid {
+		return time.Time{}
+	}
+	return time.UnixMilli(v.Int64).UTC()
+}
+
+func nullStr(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func notFound(what, id string) error {
+	return scouts.Errorf(scouts.ENotFound, "%s %s not found", what, id)
+}
+
+// rowsErr is a scan helper that turns sql.ErrNoRows into a not-found error.
+func rowsErr(err error, what, id string) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return notFound(what, id)
+	}
+	return err
+}
+
+// queryer is what both *sql.DB and *sql.Tx offer.
+type queryer interface {
+	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row
+	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
+}

@@ -1,0 +1,332 @@
+package localdb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/scouts-hq/scouts/scouts"
+)
+
+const suggestionCols = `id, scout_id, source_type, source_ref, trace_id, title, excerpt, sender, path, url,
+	proposed_kind, reason, payload, status, created_at, expires_at, resolved_at, resolved_kind, resolved_entity_id`
+
+func scanSuggestion(row interface{ Scan(...any) error }) (scouts.Suggestion, error) {
+	var s scouts.Suggestion
+	var payload, rkind, rid sql.NullString
+	var created, expires int64
+	var resolved sql.NullInt64
+	err := row.Scan(&s.ID, &s.ScoutID, &s.SourceType, &s.SourceRef, &s.TraceID, &s.Title, &s.Excerpt, &s.Sender,
+		&s.Path, &s.URL, &s.ProposedKind, &s.Reason, &payload, &s.Status, &created, &expires, &resolved, &rkind, &rid)
+	if err != nil {
+		return s, err
+	}
+	if payload.Valid {
+		s.Payload = []byte(payload.String)
+	}
+	s.CreatedAt = time.UnixMilli(created).UTC()
+	s.ExpiresAt = time.UnixMilli(expires).UTC()
+	s.ResolvedAt = fromMs(resolved)
+	s.ResolvedKind = scouts.EntityKind(rkind.String)
+	s.ResolvedEntityID = rid.String
+	return s, nil
+}
+
+// KnownRefs reports which refs already have a suggestion in the scout.
+func (d *DB) KnownRefs(ctx context.Context, scoutID string, refs []string) (map[string]bool, error) {
+	known := make(map[string]bool, len(refs))
+	// SQLite's default limit is 32766 variables; stay far below it.
+	const chunk = 500
+	for len(refs) > 0 {
+		n := min(chunk, len(refs))
+		part := refs[:n]
+		refs = refs[n:]
+		args := make([]any, 0, n+1)
+		args = append(args, scoutID)
+		for _, r := range part {
+			args = append(args, r)
+		}
+		q := `SELECT source_ref FROM suggestions WHERE scout_id = ? AND source_ref IN (?` + strings.Repeat(",?", n-1) + `)`
+		rows, err := d.read().QueryContext(ctx, q, args...)
+		if err != nil {
+			return nil, fmt.Errorf("localdb: known refs: %w", err)
+		}
+		for rows.Next() {
+			var r string
+			if err := rows.Scan(&r); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("localdb: known refs: %w", err)
+			}
+			known[r] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("localdb: known refs: %w", err)
+		}
+	}
+	return known, nil
+}
+
+// RecordItems stores new items; see scouts.Store.
+func (d *DB) RecordItems(ctx context.Context, recs []scouts.ItemRecord, loose []scouts.AuditEvent) ([]scouts.ItemRecord, error) {
+	var inserted []scouts.ItemRecord
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		inserted = inserted[:0]
+		for _, rec := range recs {
+			ok, err := insertSuggestion(ctx, tx, rec.Suggestion)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue // this (scout, source ref) is already known
+			}
+			if rec.Entity != nil {
+				if err := insertEntity(ctx, tx, *rec.Entity); err != nil {
+					return err
+				}
+			}
+			if err := insertAudit(ctx, tx, rec.Audit...); err != nil {
+				return err
+			}
+			inserted = append(inserted, rec)
+		}
+		return insertAudit(ctx, tx, loose...)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("localdb: record items: %w", err)
+	}
+	return inserted, nil
+}
+
+func insertSuggestion(ctx context.Context, tx *sql.Tx, s scouts.Suggestion) (bool, error) {
+	var payload any
+	if len(s.Payload) > 0 {
+		payload = string(s.Payload)
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO suggestions (`+suggestionCols+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (scout_id, source_ref) DO NOTHING`,
+		s.ID, s.ScoutID, s.SourceType, s.SourceRef, s.TraceID, s.Title, s.Excerpt, s.Sender, s.Path, s.URL,
+		s.ProposedKind, s.Reason, payload, s.Status, s.CreatedAt.UnixMilli(), s.ExpiresAt.UnixMilli(),
+		ms(s.ResolvedAt), nullStr(string(s.ResolvedKind)), nullStr(s.ResolvedEntityID))
+	if err != nil {
+		return false, fmt.Errorf("insert suggestion: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// GetSuggestion returns one suggestion.
+func (d *DB) GetSuggestion(ctx context.Context, id string) (scouts.Suggestion, error) {
+	return getSuggestion(ctx, d.read(), id)
+}
+
+func getSuggestion(ctx context.Context, q queryer, id string) (scouts.Suggestion, error) {
+	s, err := scanSuggestion(q.QueryRowContext(ctx, `SELECT `+suggestionCols+` FROM suggestions WHERE id = ?`, id))
+	if err != nil {
+		return s, rowsErr(err, "suggestion", id)
+	}
+	return s, nil
+}
+
+// SuggestionFilter selects suggestions to list.
+type SuggestionFilter struct {
+	Status  scouts.Status // empty: all
+	ScoutID string
+	TraceID string
+	// Before lists suggestions created before this one (by id), for paging.
+	Before string
+	Limit  int // default 100, at most 1000
+	// Newest lists newest first; the default is oldest first, the order in
+	// which a queue is worked through.
+	Newest bool
+}
+
+// ListSuggestions returns suggestions matching f.
+func (d *DB) ListSuggestions(ctx context.Context, f SuggestionFilter) ([]scouts.Suggestion, error) {
+	var where []string
+	var args []any
+	if f.Status != "" {
+		where = append(where, "status = ?")
+		args = append(args, f.Status)
+	}
+	if f.ScoutID != "" {
+		where = append(where, "scout_id = ?")
+		args = append(args, f.ScoutID)
+	}
+	if f.TraceID != "" {
+		where = append(where, "trace_id = ?")
+		args = append(args, f.TraceID)
+	}
+	order := "ASC"
+	if f.Newest {
+		order = "DESC"
+	}
+	if f.Before != "" {
+		// IDs are time-ordered, so paging by id is paging by creation time.
+		if f.Newest {
+			where = append(where, "id < ?")
+		} else {
+			where = append(where, "id > ?")
+		}
+		args = append(args, f.Before)
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	limit = min(limit, 1000)
+	q := `SELECT ` + suggestionCols + ` FROM suggestions`
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	q += fmt.Sprintf(` ORDER BY created_at %s, id %s LIMIT %d`, order, order, limit)
+	rows, err := d.read().QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("localdb: list suggestions: %w", err)
+	}
+	defer rows.Close()
+	out := []scouts.Suggestion{}
+	for rows.Next() {
+		s, err := scanSuggestion(rows)
+		if err != nil {
+			return nil, fmt.Errorf("localdb: list suggestions: %w", err)
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// CountSuggestions returns how many suggestions have each status.
+func (d *DB) CountSuggestions(ctx context.Context) (map[scouts.Status]int, error) {
+	rows, err := d.read().QueryContext(ctx, `SELECT status, COUNT(*) FROM suggestions GROUP BY status`)
+	if err != nil {
+		return nil, fmt.Errorf("localdb: count suggestions: %w", err)
+	}
+	defer rows.Close()
+	out := map[scouts.Status]int{}
+	for rows.Next() {
+		var s scouts.Status
+		var n int
+		if err := rows.Scan(&s, &n); err != nil {
+			return nil, fmt.Errorf("localdb: count suggestions: %w", err)
+		}
+		out[s] = n
+	}
+	return out, rows.Err()
+}
+
+// ApproveSuggestion approves a suggestion; see scouts.Store.
+func (d *DB) ApproveSuggestion(ctx context.Context, id string, kind scouts.EntityKind, at time.Time,
+	build func(scouts.Suggestion) (scouts.Entity, []scouts.AuditEvent, error)) (scouts.Suggestion, scouts.Entity, bool, error) {
+	var sug scouts.Suggestion
+	var ent scouts.Entity
+	var created bool
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		sug, err = getSuggestion(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if sug.Status == scouts.StatusApproved && sug.ResolvedKind == kind {
+			ent, err = getEntity(ctx, tx, kind, sug.ResolvedEntityID)
+			return err
+		}
+		if sug.Status == scouts.StatusApproved {
+			return scouts.Errorf(scouts.EConflict, "suggestion %s was already approved as a %s", id, sug.ResolvedKind)
+		}
+		if err := sug.Decide(scouts.StatusApproved); err != nil {
+			return err
+		}
+		var events []scouts.AuditEvent
+		ent, events, err = build(sug)
+		if err != nil {
+			return err
+		}
+		if err := insertEntity(ctx, tx, ent); err != nil {
+			return err
+		}
+		sug.Status = scouts.StatusApproved
+		sug.ResolvedAt = at
+		sug.ResolvedKind = kind
+		sug.ResolvedEntityID = ent.ID
+		if _, err := tx.ExecContext(ctx, `UPDATE suggestions SET status = 'approved', resolved_at = ?, resolved_kind = ?, resolved_entity_id = ?
+			WHERE id = ? AND status = 'pending'`, at.UnixMilli(), kind, ent.ID, id); err != nil {
+			return fmt.Errorf("localdb: approve: %w", err)
+		}
+		created = true
+		return insertAudit(ctx, tx, events...)
+	})
+	return sug, ent, created, err
+}
+
+// RejectSuggestion rejects a suggestion; see scouts.Store.
+func (d *DB) RejectSuggestion(ctx context.Context, id string, at time.Time, audit func(scouts.Suggestion) []scouts.AuditEvent) (scouts.Suggestion, bool, error) {
+	var sug scouts.Suggestion
+	var changed bool
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		sug, err = getSuggestion(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if sug.Status == scouts.StatusRejected {
+			return nil
+		}
+		if err := sug.Decide(scouts.StatusRejected); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE suggestions SET status = 'rejected', resolved_at = ? WHERE id = ? AND status = 'pending'`,
+			at.UnixMilli(), id); err != nil {
+			return fmt.Errorf("localdb: reject: %w", err)
+		}
+		sug.Status = scouts.StatusRejected
+		sug.ResolvedAt = at
+		changed = true
+		return insertAudit(ctx, tx, audit(sug)...)
+	})
+	return sug, changed, err
+}
+
+// ExpireSuggestions expires overdue pending suggestions; see scouts.Store.
+func (d *DB) ExpireSuggestions(ctx context.Context, now time.Time) ([]scouts.Suggestion, error) {
+	var out []scouts.Suggestion
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT `+suggestionCols+` FROM suggestions WHERE status = 'pending' AND expires_at <= ?`, now.UnixMilli())
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			s, err := scanSuggestion(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			out = append(out, s)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for i := range out {
+			s := &out[i]
+			if _, err := tx.ExecContext(ctx, `UPDATE suggestions SET status = 'expired', resolved_at = ? WHERE id = ?`, now.UnixMilli(), s.ID); err != nil {
+				return err
+			}
+			s.Status = scouts.StatusExpired
+			s.ResolvedAt = now
+			if err := insertAudit(ctx, tx, scouts.AuditEvent{TraceID: s.TraceID, Stage: scouts.StageDecision, Type: scouts.AuditExpired,
+				Outcome: scouts.OutcomeOK, Summary: "Expired: nobody decided before " + s.ExpiresAt.Format(time.RFC3339),
+				Refs: map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "actor": "sweeper"}, At: now}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("localdb: expire suggestions: %w", err)
+	}
+	return out, nil
+}

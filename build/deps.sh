@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Checks and installs what building, running and testing Scouts needs on
+# Debian/Ubuntu. Usage: build/deps.sh run|test
+#
+# Missing Debian packages are installed with apt-get, as root or through
+# sudo (it says so first). Go itself is not installed from apt: Debian's is
+# too old; the script says where to get it.
+set -euo pipefail
+
+target="${1:-run}"
+need_go="1.26"
+
+say() { printf 'deps: %s\n' "$*" >&2; }
+
+# Packages per target. "run" is what `make run` needs; "test" adds what the
+# test suite drives (it is a superset).
+run_pkgs=(git ca-certificates)
+test_pkgs=("${run_pkgs[@]}")
+
+case "$target" in
+run) pkgs=("${run_pkgs[@]}") ;;
+test) pkgs=("${test_pkgs[@]}") ;;
+*) say "unknown target '$target' (want run or test)"; exit 2 ;;
+esac
+
+if ! command -v go >/dev/null 2>&1; then
+	say "Go is not installed. Scouts needs Go ${need_go} or newer: https://go.dev/dl/"
+	say "e.g.: curl -fsSL https://go.dev/dl/go1.26.8.linux-amd64.tar.gz | sudo tar -C /usr/local -xz && export PATH=\$PATH:/usr/local/go/bin"
+	exit 1
+fi
+have_go="$(go env GOVERSION | sed 's/^go//')"
+if [ "$(printf '%s\n%s\n' "$need_go" "$have_go" | sort -V | head -n1)" != "$need_go" ]; then
+	say "Go $have_go is too old; Scouts needs Go ${need_go} or newer: https://go.dev/dl/"
+	exit 1
+fi
+
+missing=()
+if command -v dpkg-query >/dev/null 2>&1; then
+	for p in "${pkgs[@]}"; do
+		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+			missing+=("$p")
+		fi
+	done
+else
+	for p in "${pkgs[@]}"; do
+		case "$p" in
+		git) command -v git >/dev/null 2>&1 || missing+=("$p") ;;
+		esac
+	done
+	if [ "${#missing[@]}" -gt 0 ]; then
+		say "not a Debian/Ubuntu system: please install ${missing[*]} yourself"
+		exit 1
+	fi
+fi
+
+if [ "${#missing[@]}" -gt 0 ]; then
+	if [ "$(id -u)" -eq 0 ]; then
+		sudo=()
+		say "installing missing system packages as root: ${missing[*]}"
+	elif command -v sudo >/dev/null 2>&1; then
+		sudo=(sudo)
+		say "installing missing system packages with sudo (you may be asked for your password): ${missing[*]}"
+	else
+		say "missing system packages: ${missing[*]}; install them as root: apt-get install ${missing[*]}"
+		exit 1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	"${sudo[@]}" apt-get update -qq
+	"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

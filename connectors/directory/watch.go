@@ -1,0 +1,229 @@
+package directory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+var errWatchClosed = errors.New("directory: the file event stream closed")
+
+// maxBurstDelay bounds the debounce: a continuous stream of events still
+// triggers a scan this long after its first event.
+const maxBurstDelay = time.Second
+
+// Watch watches the root and every directory below it that is not
+// excluded, marking directories dirty as events arrive and calling notify
+// once a burst has been quiet for Settle (at most about a second after it
+// began). Every RescanInterval, and when the event queue overflows, it asks
+// for a full rescan. Directories that cannot be watched (the inotify limit)
+// are left to the rescans, with a warning in the log.
+//
+// It returns nil when ctx ends, and an error when the root itself cannot be
+// watched or is moved or removed; the engine then polls instead, and scans
+// report the folder missing until it is back.
+func (c *Connector) Watch(ctx context.Context, notify func()) error {
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return fmt.Errorf("directory: watch %s: %w", c.rootPath, err)
+	}
+	defer fw.Close()
+	if err := fw.Add(c.rootPath); err != nil {
+		return fmt.Errorf("directory: watch %s: %w", c.rootPath, err)
+	}
+	c.mu.Lock()
+	c.notify, c.watching = notify, true
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.notify, c.watching = nil, false
+		c.full = true // events from now on are missed
+		c.mu.Unlock()
+	}()
+
+	w := &watcher{c: c, fw: fw}
+	w.addTree(ctx, "")
+	// What changed in a directory before its watch was in place is found by
+	// one more full scan.
+	c.markFull()
+	notify()
+
+	rescan := time.NewTicker(time.Duration(c.cfg.RescanInterval))
+	defer rescan.Stop()
+	quiet := time.NewTimer(time.Hour)
+	quiet.Stop()
+	var burstStart time.Time
+	kick := func() {
+		now := time.Now()
+		if burstStart.IsZero() {
+			burstStart = now
+		}
+		quiet.Reset(max(0, min(c.settle, burstStart.Add(maxBurstDelay).Sub(now))))
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-fw.Events:
+			if !ok {
+				return errWatchClosed
+			}
+			if rel, ok := c.relOf(ev.Name); ok && rel == "" && (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) {
+				// The watch is on the old directory: whatever takes its
+				// place is not watched. Let the engine poll (and report).
+				c.markFull()
+				return fmt.Errorf("directory: the watched folder %s was removed or moved", c.rootPath)
+			}
+			if w.event(ctx, ev) {
+				kick()
+			}
+		case err, ok := <-fw.Errors:
+			if !ok {
+				return errWatchClosed
+			}
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				c.log.Info("folder events overflowed; rescanning the whole folder")
+			} else {
+				c.log.Warn("folder watch error; rescanning the whole folder", "err", err)
+			}
+			c.markFull()
+			kick()
+		case <-rescan.C:
+			c.markFull()
+			notify()
+		case <-quiet.C:
+			burstStart = time.Time{}
+			notify()
+		}
+	}
+}
+
+// watcher is the state of one Watch call.
+type watcher struct {
+	c  *Connector
+	fw *fsnotify.Watcher
+	// degraded is set once adding a watch failed for want of resources:
+	// the rest of the tree is covered by rescans only.
+	degraded bool
+}
+
+// event marks the directory an event happened in dirty and follows new
+// and removed directories. It reports whether the event matters.
+func (w *watcher) event(ctx context.Context, ev fsnotify.Event) bool {
+	c := w.c
+	rel, ok := c.relOf(ev.Name)
+	if !ok {
+		return false
+	}
+	if rel == "" {
+		return false // the root's own attributes
+	}
+	isDir := false
+	if ev.Has(fsnotify.Create) {
+		if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
+			isDir = true
+		}
+	}
+	if c.excludedPath(rel, isDir) {
+		return false
+	}
+	parent, _ := splitRel(rel)
+	c.markDirty(parent)
+	if isDir {
+		w.addTree(ctx, rel)
+		// Files may have arrived before the new watch was in place.
+		c.markDirty(rel)
+	}
+	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+		// A directory moved away keeps its inotify watch under the old
+		// name; drop it (an error just means it was not watched).
+		_ = w.fw.Remove(ev.Name)
+	}
+	return true
+}
+
+// relOf converts an event's path to a path relative to the root.
+func (c *Connector) relOf(name string) (string, bool) {
+	r, err := filepath.Rel(c.rootPath, name)
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	if r == "." {
+		return "", true
+	}
+	return filepath.ToSlash(r), true
+}
+
+// addTree watches the directories below rel (rel itself is watched by the
+// caller or is added here when it is not the root), never through a link
+// and never into an excluded directory.
+func (w *watcher) addTree(ctx context.Context, rel string) {
+	if w.degraded {
+		return
+	}
+	c := w.c
+	stack := []string{rel}
+	if rel != "" && !w.add(rel) {
+		return
+	}
+	for len(stack) > 0 && ctx.Err() == nil {
+		d := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		f, err := c.root().Open(osRel(d))
+		if err != nil {
+			continue // gone, or unreadable: the scan reports it
+		}
+		for {
+			ents, err := f.ReadDir(readDirChunk)
+			for _, e := range ents {
+				sub := joinRel(d, e.Name())
+				if !e.IsDir() || c.excluded(sub, true) {
+					continue
+				}
+				if !w.add(sub) {
+					f.Close()
+					return
+				}
+				stack = append(stack, sub)
+			}
+			if err != nil || len(ents) == 0 {
+				if err != nil && !errors.Is(err, io.EOF) {
+					c.log.Debug("list folder to watch", "dir", displayString(d), "err", err)
+				}
+				break
+			}
+		}
+		f.Close()
+	}
+}
+
+// add watches one directory. It reports false when watching stopped for
+// want of resources (the inotify watch limit, ENOSPC, or file
+// descriptors): the scout carries on with rescans only.
+func (w *watcher) add(rel string) bool {
+	var err error
+	if w.c.hooks.addWatch != nil {
+		err = w.c.hooks.addWatch(rel)
+	}
+	if err == nil {
+		err = w.fw.Add(w.c.abs(rel))
+	}
+	switch {
+	case err == nil, errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):
+		return true
+	case errors.Is(err, fsnotify.ErrClosed):
+		return false
+	}
+	w.degraded = true
+	w.c.log.Warn("cannot watch every folder; changes below some folders are found by the periodic rescan only",
+		"dir", w.c.display(rel), "err", err, "rescan_every", time.Duration(w.c.cfg.RescanInterval))
+	return false
+}

@@ -1,0 +1,111 @@
+package scouts
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// SourceConnector is one scout's link to its source: a folder, a Gmail
+// account, a webhook queue. The engine owns what is common to every source
+// (deduplication, suggestions, audit, decisions); a connector owns only the
+// source's I/O and its cursor.
+//
+// A connector instance serves exactly one scout; the engine never calls two
+// of its methods that change state (ListNew, Archive) at the same time.
+type SourceConnector interface {
+	// ListNew reports the items that arrived since the connector's cursor,
+	// a page at a time. The connector advances its cursor past a page only
+	// after page returns nil — by then the engine has durably recorded every
+	// item of it — so a crash or a failed page means the same items come
+	// again next run, and the engine's per-scout uniqueness absorbs them.
+	ListNew(ctx context.Context, page func(context.Context, []ItemRef) error) error
+
+	// FetchMetadata returns what a card shows about one item: cheap,
+	// content-free where the source allows it.
+	FetchMetadata(ctx context.Context, ref string) (ItemMetadata, error)
+
+	// FetchContent returns the item's text, transiently: callers must not
+	// persist it beyond what the user approves into an entity.
+	FetchContent(ctx context.Context, ref string) (ItemContent, error)
+
+	// Watch blocks until ctx ends, calling notify whenever the source may
+	// have new items (a file event, a push, a periodic rescan). A connector
+	// that cannot watch returns ErrCannotWatch at once and is polled.
+	Watch(ctx context.Context, notify func()) error
+
+	// Close releases the connector's resources.
+	Close() error
+}
+
+// Archiver is implemented by sources that can put an item away once it has
+// been dealt with (Gmail's archive, a file moved to an archive folder).
+type Archiver interface {
+	Archive(ctx context.Context, ref string) error
+}
+
+// WatchManager is implemented by sources whose push subscription must be set
+// up and renewed (Gmail's users.watch lasts at most seven days).
+type WatchManager interface {
+	// SetupWatch starts (or restarts) the subscription and returns when it
+	// expires.
+	SetupWatch(ctx context.Context) (expires time.Time, err error)
+	// StopWatch ends the subscription, for a disabled or deleted scout.
+	StopWatch(ctx context.Context) error
+}
+
+// Opener creates the connector for a scout; one per scout kind.
+type Opener func(ctx context.Context, s Scout) (SourceConnector, error)
+
+// ItemRef is an item a source reports as new.
+type ItemRef struct {
+	// Ref identifies the item within its scout; see Suggestion.SourceRef.
+	Ref string
+	// Meta, when set, is the card's metadata read while listing, which
+	// saves the engine a FetchMetadata call (a folder scout reads the file
+	// once to hash it and takes the title and excerpt on the way).
+	Meta *ItemMetadata
+	// Problem, when set, says why the item cannot become a suggestion (an
+	// unreadable file, a link out of the watched root). The engine records
+	// it in the item's audit trail instead of failing the run.
+	Problem string
+	// Notes are facts worth recording that do not stop the item ("file is
+	// 2 GiB; only its first MiB was read").
+	Notes []string
+}
+
+// ItemMetadata is what a card shows about an item.
+type ItemMetadata struct {
+	Title        string
+	Excerpt      string
+	Sender       string
+	Path         string
+	URL          string
+	ProposedKind EntityKind
+	// Reason is the human-readable "why am I seeing this".
+	Reason     string
+	ReceivedAt time.Time
+}
+
+// ItemContent is an item's text, held in memory only.
+type ItemContent struct {
+	Text        string
+	ContentType string
+	// Truncated reports that Text stops before the item does.
+	Truncated bool
+}
+
+// ErrCannotWatch is returned by Watch when a source can only be polled.
+var ErrCannotWatch = errors.New("source cannot be watched")
+
+// SkipError marks a per-item failure that retrying will not fix (the file
+// vanished, the message was deleted). The engine audits it and moves on;
+// any other error from FetchMetadata fails the page so it is retried.
+type SkipError struct {
+	Reason string
+}
+
+func (e *SkipError) Error() string { return e.Reason }
+
+// Skip returns a *SkipError with the given reason.
+func Skip(reason string) error { return &SkipError{Reason: reason} }

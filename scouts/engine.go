@@ -1,0 +1,522 @@
+package scouts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// EngineConfig wires an Engine to its storage and sources.
+type EngineConfig struct {
+	Store   Store
+	Openers map[Kind]Opener
+	// Emit receives live events (new suggestions, decisions, runs). It must
+	// not block; nil discards them.
+	Emit   func(Event)
+	Logger *slog.Logger
+	Now    func() time.Time
+	// PollInterval is how often a source that cannot be watched (or whose
+	// watch failed) is polled. Default 5 minutes.
+	PollInterval time.Duration
+	// Expiry is how long a suggestion waits for a decision. Default 30 days.
+	Expiry time.Duration
+	// SweepInterval is how often expired suggestions are swept. Default 1 hour.
+	SweepInterval time.Duration
+	// ContentTimeout bounds the source read made when approving, which fills
+	// the entity's body. Default 2 seconds: approvals must stay instant.
+	ContentTimeout time.Duration
+}
+
+// Engine runs scouts: one serialised runner per enabled scout, each fed by
+// its connector's watch, plus the decisions people make about suggestions.
+type Engine struct {
+	cfg  EngineConfig
+	log  *slog.Logger
+	emit func(Event)
+
+	mu      sync.Mutex
+	ctx     context.Context // set by Start; runners live under it
+	cancel  context.CancelFunc
+	runners map[string]*runner
+	paused  bool
+	wg      sync.WaitGroup
+}
+
+// NewEngine returns an engine; call Start to run scouts.
+func NewEngine(cfg EngineConfig) *Engine {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = 5 * time.Minute
+	}
+	if cfg.Expiry <= 0 {
+		cfg.Expiry = DefaultExpiry
+	}
+	if cfg.SweepInterval <= 0 {
+		cfg.SweepInterval = time.Hour
+	}
+	if cfg.ContentTimeout <= 0 {
+		cfg.ContentTimeout = 2 * time.Second
+	}
+	emit := cfg.Emit
+	if emit == nil {
+		emit = func(Event) {}
+	}
+	return &Engine{cfg: cfg, log: cfg.Logger, emit: emit, runners: map[string]*runner{}}
+}
+
+// Start starts a runner for every enabled scout and the expiry sweeper.
+// Runners stop when ctx ends or Stop is called.
+func (e *Engine) Start(ctx context.Context) error {
+	all, err := e.cfg.Store.ListScouts(ctx)
+	if err != nil {
+		return fmt.Errorf("engine: start: %w", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	e.mu.Lock()
+	e.ctx, e.cancel = ctx, cancel
+	e.mu.Unlock()
+	for _, s := range all {
+		e.Sync(s)
+	}
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		e.sweepLoop(ctx)
+	}()
+	return nil
+}
+
+// Stop stops every runner, waits for in-flight runs and closes connectors.
+func (e *Engine) Stop() {
+	e.mu.Lock()
+	if e.cancel != nil {
+		e.cancel()
+	}
+	rs := make([]*runner, 0, len(e.runners))
+	for id, r := range e.runners {
+		rs = append(rs, r)
+		delete(e.runners, id)
+	}
+	e.mu.Unlock()
+	for _, r := range rs {
+		r.stop()
+	}
+	e.wg.Wait()
+}
+
+// Sync makes the running state of s match its definition: it (re)starts the
+// runner of an enabled scout with its current configuration and stops a
+// disabled one. Call it after every change to a scout.
+func (e *Engine) Sync(s Scout) {
+	e.mu.Lock()
+	old := e.runners[s.ID]
+	delete(e.runners, s.ID)
+	ctx := e.ctx
+	e.mu.Unlock()
+	if old != nil {
+		old.stop()
+	}
+	if !s.Enabled || ctx == nil || ctx.Err() != nil {
+		return
+	}
+	open, ok := e.cfg.Openers[s.Kind]
+	if !ok {
+		e.recordRun(ctx, s.ID, 0, fmt.Errorf("this build cannot run %s scouts", s.Kind))
+		return
+	}
+	conn, err := open(ctx, s)
+	if err != nil {
+		e.log.Warn("scout cannot start", "scout", s.ID, "err", err)
+		e.recordRun(ctx, s.ID, 0, err)
+		return
+	}
+	r := &runner{e: e, scout: s, conn: conn, kick: make(chan struct{}, 1), done: make(chan struct{})}
+	rctx, cancel := context.WithCancel(ctx)
+	r.cancel = cancel
+	e.mu.Lock()
+	if cur := e.runners[s.ID]; cur != nil {
+		// A concurrent Sync for the same scout won; keep its runner.
+		e.mu.Unlock()
+		cancel()
+		conn.Close()
+		return
+	}
+	e.runners[s.ID] = r
+	e.mu.Unlock()
+	go r.loop(rctx)
+}
+
+// Remove stops the scout's runner, for a deleted scout.
+func (e *Engine) Remove(scoutID string) {
+	e.mu.Lock()
+	r := e.runners[scoutID]
+	delete(e.runners, scoutID)
+	e.mu.Unlock()
+	if r != nil {
+		r.stop()
+	}
+}
+
+// Trigger asks the scout to look for new items now. Requests made while a
+// run is in progress coalesce into one more run. It reports whether the
+// scout is running.
+func (e *Engine) Trigger(scoutID string) bool {
+	e.mu.Lock()
+	r := e.runners[scoutID]
+	e.mu.Unlock()
+	if r == nil {
+		return false
+	}
+	r.trigger()
+	return true
+}
+
+// TriggerAll triggers every running scout ("Sync now").
+func (e *Engine) TriggerAll() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, r := range e.runners {
+		r.trigger()
+	}
+}
+
+// SetPaused pauses or resumes every scout. A paused scout keeps watching but
+// does not process; requests made meanwhile run once on resume.
+func (e *Engine) SetPaused(p bool) {
+	e.mu.Lock()
+	e.paused = p
+	rs := make([]*runner, 0, len(e.runners))
+	for _, r := range e.runners {
+		rs = append(rs, r)
+	}
+	e.mu.Unlock()
+	if !p {
+		for _, r := range rs {
+			r.trigger()
+		}
+	}
+}
+
+// Paused reports whether scouts are paused.
+func (e *Engine) Paused() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.paused
+}
+
+// IsRunning reports whether the scout has a live runner.
+func (e *Engine) IsRunning(scoutID string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.runners[scoutID] != nil
+}
+
+// Running returns how many scouts have a live runner.
+func (e *Engine) Running() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.runners)
+}
+
+func (e *Engine) connector(scoutID string) SourceConnector {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if r := e.runners[scoutID]; r != nil {
+		return r.conn
+	}
+	return nil
+}
+
+func (e *Engine) recordRun(ctx context.Context, scoutID string, n int, err error) {
+	res := RunResult{At: e.cfg.Now(), New: n}
+	if err != nil {
+		res.Error = err.Error()
+	}
+	if err := e.cfg.Store.RecordRun(context.WithoutCancel(ctx), scoutID, res); err != nil {
+		e.log.Error("record scout run", "scout", scoutID, "err", err)
+	}
+	e.emit(Event{Type: EventScoutRun, Data: map[string]any{"scout_id": scoutID, "new": n, "error": res.Error}})
+}
+
+// runner serialises one scout's runs: a single goroutine waits for kicks,
+// and a kick during a run leaves exactly one more run queued.
+type runner struct {
+	e      *Engine
+	scout  Scout
+	conn   SourceConnector
+	kick   chan struct{}
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func (r *runner) trigger() {
+	select {
+	case r.kick <- struct{}{}:
+	default: // a run is already queued
+	}
+}
+
+func (r *runner) stop() {
+	r.cancel()
+	<-r.done
+}
+
+func (r *runner) loop(ctx context.Context) {
+	defer close(r.done)
+	defer r.conn.Close()
+	log := r.e.log.With("scout", r.scout.ID, "kind", r.scout.Kind)
+
+	var watchWG sync.WaitGroup
+	defer watchWG.Wait()
+	watchWG.Add(1)
+	go func() {
+		defer watchWG.Done()
+		r.watch(ctx, log)
+	}()
+	if wm, ok := r.conn.(WatchManager); ok {
+		watchWG.Add(1)
+		go func() {
+			defer watchWG.Done()
+			r.manageWatch(ctx, wm, log)
+		}()
+	}
+
+	// Catch up on whatever arrived while the scout was not running.
+	r.trigger()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.kick:
+		}
+		if r.e.Paused() {
+			// Remember the request; SetPaused(false) triggers every runner.
+			continue
+		}
+		n, err := r.e.runOnce(ctx, r.scout, r.conn)
+		if ctx.Err() != nil {
+			return // stopped mid-run: the cursor did not advance, nothing is lost
+		}
+		if err != nil {
+			log.Warn("scout run failed", "err", err)
+		}
+		r.e.recordRun(ctx, r.scout.ID, n, err)
+	}
+}
+
+// watch runs the connector's watch, falling back to polling when the source
+// cannot be watched or its watch fails.
+func (r *runner) watch(ctx context.Context, log *slog.Logger) {
+	err := r.conn.Watch(ctx, r.trigger)
+	if ctx.Err() != nil {
+		return
+	}
+	if err != nil && !errors.Is(err, ErrCannotWatch) {
+		log.Warn("watch failed; polling instead", "err", err, "every", r.e.cfg.PollInterval)
+		r.e.recordRun(ctx, r.scout.ID, 0, fmt.Errorf("live watch failed, polling every %s instead: %w", r.e.cfg.PollInterval, err))
+	}
+	t := time.NewTicker(r.e.cfg.PollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			r.trigger()
+		}
+	}
+}
+
+// manageWatch sets up the source's push subscription and renews it a day
+// before it expires, retrying failures with backoff and reporting them in
+// the scout's health so an expired watch is never silent.
+func (r *runner) manageWatch(ctx context.Context, wm WatchManager, log *slog.Logger) {
+	const renewBefore = 24 * time.Hour
+	backoff := time.Minute
+	for {
+		expires, err := wm.SetupWatch(ctx)
+		var wait time.Duration
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			log.Warn("watch set-up failed", "err", err, "retry_in", backoff)
+			r.e.recordRun(ctx, r.scout.ID, 0, fmt.Errorf("push watch could not be set up (retrying in %s): %w", backoff, err))
+			wait = backoff
+			backoff = min(backoff*2, time.Hour)
+		} else {
+			backoff = time.Minute
+			wait = max(expires.Sub(r.e.cfg.Now())-renewBefore, time.Minute)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// runOnce lists the scout's new items and records them, page by page.
+func (e *Engine) runOnce(ctx context.Context, s Scout, conn SourceConnector) (int, error) {
+	total := 0
+	err := conn.ListNew(ctx, func(ctx context.Context, items []ItemRef) error {
+		n, err := e.processPage(ctx, s, conn, items)
+		total += n
+		return err
+	})
+	return total, err
+}
+
+func (e *Engine) processPage(ctx context.Context, s Scout, conn SourceConnector, items []ItemRef) (int, error) {
+	refs := make([]string, 0, len(items))
+	for _, it := range items {
+		if it.Problem == "" {
+			refs = append(refs, it.Ref)
+		}
+	}
+	known, err := e.cfg.Store.KnownRefs(ctx, s.ID, refs)
+	if err != nil {
+		return 0, fmt.Errorf("engine: check known items: %w", err)
+	}
+	now := e.cfg.Now()
+	var recs []ItemRecord
+	var loose []AuditEvent
+	seen := map[string]bool{}
+	for _, it := range items {
+		trace := NewID("tr")
+		refsOf := map[string]string{"scout_id": s.ID, "source_ref": it.Ref}
+		if it.Problem != "" {
+			loose = append(loose, AuditEvent{TraceID: trace, Stage: StageSource, Type: AuditItemSkipped,
+				Outcome: OutcomeSkipped, Summary: it.Problem, Refs: refsOf, At: now})
+			continue
+		}
+		if known[it.Ref] || seen[it.Ref] {
+			continue // already a suggestion: a re-detection after a crash or a rescan
+		}
+		seen[it.Ref] = true
+		var meta ItemMetadata
+		if it.Meta != nil {
+			meta = *it.Meta
+		} else {
+			meta, err = conn.FetchMetadata(ctx, it.Ref)
+			var skip *SkipError
+			if errors.As(err, &skip) {
+				loose = append(loose, AuditEvent{TraceID: trace, Stage: StageSource, Type: AuditItemSkipped,
+					Outcome: OutcomeSkipped, Summary: skip.Reason, Refs: refsOf, At: now})
+				continue
+			}
+			if err != nil {
+				return 0, fmt.Errorf("engine: fetch metadata of %s: %w", it.Ref, err)
+			}
+		}
+		recs = append(recs, e.newItemRecord(s, it, meta, trace, now))
+	}
+	inserted, err := e.cfg.Store.RecordItems(ctx, recs, loose)
+	if err != nil {
+		return 0, fmt.Errorf("engine: record items: %w", err)
+	}
+	for _, rec := range inserted {
+		e.emit(Event{Type: EventSuggestionCreated, Data: rec.Suggestion})
+		if rec.Entity != nil {
+			e.emit(Event{Type: EventSuggestionResolved, Data: rec.Suggestion})
+			e.emit(Event{Type: EventEntityCreated, Data: *rec.Entity})
+		}
+	}
+	return len(inserted), nil
+}
+
+// newItemRecord turns a detected item into a suggestion and, for scouts
+// that auto-create, the entity with it.
+func (e *Engine) newItemRecord(s Scout, it ItemRef, meta ItemMetadata, trace string, now time.Time) ItemRecord {
+	kind := meta.ProposedKind
+	if kind == "" {
+		kind = EntityTask
+	}
+	title := meta.Title
+	if title == "" {
+		title = "Untitled item from " + s.Name
+	}
+	sug := Suggestion{
+		ID: NewID("sg"), ScoutID: s.ID, SourceType: s.Kind, SourceRef: it.Ref, TraceID: trace,
+		Title: clip(title, MaxTitleBytes), Excerpt: meta.Excerpt, Sender: meta.Sender, Path: meta.Path, URL: meta.URL,
+		ProposedKind: kind, Reason: meta.Reason, Status: StatusPending,
+		CreatedAt: now, ExpiresAt: now.Add(e.cfg.Expiry),
+	}
+	refs := func(extra ...string) map[string]string {
+		m := map[string]string{"scout_id": s.ID, "suggestion_id": sug.ID, "source_ref": it.Ref}
+		for i := 0; i+1 < len(extra); i += 2 {
+			m[extra[i]] = extra[i+1]
+		}
+		return m
+	}
+	detected := "New item from " + s.Name
+	if meta.Path != "" {
+		detected = "New file " + meta.Path
+	}
+	audit := []AuditEvent{{TraceID: trace, Stage: StageSource, Type: AuditItemDetected, Outcome: OutcomeOK, Summary: detected, Refs: refs(), At: now}}
+	for _, n := range it.Notes {
+		audit = append(audit, AuditEvent{TraceID: trace, Stage: StageSource, Type: AuditItemNote, Outcome: OutcomeOK, Summary: n, Refs: refs(), At: now})
+	}
+	why := meta.Reason
+	if why == "" {
+		why = "proposed as " + string(kind)
+	}
+	audit = append(audit, AuditEvent{TraceID: trace, Stage: StageTriage, Type: AuditSuggestionCreated, Outcome: OutcomeOK,
+		Summary: fmt.Sprintf("Suggested as %s: %s", kind, why), Refs: refs(), At: now})
+	rec := ItemRecord{Suggestion: sug, Audit: audit}
+	if !s.Review {
+		ent := Entity{Kind: kind, ID: NewID(entityPrefix(kind)), Title: sug.Title, Body: meta.Excerpt,
+			SourceSuggestionID: sug.ID, CreatedAt: now, UpdatedAt: now}
+		rec.Entity = &ent
+		rec.Suggestion.Status = StatusApproved
+		rec.Suggestion.ResolvedAt = now
+		rec.Suggestion.ResolvedKind = kind
+		rec.Suggestion.ResolvedEntityID = ent.ID
+		rec.Audit = append(rec.Audit,
+			AuditEvent{TraceID: trace, Stage: StageDecision, Type: AuditAutoApproved, Outcome: OutcomeOK,
+				Summary: fmt.Sprintf("Auto-created as %s: the scout %q creates without review", kind, s.Name),
+				Refs: refs("actor", "policy"), At: now},
+			AuditEvent{TraceID: trace, Stage: StageExecute, Type: AuditEntityCreated, Outcome: OutcomeOK,
+				Summary: fmt.Sprintf("Created %s %q", kind, ent.Title), Refs: refs("entity_id", ent.ID, "entity_kind", string(kind)), At: now})
+	}
+	return rec
+}
+
+func entityPrefix(k EntityKind) string {
+	switch k {
+	case EntityTask:
+		return "tk"
+	case EntityNote:
+		return "nt"
+	case EntityEvent:
+		return "ev"
+	case EntityProject:
+		return "pj"
+	}
+	return "en"
+}
+
+// NewEntityID returns a fresh ID for an entity of kind k.
+func NewEntityID(k EntityKind) string { return NewID(entityPrefix(k)) }
+
+// clip shortens s to at most n bytes without splitting a UTF-8 sequence.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && s[i]&0xC0 == 0x80 {
+		i--
+	}
+	return s[:i]
+}

@@ -1,0 +1,68 @@
+// Package scouts is the domain of the product: scouts watch sources and turn
+// what arrives into suggestions; a person approves a suggestion into an
+// entity (task, note, event, project) or rejects it. Every step leaves an
+// audit event carrying the item's trace id.
+//
+// The package holds the domain types, their rules and the engine that runs
+// scouts. It knows nothing of HTTP, SQL or any particular source: storage and
+// sources plug in through the Store and SourceConnector interfaces.
+package scouts
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// Kind is the kind of source a scout watches.
+type Kind string
+
+const (
+	KindFolder  Kind = "folder"
+	KindGmail   Kind = "gmail"
+	KindWebhook Kind = "webhook"
+)
+
+// Scout is one watcher of one source.
+type Scout struct {
+	ID      string
+	Kind    Kind
+	Name    string
+	Enabled bool
+	// Review means every item becomes a suggestion for a person to decide
+	// (human in the loop). Without it the scout auto-creates the proposed
+	// entity directly, still audited. Folder scouts default to review in the
+	// product's first-run set-up; the user opts each scout in or out.
+	Review bool
+	// Config is the kind-specific configuration (for a folder: its path and
+	// globs), owned and validated by the connector for Kind.
+	Config json.RawMessage
+
+	CreatedAt time.Time
+	UpdatedAt time.Time
+
+	// Health of the last run, for the user's "is it working?" question.
+	LastRunAt   time.Time
+	LastError   string
+	LastRunNew  int // items that became suggestions or entities in the last run
+	TotalNew    int // items since the scout was created
+	LastSuccess time.Time
+}
+
+// Validate checks the fields every scout has; the connector checks Config.
+func (s Scout) Validate() error {
+	switch s.Kind {
+	case KindFolder, KindGmail, KindWebhook:
+	case "":
+		return Errorf(EInvalid, "scout kind is required (one of folder, gmail, webhook)")
+	default:
+		return Errorf(EInvalid, "unknown scout kind %q (want folder, gmail or webhook)", s.Kind)
+	}
+	if strings.TrimSpace(s.Name) == "" {
+		return Errorf(EInvalid, "scout name is required")
+	}
+	if len(s.Name) > 200 {
+		return Errorf(EInvalid, "scout name is longer than 200 bytes")
+	}
+	return nil
+}

@@ -1,0 +1,57 @@
+package scouts
+
+import (
+	"context"
+	"time"
+)
+
+// Store is what the engine needs from storage. Each method is one durable
+// step: when it returns nil, what it wrote survives a crash.
+type Store interface {
+	// ListScouts returns every scout.
+	ListScouts(ctx context.Context) ([]Scout, error)
+	// KnownRefs returns which of refs already have a suggestion in scout.
+	KnownRefs(ctx context.Context, scoutID string, refs []string) (map[string]bool, error)
+	// RecordItems stores new items in one transaction: each record's
+	// suggestion, its entity (auto-created items) and audit events. A record
+	// whose (scout, source ref) already exists is skipped whole. Loose audit
+	// events (skipped items) are stored as given. It returns the records
+	// that were inserted.
+	RecordItems(ctx context.Context, recs []ItemRecord, loose []AuditEvent) ([]ItemRecord, error)
+	// AppendAudit stores audit events.
+	AppendAudit(ctx context.Context, events ...AuditEvent) error
+	// RecordRun stores the outcome of one scout run for its health display.
+	RecordRun(ctx context.Context, scoutID string, run RunResult) error
+
+	// GetSuggestion returns one suggestion.
+	GetSuggestion(ctx context.Context, id string) (Suggestion, error)
+	// ApproveSuggestion approves a pending suggestion in one transaction:
+	// build is called with the suggestion as stored, and the entity and
+	// audit events it returns are written with the new status. If the
+	// suggestion is already approved as the same kind, the existing entity
+	// is returned with created=false and build is not called.
+	ApproveSuggestion(ctx context.Context, id string, kind EntityKind, at time.Time,
+		build func(Suggestion) (Entity, []AuditEvent, error)) (s Suggestion, e Entity, created bool, err error)
+	// RejectSuggestion rejects a pending suggestion, writing the audit events
+	// audit returns. Rejecting a rejected suggestion changes nothing and
+	// returns changed=false.
+	RejectSuggestion(ctx context.Context, id string, at time.Time,
+		audit func(Suggestion) []AuditEvent) (s Suggestion, changed bool, err error)
+	// ExpireSuggestions marks pending suggestions whose ExpiresAt is not
+	// after now as expired, auditing each, and returns them.
+	ExpireSuggestions(ctx context.Context, now time.Time) ([]Suggestion, error)
+}
+
+// ItemRecord is one new item as the engine stores it.
+type ItemRecord struct {
+	Suggestion Suggestion
+	Entity     *Entity // set when the scout auto-creates
+	Audit      []AuditEvent
+}
+
+// RunResult is the outcome of one scout run.
+type RunResult struct {
+	At    time.Time
+	New   int
+	Error string
+}

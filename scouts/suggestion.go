@@ -1,0 +1,76 @@
+package scouts
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Status is where a suggestion is in its life.
+type Status string
+
+const (
+	StatusPending  Status = "pending"
+	StatusApproved Status = "approved"
+	StatusRejected Status = "rejected"
+	// StatusExpired: nobody decided in time. Expired suggestions stay
+	// visible; they are never silently deleted.
+	StatusExpired Status = "expired"
+)
+
+// Valid reports whether s is a known status.
+func (s Status) Valid() bool {
+	switch s {
+	case StatusPending, StatusApproved, StatusRejected, StatusExpired:
+		return true
+	}
+	return false
+}
+
+// DefaultExpiry is how long a suggestion waits for a decision.
+const DefaultExpiry = 30 * 24 * time.Hour
+
+// Suggestion is what a scout proposes for one item from its source.
+type Suggestion struct {
+	ID         string
+	ScoutID    string
+	SourceType Kind
+	// SourceRef identifies the item within its scout (a file's path and
+	// content hash, a Gmail message id); unique per scout, which is what
+	// makes re-detection of the same item harmless.
+	SourceRef string
+	TraceID   string
+
+	Title   string
+	Excerpt string
+	Sender  string // who sent it, for mail and webhooks
+	Path    string // where it lives, for files (display form)
+	URL     string // a link back to the item, when it has one
+
+	ProposedKind EntityKind
+	// Reason says why the card exists: which scout saw what, and which
+	// rule or heuristic proposed the kind.
+	Reason  string
+	Payload json.RawMessage
+
+	Status    Status
+	CreatedAt time.Time
+	ExpiresAt time.Time
+
+	ResolvedAt       time.Time
+	ResolvedKind     EntityKind
+	ResolvedEntityID string
+}
+
+// Decide checks that a pending suggestion may move to status to. Decisions
+// are final: an approved suggestion is not rejected later and, as seed 002
+// puts it, denied stays denied.
+func (s Suggestion) Decide(to Status) error {
+	if s.Status == StatusPending {
+		switch to {
+		case StatusApproved, StatusRejected, StatusExpired:
+			return nil
+		}
+		return Errorf(EInvalid, "cannot move a suggestion to %q", to)
+	}
+	return Errorf(EConflict, "suggestion %s is already %s", s.ID, s.Status)
+}
