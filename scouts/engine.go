@@ -485,7 +485,7 @@ func (e *Engine) newItemRecord(s Scout, it ItemRef, meta ItemMetadata, trace str
 		rec.Audit = append(rec.Audit,
 			AuditEvent{TraceID: trace, Stage: StageDecision, Type: AuditAutoApproved, Outcome: OutcomeOK,
 				Summary: fmt.Sprintf("Auto-created as %s: the scout %q creates without review", kind, s.Name),
-				Refs: refs("actor", "policy"), At: now},
+				Refs:    refs("actor", "policy"), At: now},
 			AuditEvent{TraceID: trace, Stage: StageExecute, Type: AuditEntityCreated, Outcome: OutcomeOK,
 				Summary: fmt.Sprintf("Created %s %q", kind, ent.Title), Refs: refs("entity_id", ent.ID, "entity_kind", string(kind)), At: now})
 	}

@@ -88,7 +88,7 @@ func (s *source) FetchContent(ctx context.Context, ref string) (scouts.ItemConte
 }
 
 func (s *source) Watch(ctx context.Context, notify func()) error { return scouts.ErrCannotWatch }
-func (s *source) Close() error                                 { s.closed.Store(true); return nil }
+func (s *source) Close() error                                   { s.closed.Store(true); return nil }
 
 type harness struct {
 	t      *testing.T

@@ -3,8 +3,8 @@ package store_test
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"

@@ -84,4 +84,3 @@ func (w *Watcher) LastID() int64 { return w.lastID }
 
 // Close ends the stream.
 func (w *Watcher) Close() error { return w.body.Close() }
-
