@@ -320,6 +320,9 @@ func TestApproveIsIdempotentAndDecisionsAreFinal(t *testing.T) {
 	ctx := context.Background()
 	p := h.suggestions(scouts.StatusPending)
 	a, b := p[0], p[1]
+	if a.Title != "Alpha" || b.Title != "Beta" {
+		t.Fatalf("pending suggestions not in detection order: %q, %q", a.Title, b.Title)
+	}
 
 	e1, created, err := h.engine.Approve(ctx, a.ID, scouts.Approval{As: scouts.EntityTask})
 	if err != nil || !created {

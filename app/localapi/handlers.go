@@ -152,7 +152,7 @@ func (s *Server) handleRunScout(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleListSuggestions(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	f := localdb.SuggestionFilter{ScoutID: q.Get("scout_id"), TraceID: q.Get("trace_id"), Before: q.Get("after_id")}
+	f := localdb.SuggestionFilter{ScoutID: q.Get("scout_id"), TraceID: q.Get("trace_id"), After: q.Get("after_id")}
 	if st := q.Get("status"); st != "" && st != "all" {
 		f.Status = scouts.Status(st)
 		if !f.Status.Valid() {

@@ -136,8 +136,9 @@ type SuggestionFilter struct {
 	Status  scouts.Status // empty: all
 	ScoutID string
 	TraceID string
-	// Before lists suggestions created before this one (by id), for paging.
-	Before string
+	// After continues a listing after this suggestion (the last one of the
+	// previous page), for paging.
+	After string
 	Limit  int // default 100, at most 1000
 	// Newest lists newest first; the default is oldest first, the order in
 	// which a queue is worked through.
@@ -164,14 +165,15 @@ func (d *DB) ListSuggestions(ctx context.Context, f SuggestionFilter) ([]scouts.
 	if f.Newest {
 		order = "DESC"
 	}
-	if f.Before != "" {
-		// IDs are time-ordered, so paging by id is paging by creation time.
+	if f.After != "" {
+		// Rows are ordered by insertion (rowid): detection order, stable
+		// even for items detected within the same millisecond.
+		cmp := ">"
 		if f.Newest {
-			where = append(where, "id < ?")
-		} else {
-			where = append(where, "id > ?")
+			cmp = "<"
 		}
-		args = append(args, f.Before)
+		where = append(where, "rowid "+cmp+" COALESCE((SELECT rowid FROM suggestions WHERE id = ?), 0)")
+		args = append(args, f.After)
 	}
 	limit := f.Limit
 	if limit <= 0 {
@@ -182,7 +184,7 @@ func (d *DB) ListSuggestions(ctx context.Context, f SuggestionFilter) ([]scouts.
 	if len(where) > 0 {
 		q += ` WHERE ` + strings.Join(where, " AND ")
 	}
-	q += fmt.Sprintf(` ORDER BY created_at %s, id %s LIMIT %d`, order, order, limit)
+	q += fmt.Sprintf(` ORDER BY rowid %s LIMIT %d`, order, limit)
 	rows, err := d.read().QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("localdb: list suggestions: %w", err)

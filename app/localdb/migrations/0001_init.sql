@@ -43,7 +43,9 @@ CREATE TABLE suggestions (
     resolved_entity_id TEXT,
     UNIQUE (scout_id, source_ref)
 );
-CREATE INDEX suggestions_status_created ON suggestions (status, created_at);
+-- Entries of an index are ordered by key then rowid, so listing one status
+-- in insertion (detection) order needs no sort.
+CREATE INDEX suggestions_status ON suggestions (status);
 CREATE INDEX suggestions_pending_expiry ON suggestions (expires_at) WHERE status = 'pending';
 CREATE INDEX suggestions_trace ON suggestions (trace_id);
 
