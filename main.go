@@ -12,5 +12,5 @@ import (
 var version = "dev"
 
 func main() {
-	os.Exit(cli.Main(os.Args[1:], cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Version: version}))
+	os.Exit(cli.Main(os.Args[1:], cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Version: version, Program: os.Args[0]}))
 }

@@ -32,6 +32,8 @@ type Config struct {
 	// Inbox is the folder the first run watches; empty disables it.
 	Inbox   string
 	Version string
+	// Program is the command the user runs us as, for hints.
+	Program string
 	Logger  *slog.Logger
 	// Out receives the few lines a person starting the agent needs.
 	Out io.Writer
@@ -47,6 +49,9 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	if cfg.Out == nil {
 		cfg.Out = io.Discard
+	}
+	if cfg.Program == "" {
+		cfg.Program = "scouts"
 	}
 	log := cfg.Logger
 	dir, err := filepath.Abs(cfg.DataDir)
@@ -159,11 +164,11 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 		switch {
 		case first != nil:
-			fmt.Fprintf(cfg.Out, "First run: drop a file into %s, then run: scouts suggestions\n", cfg.Inbox)
+			fmt.Fprintf(cfg.Out, "First run: drop a file into %s, then run: %s suggestions\n", cfg.Inbox, cfg.Program)
 		case folder != "":
-			fmt.Fprintf(cfg.Out, "Drop a file into %s, then run: scouts suggestions\n", folder)
+			fmt.Fprintf(cfg.Out, "Drop a file into %s, then run: %s suggestions\n", folder, cfg.Program)
 		default:
-			fmt.Fprintln(cfg.Out, "No folder is watched: add one with: scouts scouts add-folder PATH")
+			fmt.Fprintf(cfg.Out, "No folder is watched: add one with: %s scouts add-folder PATH\n", cfg.Program)
 		}
 	}
 	log.Info("agent started", "data", dir, "socket", sockPath, "url", baseURL, "version", cfg.Version)

@@ -22,6 +22,16 @@ import (
 type Env struct {
 	Stdout, Stderr io.Writer
 	Version        string
+	// Program is how the user invoked us (os.Args[0]), so that hints say
+	// "bin/scouts suggestions" when that is what works.
+	Program string
+}
+
+func (e Env) program() string {
+	if e.Program == "" {
+		return "scouts"
+	}
+	return e.Program
 }
 
 const usage = `Scouts: turn what arrives into suggestions you approve.
@@ -191,6 +201,6 @@ func runAgent(ctx context.Context, args []string, env Env) error {
 	}
 	return agent.Run(ctx, agent.Config{
 		DataDir: dir, Listen: *listen, Inbox: *inbox, Version: env.Version,
-		Logger: slog.New(h), Out: env.Stdout,
+		Logger: slog.New(h), Out: env.Stdout, Program: env.program(),
 	})
 }

@@ -37,6 +37,13 @@ func ago(t time.Time) string {
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 func clipText(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	r := []rune(s)
@@ -70,9 +77,9 @@ func runStatus(ctx context.Context, args []string, env Env) error {
 		paused = " (paused)"
 	}
 	fmt.Fprintf(w, "Scouts\t%d running of %d%s\n", st.ScoutsRunning, st.ScoutsTotal, paused)
-	fmt.Fprintf(w, "Pending\t%d suggestion(s)\n", st.Pending)
-	fmt.Fprintf(w, "Entities\t%d tasks, %d notes, %d events, %d projects\n",
-		st.Entities["task"], st.Entities["note"], st.Entities["event"], st.Entities["project"])
+	fmt.Fprintf(w, "Pending\t%s\n", plural(st.Pending, "suggestion"))
+	fmt.Fprintf(w, "Entities\t%s, %s, %s, %s\n", plural(st.Entities["task"], "task"), plural(st.Entities["note"], "note"),
+		plural(st.Entities["event"], "event"), plural(st.Entities["project"], "project"))
 	return w.Flush()
 }
 
@@ -109,7 +116,7 @@ func listScouts(ctx context.Context, args []string, env Env) error {
 		return printJSON(env.Stdout, list)
 	}
 	if len(list) == 0 {
-		fmt.Fprintln(env.Stdout, "No scouts. Add one with: scouts scouts add-folder PATH")
+		fmt.Fprintf(env.Stdout, "No scouts. Add one with: %s scouts add-folder PATH\n", env.program())
 		return nil
 	}
 	w := table(env.Stdout)
@@ -256,7 +263,7 @@ func runSuggestions(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	if *status == "pending" {
-		fmt.Fprintln(env.Stdout, "\nApprove with: scouts approve ID --as task|note|event|project   Reject with: scouts reject ID")
+		fmt.Fprintf(env.Stdout, "\nApprove with: %[1]s approve ID --as task|note|event|project   Reject with: %[1]s reject ID\n", env.program())
 	}
 	return nil
 }
@@ -344,7 +351,7 @@ func runApprove(ctx context.Context, args []string, env Env) error {
 		a.Title, a.Body, a.Due, a.StartsAt = set(*title), set(*body), set(*due), set(*starts)
 		e, err := c.Approve(ctx, id, a)
 		if err != nil {
-			return fmt.Errorf("%s: %w", id, err)
+			return withID(pos, id, err)
 		}
 		if f.json {
 			if err := printJSON(env.Stdout, e); err != nil {
@@ -355,6 +362,14 @@ func runApprove(ctx context.Context, args []string, env Env) error {
 		fmt.Fprintf(env.Stdout, "Approved %s → %s %s %q\n", id, e.Kind, e.ID, e.Title)
 	}
 	return nil
+}
+
+// withID names the ID an error is about when the command was given several.
+func withID(ids []string, id string, err error) error {
+	if len(ids) > 1 {
+		return fmt.Errorf("%s: %w", id, err)
+	}
+	return err
 }
 
 func runReject(ctx context.Context, args []string, env Env) error {
@@ -373,7 +388,7 @@ func runReject(ctx context.Context, args []string, env Env) error {
 	for _, id := range pos {
 		s, err := c.Reject(ctx, id)
 		if err != nil {
-			return fmt.Errorf("%s: %w", id, err)
+			return withID(pos, id, err)
 		}
 		if f.json {
 			if err := printJSON(env.Stdout, s); err != nil {

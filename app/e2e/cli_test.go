@@ -82,7 +82,7 @@ func TestFirstRunAndCLITour(t *testing.T) {
 		t.Fatalf("scouts:\n%s", out)
 	}
 	out, _, code = runCLI(t, home, data, "status")
-	if code != 0 || !strings.Contains(out, "2 running of 2") || !strings.Contains(out, "1 tasks") {
+	if code != 0 || !strings.Contains(out, "2 running of 2") || !strings.Contains(out, "1 task,") {
 		t.Fatalf("status:\n%s", out)
 	}
 	a.stop()
