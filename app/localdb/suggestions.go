@@ -139,7 +139,7 @@ type SuggestionFilter struct {
 	// After continues a listing after this suggestion (the last one of the
 	// previous page), for paging.
 	After string
-	Limit  int // default 100, at most 1000
+	Limit int // default 100, at most 1000
 	// Newest lists newest first; the default is oldest first, the order in
 	// which a queue is worked through.
 	Newest bool
