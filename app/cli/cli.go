@@ -155,6 +155,20 @@ func (f *flags) parse(args []string) ([]string, error) {
 	}
 }
 
+// oneArg parses a command that takes exactly one argument and returns it
+// with a client for the agent.
+func (f *flags) oneArg(args []string, what string) (string, *localclient.Client, error) {
+	pos, err := f.parse(args)
+	if err != nil {
+		return "", nil, err
+	}
+	if len(pos) != 1 {
+		return "", nil, usageErrorf("want exactly one %s", what)
+	}
+	c, err := f.client()
+	return pos[0], c, err
+}
+
 func (f *flags) dataDir() (string, error) {
 	if f.data != "" {
 		return f.data, nil

@@ -183,18 +183,10 @@ func addFolder(ctx context.Context, args []string, env Env) error {
 
 func changeScout(ctx context.Context, sub string, args []string, env Env) error {
 	f := newFlags("scouts "+sub, env, true)
-	pos, err := f.parse(args)
+	id, c, err := f.oneArg(args, "scout ID")
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usageErrorf("want exactly one scout ID")
-	}
-	c, err := f.client()
-	if err != nil {
-		return err
-	}
-	id := pos[0]
 	t, fl := true, false
 	var p apitype.PatchScout
 	switch sub {
@@ -270,18 +262,11 @@ func runSuggestions(ctx context.Context, args []string, env Env) error {
 
 func runShow(ctx context.Context, args []string, env Env) error {
 	f := newFlags("show", env, true)
-	pos, err := f.parse(args)
+	id, c, err := f.oneArg(args, "suggestion ID")
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usageErrorf("want exactly one suggestion ID")
-	}
-	c, err := f.client()
-	if err != nil {
-		return err
-	}
-	s, err := c.Suggestion(ctx, pos[0])
+	s, err := c.Suggestion(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -483,18 +468,11 @@ func runEntities(ctx context.Context, kind string, args []string, env Env) error
 
 func runAudit(ctx context.Context, args []string, env Env) error {
 	f := newFlags("audit", env, true)
-	pos, err := f.parse(args)
+	trace, c, err := f.oneArg(args, "TRACE_ID (see: scouts show SUGGESTION_ID)")
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usageErrorf("want exactly one TRACE_ID (see: scouts show SUGGESTION_ID)")
-	}
-	c, err := f.client()
-	if err != nil {
-		return err
-	}
-	trail, err := c.Audit(ctx, pos[0])
+	trail, err := c.Audit(ctx, trace)
 	if err != nil {
 		return err
 	}
@@ -502,7 +480,7 @@ func runAudit(ctx context.Context, args []string, env Env) error {
 		return printJSON(env.Stdout, trail)
 	}
 	if len(trail) == 0 {
-		fmt.Fprintf(env.Stdout, "No audit events for trace %s.\n", pos[0])
+		fmt.Fprintf(env.Stdout, "No audit events for trace %s.\n", trace)
 		return nil
 	}
 	w := table(env.Stdout)

@@ -278,12 +278,7 @@ func (s *Server) handleGetEntity(w http.ResponseWriter, r *http.Request, k scout
 }
 
 func (s *Server) handleCreateEntity(w http.ResponseWriter, r *http.Request, k scouts.EntityKind) {
-	var in apitype.EntityInput
-	if err := decode(w, r, &in); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	p, err := patchFrom(in)
+	p, err := decodeEntityInput(w, r)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -297,13 +292,17 @@ func (s *Server) handleCreateEntity(w http.ResponseWriter, r *http.Request, k sc
 	writeJSON(w, http.StatusCreated, toEntity(e))
 }
 
-func (s *Server) handlePatchEntity(w http.ResponseWriter, r *http.Request, k scouts.EntityKind) {
+// decodeEntityInput reads the body of an entity create or update.
+func decodeEntityInput(w http.ResponseWriter, r *http.Request) (scouts.EntityPatch, error) {
 	var in apitype.EntityInput
 	if err := decode(w, r, &in); err != nil {
-		s.fail(w, r, err)
-		return
+		return scouts.EntityPatch{}, err
 	}
-	p, err := patchFrom(in)
+	return patchFrom(in)
+}
+
+func (s *Server) handlePatchEntity(w http.ResponseWriter, r *http.Request, k scouts.EntityKind) {
+	p, err := decodeEntityInput(w, r)
 	if err != nil {
 		s.fail(w, r, err)
 		return
