@@ -13,6 +13,8 @@ const (
 	AuditRejected          = "suggestion.rejected"
 	AuditExpired           = "suggestion.expired"
 	AuditEntityCreated     = "entity.created"
+	AuditUndone            = "suggestion.undone" // a decision taken back within the undo window
+	AuditEntityDeleted     = "entity.deleted"
 )
 
 // Audit stages: where in the pipeline an event happened.

@@ -2,6 +2,7 @@ package scouts
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -112,6 +113,63 @@ func (e *Engine) Reject(ctx context.Context, id, actor string) (Suggestion, erro
 		e.emit(Event{Type: EventSuggestionResolved, Data: sug})
 	}
 	return sug, nil
+}
+
+// Undo takes back the decision on a suggestion within the undo window: it
+// is pending again and the entity its approval created is deleted.
+func (e *Engine) Undo(ctx context.Context, id, actor string) (Suggestion, error) {
+	if actor == "" {
+		actor = "user"
+	}
+	now := e.cfg.Now()
+	sug, deleted, err := e.cfg.Store.UndoDecision(ctx, id,
+		func(s Suggestion) error { return s.CanUndo(now, e.cfg.UndoWindow) },
+		func(s Suggestion) []AuditEvent {
+			refs := map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "actor": actor}
+			events := []AuditEvent{{TraceID: s.TraceID, Stage: StageDecision, Type: AuditUndone, Outcome: OutcomeOK,
+				Summary: fmt.Sprintf("Undone by %s: the %s decision is withdrawn and the card is pending again", actor, s.Status), Refs: refs, At: now}}
+			if s.Status == StatusApproved && s.ResolvedEntityID != "" {
+				events = append(events, AuditEvent{TraceID: s.TraceID, Stage: StageExecute, Type: AuditEntityDeleted, Outcome: OutcomeOK,
+					Summary: fmt.Sprintf("Deleted %s %s created by the undone approval", s.ResolvedKind, s.ResolvedEntityID),
+					Refs:    map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "entity_id": s.ResolvedEntityID, "actor": actor}, At: now})
+			}
+			return events
+		})
+	if err != nil {
+		return Suggestion{}, err
+	}
+	if deleted != nil {
+		e.emit(Event{Type: EventEntityDeleted, Data: map[string]string{"id": deleted.ID, "kind": string(deleted.Kind)}})
+	}
+	e.emit(Event{Type: EventSuggestionUndone, Data: sug})
+	return sug, nil
+}
+
+// Content reads a suggestion's item from its source, on demand and
+// transiently ("open the full email", "show the file"): nothing of it is
+// stored.
+func (e *Engine) Content(ctx context.Context, id string) (ItemContent, error) {
+	s, err := e.cfg.Store.GetSuggestion(ctx, id)
+	if err != nil {
+		return ItemContent{}, err
+	}
+	conn := e.connector(s.ScoutID)
+	if conn == nil {
+		return ItemContent{}, Errorf(EUnavailable, "the scout of suggestion %s is not running, so its source cannot be read", id)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	c, err := conn.FetchContent(ctx, s.SourceRef)
+	var skip *SkipError
+	switch {
+	case errors.As(err, &skip):
+		return ItemContent{}, Errorf(ENotFound, "%s", skip.Reason)
+	case ErrorCode(err) != EInternal && err != nil:
+		return ItemContent{}, err
+	case err != nil:
+		return ItemContent{}, Errorf(EUnavailable, "the source could not be read: %v", err)
+	}
+	return c, nil
 }
 
 // SweepExpired expires pending suggestions past their deadline. They stay

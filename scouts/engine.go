@@ -28,6 +28,8 @@ type EngineConfig struct {
 	// ContentTimeout bounds the source read made when approving, which fills
 	// the entity's body. Default 2 seconds: approvals must stay instant.
 	ContentTimeout time.Duration
+	// UndoWindow is how long a decision can be undone. Default 30 seconds.
+	UndoWindow time.Duration
 }
 
 // Engine runs scouts: one serialised runner per enabled scout, each fed by
@@ -64,6 +66,9 @@ func NewEngine(cfg EngineConfig) *Engine {
 	}
 	if cfg.ContentTimeout <= 0 {
 		cfg.ContentTimeout = 2 * time.Second
+	}
+	if cfg.UndoWindow <= 0 {
+		cfg.UndoWindow = DefaultUndoWindow
 	}
 	emit := cfg.Emit
 	if emit == nil {

@@ -468,3 +468,51 @@ func TestSyncStopsDisabledScoutAndClosesItsSource(t *testing.T) {
 		t.Fatal("trigger on a stopped scout reported running")
 	}
 }
+
+func TestUndoWithinTheWindowOnly(t *testing.T) {
+	h := newHarness(t, true)
+	h.src.add("a", "Alpha")
+	h.src.add("b", "Beta")
+	h.start()
+	ctx := context.Background()
+	p := h.suggestions(scouts.StatusPending)
+	a, b := p[0], p[1]
+
+	ent, _, err := h.engine.Approve(ctx, a.ID, scouts.Approval{As: scouts.EntityTask})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := h.engine.Undo(ctx, a.ID, "")
+	if err != nil || back.Status != scouts.StatusPending || back.ResolvedEntityID != "" {
+		t.Fatalf("undo approval: %+v %v", back, err)
+	}
+	if _, err := h.db.GetEntity(ctx, scouts.EntityTask, ent.ID); scouts.ErrorCode(err) != scouts.ENotFound {
+		t.Fatalf("entity of an undone approval still exists: %v", err)
+	}
+	// Pending again: it can be decided anew, as another kind.
+	if _, _, err := h.engine.Approve(ctx, a.ID, scouts.Approval{As: scouts.EntityNote}); err != nil {
+		t.Fatalf("approve after undo: %v", err)
+	}
+	// (item.note: the scripted source has no content for a, so the
+	// entities hold the excerpt, and the trail says so.)
+	want := []string{scouts.AuditItemDetected, scouts.AuditSuggestionCreated, scouts.AuditApproved, scouts.AuditItemNote, scouts.AuditEntityCreated,
+		scouts.AuditUndone, scouts.AuditEntityDeleted, scouts.AuditApproved, scouts.AuditItemNote, scouts.AuditEntityCreated}
+	if got := h.trail(a.TraceID); !equal(got, want) {
+		t.Fatalf("trail %v, want %v", got, want)
+	}
+
+	if _, err := h.engine.Undo(ctx, b.ID, ""); scouts.ErrorCode(err) != scouts.EConflict {
+		t.Fatalf("undo of a pending suggestion: %v, want conflict", err)
+	}
+	if _, err := h.engine.Reject(ctx, b.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	later := h.now.Load().Add(scouts.DefaultUndoWindow + time.Second)
+	h.now.Store(&later)
+	if _, err := h.engine.Undo(ctx, b.ID, ""); scouts.ErrorCode(err) != scouts.EConflict {
+		t.Fatalf("undo after the window: %v, want conflict", err)
+	}
+	if got, _ := h.db.GetSuggestion(ctx, b.ID); got.Status != scouts.StatusRejected {
+		t.Fatalf("a refused undo changed the status to %s", got.Status)
+	}
+}

@@ -4,6 +4,9 @@ package scouts
 const (
 	EventSuggestionCreated  = "suggestion.created"
 	EventSuggestionResolved = "suggestion.resolved"
+	// EventSuggestionUndone: a decision was undone; the suggestion is
+	// pending again.
+	EventSuggestionUndone = "suggestion.undone"
 	EventEntityCreated      = "entity.created"
 	EventEntityUpdated      = "entity.updated"
 	EventEntityDeleted      = "entity.deleted"

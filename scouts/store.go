@@ -37,6 +37,13 @@ type Store interface {
 	// returns changed=false.
 	RejectSuggestion(ctx context.Context, id string, at time.Time,
 		audit func(Suggestion) []AuditEvent) (s Suggestion, changed bool, err error)
+	// UndoDecision puts a decided suggestion back to pending in one
+	// transaction, deleting the entity its approval created. check is
+	// called with the suggestion as stored and may refuse; audit returns
+	// the events to write. It returns the suggestion as it now is and the
+	// deleted entity, if any.
+	UndoDecision(ctx context.Context, id string, check func(Suggestion) error,
+		audit func(Suggestion) []AuditEvent) (Suggestion, *Entity, error)
 	// ExpireSuggestions marks pending suggestions whose ExpiresAt is not
 	// after now as expired, auditing each, and returns them.
 	ExpireSuggestions(ctx context.Context, now time.Time) ([]Suggestion, error)

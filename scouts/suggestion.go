@@ -74,3 +74,23 @@ func (s Suggestion) Decide(to Status) error {
 	}
 	return Errorf(EConflict, "suggestion %s is already %s", s.ID, s.Status)
 }
+
+// DefaultUndoWindow is how long after a decision it can be undone: long
+// enough for "oops, wrong key", short enough that undo never reaches back
+// into decisions whose effects others may have seen.
+const DefaultUndoWindow = 30 * time.Second
+
+// CanUndo checks that the decision on s can still be undone at now.
+func (s Suggestion) CanUndo(now time.Time, window time.Duration) error {
+	switch s.Status {
+	case StatusApproved, StatusRejected:
+	case StatusPending:
+		return Errorf(EConflict, "suggestion %s has not been decided; nothing to undo", s.ID)
+	default:
+		return Errorf(EConflict, "suggestion %s is %s; only approvals and rejections can be undone", s.ID, s.Status)
+	}
+	if age := now.Sub(s.ResolvedAt); age > window {
+		return Errorf(EConflict, "too late to undo: suggestion %s was decided %s ago (undo is possible for %s)", s.ID, age.Round(time.Second), window)
+	}
+	return nil
+}

@@ -188,3 +188,24 @@ const (
 	// older than the server keeps): refetch lists, then carry on.
 	StreamReset = "reset"
 )
+
+// Content is GET /api/v1/suggestions/{id}/content: the item's text, read
+// from its source on demand and never stored.
+type Content struct {
+	Text        string `json:"text"`
+	ContentType string `json:"content_type"`
+	Truncated   bool   `json:"truncated"`
+}
+
+// Settings is GET/PUT /api/v1/settings.
+type Settings struct {
+	Notifications bool        `json:"notifications"`
+	QuietHours    *QuietHours `json:"quiet_hours,omitempty"`
+	Autostart     bool        `json:"autostart"`
+}
+
+// QuietHours holds notifications between two local times ("22:00").
+type QuietHours struct {
+	Start string `json:"start"`
+	End   string `json:"end"`
+}

@@ -84,8 +84,13 @@ func (c *Core) openFolder(ctx context.Context, s scouts.Scout) (scouts.SourceCon
 	})
 }
 
-// Start runs every enabled scout.
-func (c *Core) Start(ctx context.Context) error { return c.Engine.Start(ctx) }
+// Start runs every enabled scout (held, if the user paused them).
+func (c *Core) Start(ctx context.Context) error {
+	if err := c.restorePaused(ctx); err != nil {
+		return err
+	}
+	return c.Engine.Start(ctx)
+}
 
 // Close stops the scouts and closes the database.
 func (c *Core) Close() error {

@@ -355,3 +355,73 @@ func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, out)
 }
+
+func (s *Server) handleUndo(w http.ResponseWriter, r *http.Request) {
+	sg, err := s.core.Engine.Undo(r.Context(), r.PathValue("id"), actor(r))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toSuggestion(sg))
+}
+
+func (s *Server) handleContent(w http.ResponseWriter, r *http.Request) {
+	c, err := s.core.Engine.Content(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	// The content is shown, never kept: tell every cache so.
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, apitype.Content{Text: c.Text, ContentType: c.ContentType, Truncated: c.Truncated})
+}
+
+func (s *Server) handlePause(paused bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := s.core.SetPaused(r.Context(), paused); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		s.handleStatus(w, r)
+	}
+}
+
+func (s *Server) handleSync(w http.ResponseWriter, r *http.Request) {
+	s.core.Engine.TriggerAll()
+	w.WriteHeader(http.StatusAccepted)
+}
+
+func toSettings(st core.Settings) apitype.Settings {
+	out := apitype.Settings{Notifications: st.Notifications, Autostart: st.Autostart}
+	if st.QuietHours != nil {
+		out.QuietHours = &apitype.QuietHours{Start: st.QuietHours.Start, End: st.QuietHours.End}
+	}
+	return out
+}
+
+func (s *Server) handleGetSettings(w http.ResponseWriter, r *http.Request) {
+	st, err := s.core.Settings(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toSettings(st))
+}
+
+func (s *Server) handlePutSettings(w http.ResponseWriter, r *http.Request) {
+	var in apitype.Settings
+	if err := decode(w, r, &in); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	st := core.Settings{Notifications: in.Notifications, Autostart: in.Autostart}
+	if in.QuietHours != nil {
+		st.QuietHours = &core.QuietHours{Start: in.QuietHours.Start, End: in.QuietHours.End}
+	}
+	st, err := s.core.SetSettings(r.Context(), st)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toSettings(st))
+}

@@ -12,6 +12,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -34,6 +35,7 @@ type Server struct {
 	log   *slog.Logger
 	token string
 	mux   *http.ServeMux
+	ui    http.Handler
 }
 
 // Options configure a Server.
@@ -41,6 +43,9 @@ type Options struct {
 	// Token is the bearer token required on TCP listeners.
 	Token  string
 	Logger *slog.Logger
+	// UI, when set, is the web frontend, served at / on TCP listeners so
+	// that the product works in any browser (scouts agent --ui).
+	UI fs.FS
 }
 
 // New returns the API server for c.
@@ -50,6 +55,9 @@ func New(c *core.Core, opts Options) *Server {
 	}
 	s := &Server{core: c, log: opts.Logger, token: opts.Token, mux: http.NewServeMux()}
 	s.routes()
+	if opts.UI != nil {
+		s.ui = newUIHandler(opts.UI)
+	}
 	return s
 }
 
@@ -68,6 +76,14 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/v1/suggestions/{id}", s.handleGetSuggestion)
 	m.HandleFunc("POST /api/v1/suggestions/{id}/approve", s.handleApprove)
 	m.HandleFunc("POST /api/v1/suggestions/{id}/reject", s.handleReject)
+	m.HandleFunc("POST /api/v1/suggestions/{id}/undo", s.handleUndo)
+	m.HandleFunc("GET /api/v1/suggestions/{id}/content", s.handleContent)
+
+	m.HandleFunc("POST /api/v1/pause", s.handlePause(true))
+	m.HandleFunc("POST /api/v1/resume", s.handlePause(false))
+	m.HandleFunc("POST /api/v1/sync", s.handleSync)
+	m.HandleFunc("GET /api/v1/settings", s.handleGetSettings)
+	m.HandleFunc("PUT /api/v1/settings", s.handlePutSettings)
 
 	for _, k := range scouts.EntityKinds {
 		base := "/api/v1/" + string(k) + "s"
@@ -120,6 +136,10 @@ func (s *Server) TCPHandler(addr net.Addr) http.Handler {
 			writeError(w, http.StatusForbidden, "forbidden", "origin "+strconv.Quote(o)+" may not call the agent")
 			return
 		}
+		if s.ui != nil && !strings.HasPrefix(r.URL.Path, "/api/") {
+			s.serveUI(w, r)
+			return
+		}
 		if !s.authorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="scouts"`)
 			writeError(w, http.StatusUnauthorized, "unauthorized", "missing or wrong bearer token (see local-api.token in the data directory)")
@@ -129,12 +149,22 @@ func (s *Server) TCPHandler(addr net.Addr) http.Handler {
 	}))
 }
 
+// authorized accepts the token as a bearer header (scripts, the CLI over
+// TCP) or as the cookie the UI sets (browsers: EventSource cannot send
+// headers).
 func (s *Server) authorized(r *http.Request) bool {
 	if s.token == "" {
 		return false
 	}
 	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) == 1
+	if !ok {
+		c, err := r.Cookie(tokenCookie)
+		if err != nil {
+			return false
+		}
+		got = c.Value
+	}
+	return subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) == 1
 }
 
 // statusWriter records the status for the request log. It passes Flush

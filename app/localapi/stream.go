@@ -124,6 +124,8 @@ func (s *Server) eventData(ev scouts.Event) any {
 		return toEntity(d)
 	case scouts.Scout:
 		return s.scoutOut(d)
+	case core.Settings:
+		return toSettings(d)
 	}
 	return ev.Data
 }

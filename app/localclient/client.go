@@ -261,3 +261,42 @@ func (c *Client) Audit(ctx context.Context, traceID string) ([]apitype.AuditEven
 	var out []apitype.AuditEvent
 	return out, c.call(ctx, "GET", "/api/v1/audit?trace_id="+url.QueryEscape(traceID), nil, &out)
 }
+
+// Undo takes back the decision on a suggestion (within the undo window).
+func (c *Client) Undo(ctx context.Context, id string) (apitype.Suggestion, error) {
+	var out apitype.Suggestion
+	return out, c.call(ctx, "POST", "/api/v1/suggestions/"+url.PathEscape(id)+"/undo", struct{}{}, &out)
+}
+
+// Content reads a suggestion's item from its source (never stored).
+func (c *Client) Content(ctx context.Context, id string) (apitype.Content, error) {
+	var out apitype.Content
+	return out, c.call(ctx, "GET", "/api/v1/suggestions/"+url.PathEscape(id)+"/content", nil, &out)
+}
+
+// SetPaused pauses or resumes every scout.
+func (c *Client) SetPaused(ctx context.Context, paused bool) (apitype.Status, error) {
+	path := "/api/v1/resume"
+	if paused {
+		path = "/api/v1/pause"
+	}
+	var out apitype.Status
+	return out, c.call(ctx, "POST", path, struct{}{}, &out)
+}
+
+// Sync asks every scout to look for new items now.
+func (c *Client) Sync(ctx context.Context) error {
+	return c.call(ctx, "POST", "/api/v1/sync", struct{}{}, nil)
+}
+
+// Settings returns the user's preferences.
+func (c *Client) Settings(ctx context.Context) (apitype.Settings, error) {
+	var out apitype.Settings
+	return out, c.call(ctx, "GET", "/api/v1/settings", nil, &out)
+}
+
+// SetSettings stores the user's preferences.
+func (c *Client) SetSettings(ctx context.Context, s apitype.Settings) (apitype.Settings, error) {
+	var out apitype.Settings
+	return out, c.call(ctx, "PUT", "/api/v1/settings", s, &out)
+}

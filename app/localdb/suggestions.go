@@ -292,6 +292,47 @@ func (d *DB) RejectSuggestion(ctx context.Context, id string, at time.Time, audi
 	return sug, changed, err
 }
 
+// UndoDecision puts a decided suggestion back to pending; see scouts.Store.
+func (d *DB) UndoDecision(ctx context.Context, id string, check func(scouts.Suggestion) error,
+	audit func(scouts.Suggestion) []scouts.AuditEvent) (scouts.Suggestion, *scouts.Entity, error) {
+	var sug scouts.Suggestion
+	var deleted *scouts.Entity
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		sug, err = getSuggestion(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if err := check(sug); err != nil {
+			return err
+		}
+		events := audit(sug)
+		if sug.Status == scouts.StatusApproved && sug.ResolvedEntityID != "" {
+			t, err := tableFor(sug.ResolvedKind)
+			if err != nil {
+				return err
+			}
+			e, err := getEntity(ctx, tx, sug.ResolvedKind, sug.ResolvedEntityID)
+			if err == nil {
+				deleted = &e
+				if _, err := tx.ExecContext(ctx, `DELETE FROM `+t.name+` WHERE id = ?`, e.ID); err != nil {
+					return fmt.Errorf("localdb: undo: delete entity: %w", err)
+				}
+			} else if scouts.ErrorCode(err) != scouts.ENotFound {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE suggestions SET status = 'pending', resolved_at = NULL, resolved_kind = NULL,
+			resolved_entity_id = NULL WHERE id = ?`, id); err != nil {
+			return fmt.Errorf("localdb: undo: %w", err)
+		}
+		sug.Status = scouts.StatusPending
+		sug.ResolvedAt, sug.ResolvedKind, sug.ResolvedEntityID = time.Time{}, "", ""
+		return insertAudit(ctx, tx, events...)
+	})
+	return sug, deleted, err
+}
+
 // ExpireSuggestions expires overdue pending suggestions; see scouts.Store.
 func (d *DB) ExpireSuggestions(ctx context.Context, now time.Time) ([]scouts.Suggestion, error) {
 	var out []scouts.Suggestion
