@@ -11,6 +11,7 @@ import (
 	"testing/fstest"
 
 	"github.com/scouts-hq/scouts/store"
+	"github.com/scouts-hq/scouts/store/storetest"
 )
 
 func openTemp(t *testing.T) (*store.DB, string) {
@@ -157,5 +158,63 @@ func TestConcurrentWritersAcrossHandlesAllCommit(t *testing.T) {
 	db1.Read().QueryRowContext(ctx, `SELECT COUNT(DISTINCT name) FROM items`).Scan(&n)
 	if n != 200 {
 		t.Fatalf("%d distinct rows, want 200", n)
+	}
+}
+
+// Two processes migrating one PostgreSQL database at once: the advisory lock
+// makes one wait, and every migration is applied exactly once.
+func TestPostgresConcurrentMigrationsApplyOnce(t *testing.T) {
+	dsn := storetest.PostgresDSN(t)
+	ctx := context.Background()
+	migs := fstest.MapFS{
+		"0001_init.sql":          {Data: []byte(`CREATE TABLE items (id BIGSERIAL PRIMARY KEY, name TEXT NOT NULL UNIQUE);`)},
+		"0002_more.postgres.sql": {Data: []byte(`ALTER TABLE items ADD COLUMN note TEXT; SELECT pg_sleep(0.2);`)},
+		"0002_more.sqlite.sql":   {Data: []byte(`not for postgres`)},
+	}
+	var wg sync.WaitGroup
+	applied := make(chan int, 4)
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			db, err := store.OpenPostgres(ctx, dsn, 2)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer db.Close()
+			n, err := db.MigrateLocked(ctx, "test", migs)
+			applied <- n
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(applied)
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	total := 0
+	for n := range applied {
+		total += n
+	}
+	if total != 2 {
+		t.Fatalf("%d migrations applied across 4 processes, want 2", total)
+	}
+	db, _ := store.OpenPostgres(ctx, dsn, 1)
+	defer db.Close()
+	if _, err := db.Writer().ExecContext(ctx, db.Rebind(`INSERT INTO items (name, note) VALUES (?, ?)`), "a", "b"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRebindLeavesStringLiteralsAlone(t *testing.T) {
+	db := &store.DB{Dialect: store.Postgres}
+	got := db.Rebind(`SELECT '?' FROM t WHERE a = ? AND b = '??' AND c = ?`)
+	if got != `SELECT '?' FROM t WHERE a = $1 AND b = '??' AND c = $2` {
+		t.Fatal(got)
 	}
 }
