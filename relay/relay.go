@@ -1,0 +1,87 @@
+// Package relay holds the relay's domain: users, their devices, their
+// cloud scouts and the queue of verdicts waiting for their desktops. The
+// relay never holds content: a queue item is a reference, a verdict and a
+// short reason; webhook content exists only sealed to the user's devices.
+//
+// Subpackages: protocol (the wire protocol, shared with desktops), relaydb
+// (storage: SQLite or PostgreSQL), server (HTTP, WebSocket, webhooks,
+// operations), client (the desktop's side of the connection), cli (the
+// scouts-relay command).
+package relay
+
+import "time"
+
+// User is an account; its devices and scouts belong to it alone.
+type User struct {
+	ID        string
+	Email     string
+	CreatedAt time.Time
+}
+
+// Device is one desktop of a user, authenticated by a token of which the
+// relay keeps only a hash.
+type Device struct {
+	ID         string
+	UserID     string
+	UserEmail  string
+	Name       string
+	PublicKey  []byte // X25519, registered on first connection
+	CreatedAt  time.Time
+	LastSeenAt time.Time
+	RevokedAt  time.Time
+	AckedSeq   int64
+}
+
+// Revoked reports whether the device has been cut off.
+func (d Device) Revoked() bool { return !d.RevokedAt.IsZero() }
+
+// Scout kinds the relay runs.
+const (
+	KindWebhook = "webhook"
+	KindGmail   = "gmail"
+)
+
+// CloudScout is a scout whose source the relay watches for a user.
+type CloudScout struct {
+	ID            string
+	UserID        string
+	Kind          string
+	Name          string
+	Mode          string
+	Enabled       bool
+	HookTokenHash string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+// Queue statuses: queued → delivered (sent to a device) → acked (a device
+// committed it); rows not acked in time expire, and devices are told.
+const (
+	StatusQueued    = "queued"
+	StatusDelivered = "delivered"
+	StatusAcked     = "acked"
+	StatusExpired   = "expired"
+)
+
+// QueueTTL is how long a row waits for a device to acknowledge it.
+const QueueTTL = 30 * 24 * time.Hour
+
+// QueueItem is one verdict waiting for (or delivered to) a user's desktops.
+type QueueItem struct {
+	ID          string
+	UserID      string
+	ScoutID     string
+	SourceType  string
+	SourceRef   string
+	Verdict     string
+	Reason      string
+	Status      string
+	Seq         int64
+	TriagedAt   time.Time
+	DeliveredAt time.Time
+	AckedAt     time.Time
+	ExpiresAt   time.Time
+	// Sealed is the content sealed to the device the item is read for;
+	// empty when there is none (or none for that device).
+	Sealed []byte
+}

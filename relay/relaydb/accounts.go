@@ -1,0 +1,219 @@
+package relaydb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/mail"
+	"strings"
+	"time"
+
+	"github.com/scouts-hq/scouts/relay"
+	"github.com/scouts-hq/scouts/scouts"
+)
+
+// AddUser creates a user.
+func (d *DB) AddUser(ctx context.Context, email string) (relay.User, error) {
+	email = strings.ToLower(strings.TrimSpace(email))
+	if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
+		return relay.User{}, scouts.Errorf(scouts.EInvalid, "%q is not an email address", email)
+	}
+	u := relay.User{ID: scouts.NewID("us"), Email: email, CreatedAt: d.now().UTC().Truncate(time.Millisecond)}
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, d.q(`INSERT INTO users (id, email, created_at) VALUES (?, ?, ?)`), u.ID, u.Email, u.CreatedAt.UnixMilli())
+		return err
+	})
+	if isUniqueViolation(err) {
+		return u, scouts.Errorf(scouts.EConflict, "user %s already exists", email)
+	}
+	if err != nil {
+		return u, fmt.Errorf("relaydb: add user: %w", err)
+	}
+	return u, nil
+}
+
+// UserByEmail returns a user.
+func (d *DB) UserByEmail(ctx context.Context, email string) (relay.User, error) {
+	var u relay.User
+	var created int64
+	err := d.db.Read().QueryRowContext(ctx, d.q(`SELECT id, email, created_at FROM users WHERE email = ?`),
+		strings.ToLower(strings.TrimSpace(email))).Scan(&u.ID, &u.Email, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return u, notFound("user", email)
+	}
+	if err != nil {
+		return u, fmt.Errorf("relaydb: user: %w", err)
+	}
+	u.CreatedAt = time.UnixMilli(created).UTC()
+	return u, nil
+}
+
+// AddDevice creates a device for a user and returns it with its token,
+// which exists nowhere else afterwards: only its hash is stored.
+func (d *DB) AddDevice(ctx context.Context, email, name string) (relay.Device, string, error) {
+	u, err := d.UserByEmail(ctx, email)
+	if err != nil {
+		return relay.Device{}, "", err
+	}
+	name = strings.TrimSpace(name)
+	if name == "" || len(name) > 100 {
+		return relay.Device{}, "", scouts.Errorf(scouts.EInvalid, "device name must be 1 to 100 characters")
+	}
+	token := NewToken("sdt_")
+	dev := relay.Device{ID: scouts.NewID("dv"), UserID: u.ID, UserEmail: u.Email, Name: name, CreatedAt: d.now().UTC().Truncate(time.Millisecond)}
+	err = d.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, d.q(`INSERT INTO devices (id, user_id, name, token_hash, created_at) VALUES (?, ?, ?, ?, ?)`),
+			dev.ID, dev.UserID, dev.Name, HashToken(token), dev.CreatedAt.UnixMilli())
+		return err
+	})
+	if err != nil {
+		return dev, "", fmt.Errorf("relaydb: add device: %w", err)
+	}
+	return dev, token, nil
+}
+
+const deviceCols = `d.id, d.user_id, u.email, d.name, d.public_key, d.created_at, d.last_seen_at, d.revoked_at, d.acked_seq`
+
+func scanDevice(row interface{ Scan(...any) error }) (relay.Device, error) {
+	var dv relay.Device
+	var created int64
+	var seen, revoked sql.NullInt64
+	err := row.Scan(&dv.ID, &dv.UserID, &dv.UserEmail, &dv.Name, &dv.PublicKey, &created, &seen, &revoked, &dv.AckedSeq)
+	dv.CreatedAt = time.UnixMilli(created).UTC()
+	dv.LastSeenAt, dv.RevokedAt = fromMs(seen), fromMs(revoked)
+	return dv, err
+}
+
+// ListDevices lists a user's devices, oldest first.
+func (d *DB) ListDevices(ctx context.Context, email string) ([]relay.Device, error) {
+	u, err := d.UserByEmail(ctx, email)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := d.db.Read().QueryContext(ctx, d.q(`SELECT `+deviceCols+` FROM devices d JOIN users u ON u.id = d.user_id
+		WHERE d.user_id = ? ORDER BY d.created_at, d.id`), u.ID)
+	if err != nil {
+		return nil, fmt.Errorf("relaydb: list devices: %w", err)
+	}
+	defer rows.Close()
+	var out []relay.Device
+	for rows.Next() {
+		dv, err := scanDevice(rows)
+		if err != nil {
+			return nil, fmt.Errorf("relaydb: list devices: %w", err)
+		}
+		out = append(out, dv)
+	}
+	return out, rows.Err()
+}
+
+// DeviceByToken authenticates a device token.
+func (d *DB) DeviceByToken(ctx context.Context, token string) (relay.Device, error) {
+	dv, err := scanDevice(d.db.Read().QueryRowContext(ctx, d.q(`SELECT `+deviceCols+` FROM devices d JOIN users u ON u.id = d.user_id
+		WHERE d.token_hash = ?`), HashToken(token)))
+	if errors.Is(err, sql.ErrNoRows) {
+		return dv, scouts.Errorf(scouts.ENotFound, "unknown device token")
+	}
+	if err != nil {
+		return dv, fmt.Errorf("relaydb: device by token: %w", err)
+	}
+	return dv, nil
+}
+
+// Device returns a device by id.
+func (d *DB) Device(ctx context.Context, id string) (relay.Device, error) {
+	dv, err := scanDevice(d.db.Read().QueryRowContext(ctx, d.q(`SELECT `+deviceCols+` FROM devices d JOIN users u ON u.id = d.user_id WHERE d.id = ?`), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return dv, notFound("device", id)
+	}
+	if err != nil {
+		return dv, fmt.Errorf("relaydb: device: %w", err)
+	}
+	return dv, nil
+}
+
+// RevokeDevice cuts a device off for good.
+func (d *DB) RevokeDevice(ctx context.Context, id string) error {
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, d.q(`UPDATE devices SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`), d.now().UnixMilli(), id)
+		if err != nil {
+			return fmt.Errorf("relaydb: revoke: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			if _, err := d.Device(ctx, id); err != nil {
+				return err
+			}
+			return scouts.Errorf(scouts.EConflict, "device %s is already revoked", id)
+		}
+		return nil
+	})
+}
+
+// RevokedSince lists the devices revoked at or after since.
+func (d *DB) RevokedSince(ctx context.Context, since time.Time) ([]string, error) {
+	rows, err := d.db.Read().QueryContext(ctx, d.q(`SELECT id FROM devices WHERE revoked_at >= ?`), since.UnixMilli())
+	if err != nil {
+		return nil, fmt.Errorf("relaydb: revoked devices: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// DeviceConnected records a device's connection: last seen, and its public
+// key on first connection. A different key later is refused: the key is
+// derived from the token, so a new key means a different client.
+func (d *DB) DeviceConnected(ctx context.Context, id string, publicKey []byte) error {
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		var cur []byte
+		if err := tx.QueryRowContext(ctx, d.q(`SELECT public_key FROM devices WHERE id = ?`), id).Scan(&cur); err != nil {
+			return fmt.Errorf("relaydb: device connected: %w", err)
+		}
+		if cur != nil && len(publicKey) > 0 && string(cur) != string(publicKey) {
+			return scouts.Errorf(scouts.EConflict, "device %s presented a different public key than on its first connection", id)
+		}
+		key := cur
+		if key == nil && len(publicKey) > 0 {
+			key = publicKey
+		}
+		_, err := tx.ExecContext(ctx, d.q(`UPDATE devices SET last_seen_at = ?, public_key = ? WHERE id = ?`), d.now().UnixMilli(), key, id)
+		return err
+	})
+}
+
+// ActiveDeviceKeys returns the public keys of a user's devices that are
+// not revoked and have connected at least once, by device id.
+func (d *DB) ActiveDeviceKeys(ctx context.Context, userID string) (map[string][]byte, error) {
+	rows, err := d.db.Read().QueryContext(ctx, d.q(`SELECT id, public_key FROM devices WHERE user_id = ? AND revoked_at IS NULL AND public_key IS NOT NULL`), userID)
+	if err != nil {
+		return nil, fmt.Errorf("relaydb: device keys: %w", err)
+	}
+	defer rows.Close()
+	out := map[string][]byte{}
+	for rows.Next() {
+		var id string
+		var key []byte
+		if err := rows.Scan(&id, &key); err != nil {
+			return nil, err
+		}
+		out[id] = key
+	}
+	return out, rows.Err()
+}
+
+// Audit records a content-free event.
+func (d *DB) Audit(ctx context.Context, userID, scoutID, typ, summary string) error {
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, d.q(`INSERT INTO audit (user_id, scout_id, type, summary, at) VALUES (?, ?, ?, ?, ?)`),
+			userID, scoutID, typ, summary, d.now().UnixMilli())
+		return err
+	})
+}

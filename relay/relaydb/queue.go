@@ -1,0 +1,295 @@
+package relaydb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/scouts-hq/scouts/relay"
+	"github.com/scouts-hq/scouts/scouts"
+)
+
+// NewItem is a verdict to queue.
+type NewItem struct {
+	UserID     string
+	ScoutID    string
+	SourceType string
+	SourceRef  string // empty: the row's own id (webhook items)
+	Verdict    string
+	Reason     string
+	// Sealed holds the item's content sealed to each device, by device id.
+	Sealed map[string][]byte
+	// IdempotencyKeyHash, when set, makes a repeat within IdempotencyTTL
+	// return the first row instead of queuing another.
+	IdempotencyKeyHash string
+}
+
+// IdempotencyTTL is how long an Idempotency-Key is remembered.
+const IdempotencyTTL = 24 * time.Hour
+
+// Enqueue queues an item for its user's devices and returns the row; dup
+// reports that it was already queued (same scout and source ref, or same
+// idempotency key within a day) and the row is the first one.
+func (d *DB) Enqueue(ctx context.Context, it NewItem) (relay.QueueItem, bool, error) {
+	row, dup, err := d.enqueue(ctx, it)
+	if isUniqueViolation(err) {
+		// A concurrent request with the same key or ref won the race
+		// between our check and our insert: answer with its row.
+		row, dup, err = d.enqueue(ctx, it)
+	}
+	return row, dup, err
+}
+
+func (d *DB) enqueue(ctx context.Context, it NewItem) (row relay.QueueItem, dup bool, err error) {
+	now := d.now().UTC().Truncate(time.Millisecond)
+	err = d.tx(ctx, func(tx *sql.Tx) error {
+		if it.IdempotencyKeyHash != "" {
+			var qid string
+			var created int64
+			err := tx.QueryRowContext(ctx, d.q(`SELECT queue_id, created_at FROM hook_requests WHERE scout_id = ? AND key_hash = ?`),
+				it.ScoutID, it.IdempotencyKeyHash).Scan(&qid, &created)
+			switch {
+			case err == nil && now.Sub(time.UnixMilli(created)) < IdempotencyTTL:
+				row, err = d.queueRow(ctx, tx, qid, "")
+				dup = true
+				return err
+			case err == nil:
+				// Expired key: forget it and queue anew.
+				if _, err := tx.ExecContext(ctx, d.q(`DELETE FROM hook_requests WHERE scout_id = ? AND key_hash = ?`), it.ScoutID, it.IdempotencyKeyHash); err != nil {
+					return err
+				}
+			case !errors.Is(err, sql.ErrNoRows):
+				return err
+			}
+		}
+		id := scouts.NewID("rq")
+		ref := it.SourceRef
+		if ref == "" {
+			ref = id
+		}
+		if it.SourceRef != "" {
+			var existing string
+			err := tx.QueryRowContext(ctx, d.q(`SELECT id FROM triage_queue WHERE scout_id = ? AND source_msg_ref = ?`), it.ScoutID, ref).Scan(&existing)
+			if err == nil {
+				row, err = d.queueRow(ctx, tx, existing, "")
+				dup = true
+				return err
+			}
+			if !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+		}
+		var seq int64
+		if err := tx.QueryRowContext(ctx, d.q(`UPDATE users SET next_seq = next_seq + 1 WHERE id = ? RETURNING next_seq`), it.UserID).Scan(&seq); err != nil {
+			return fmt.Errorf("allocate sequence: %w", err)
+		}
+		row = relay.QueueItem{ID: id, UserID: it.UserID, ScoutID: it.ScoutID, SourceType: it.SourceType, SourceRef: ref,
+			Verdict: it.Verdict, Reason: it.Reason, Status: relay.StatusQueued, Seq: seq, TriagedAt: now, ExpiresAt: now.Add(relay.QueueTTL)}
+		if _, err := tx.ExecContext(ctx, d.q(`INSERT INTO triage_queue (id, user_id, scout_id, source_type, source_msg_ref, verdict, reason, status, seq, triaged_at, expires_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), row.ID, row.UserID, row.ScoutID, row.SourceType, row.SourceRef, row.Verdict, row.Reason,
+			row.Status, row.Seq, row.TriagedAt.UnixMilli(), row.ExpiresAt.UnixMilli()); err != nil {
+			return fmt.Errorf("insert queue row: %w", err)
+		}
+		for dev, sealed := range it.Sealed {
+			if _, err := tx.ExecContext(ctx, d.q(`INSERT INTO queue_sealed (queue_id, device_id, sealed) VALUES (?, ?, ?)`), row.ID, dev, sealed); err != nil {
+				return fmt.Errorf("insert sealed payload: %w", err)
+			}
+		}
+		if it.IdempotencyKeyHash != "" {
+			if _, err := tx.ExecContext(ctx, d.q(`INSERT INTO hook_requests (scout_id, key_hash, queue_id, created_at) VALUES (?, ?, ?, ?)`),
+				it.ScoutID, it.IdempotencyKeyHash, row.ID, now.UnixMilli()); err != nil {
+				return fmt.Errorf("remember idempotency key: %w", err)
+			}
+		}
+		return d.queuedInTx(ctx, tx, it.UserID)
+	})
+	if err != nil {
+		return row, false, fmt.Errorf("relaydb: enqueue: %w", err)
+	}
+	if !dup {
+		d.queuedAfterCommit(it.UserID)
+	}
+	return row, dup, nil
+}
+
+const queueCols = `q.id, q.user_id, q.scout_id, q.source_type, q.source_msg_ref, q.verdict, q.reason, q.status, q.seq,
+	q.triaged_at, q.delivered_at, q.acked_at, q.expires_at`
+
+func scanQueue(row interface{ Scan(...any) error }, extra ...any) (relay.QueueItem, error) {
+	var r relay.QueueItem
+	var triaged, expires int64
+	var delivered, acked sql.NullInt64
+	dest := append([]any{&r.ID, &r.UserID, &r.ScoutID, &r.SourceType, &r.SourceRef, &r.Verdict, &r.Reason, &r.Status, &r.Seq,
+		&triaged, &delivered, &acked, &expires}, extra...)
+	if err := row.Scan(dest...); err != nil {
+		return r, err
+	}
+	r.TriagedAt, r.ExpiresAt = time.UnixMilli(triaged).UTC(), time.UnixMilli(expires).UTC()
+	r.DeliveredAt, r.AckedAt = fromMs(delivered), fromMs(acked)
+	return r, nil
+}
+
+func (d *DB) queueRow(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, id, deviceID string) (relay.QueueItem, error) {
+	var sealed []byte
+	r, err := scanQueue(q.QueryRowContext(ctx, d.q(`SELECT `+queueCols+`, s.sealed FROM triage_queue q
+		LEFT JOIN queue_sealed s ON s.queue_id = q.id AND s.device_id = ? WHERE q.id = ?`), deviceID, id), &sealed)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, notFound("queue row", id)
+	}
+	r.Sealed = sealed
+	return r, err
+}
+
+// Pending returns up to limit of a user's rows after seq, in sequence
+// order, with their content sealed for deviceID: what a device connected
+// after acknowledging seq has still to receive. Expired rows are included
+// (the device is told they expired).
+func (d *DB) Pending(ctx context.Context, userID, deviceID string, after int64, limit int) ([]relay.QueueItem, error) {
+	rows, err := d.db.Read().QueryContext(ctx, d.q(`SELECT `+queueCols+`, s.sealed FROM triage_queue q
+		LEFT JOIN queue_sealed s ON s.queue_id = q.id AND s.device_id = ?
+		WHERE q.user_id = ? AND q.seq > ? ORDER BY q.seq LIMIT ?`), deviceID, userID, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("relaydb: pending: %w", err)
+	}
+	defer rows.Close()
+	var out []relay.QueueItem
+	for rows.Next() {
+		var sealed []byte
+		r, err := scanQueue(rows, &sealed)
+		if err != nil {
+			return nil, fmt.Errorf("relaydb: pending: %w", err)
+		}
+		r.Sealed = sealed
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func inList(n int) string { return "(?" + strings.Repeat(",?", n-1) + ")" }
+
+// MarkDelivered records that rows were sent to a device.
+func (d *DB) MarkDelivered(ctx context.Context, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	args := []any{d.now().UnixMilli()}
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, d.q(`UPDATE triage_queue SET status = 'delivered', delivered_at = ? WHERE status = 'queued' AND id IN `+inList(len(ids))), args...)
+		return err
+	})
+}
+
+// Ack records that a device committed rows of its user (by sequence): the
+// rows are acked and the device's cursor moves forward. Sequences of other
+// users are ignored, whatever a device claims.
+func (d *DB) Ack(ctx context.Context, userID, deviceID string, seqs []int64) error {
+	if len(seqs) == 0 {
+		return nil
+	}
+	maxSeq := int64(0)
+	args := []any{d.now().UnixMilli(), userID}
+	for _, s := range seqs {
+		args = append(args, s)
+		maxSeq = max(maxSeq, s)
+	}
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, d.q(`UPDATE triage_queue SET status = 'acked', acked_at = ?
+			WHERE user_id = ? AND status IN ('queued','delivered') AND seq IN `+inList(len(seqs))), args...); err != nil {
+			return fmt.Errorf("relaydb: ack: %w", err)
+		}
+		_, err := tx.ExecContext(ctx, d.q(`UPDATE devices SET acked_seq = ? WHERE id = ? AND user_id = ? AND acked_seq < ?`), maxSeq, deviceID, userID, maxSeq)
+		return err
+	})
+}
+
+// ExpireDue marks rows that waited too long as expired and returns the
+// users concerned, so their connected devices can be told.
+func (d *DB) ExpireDue(ctx context.Context) ([]string, error) {
+	now := d.now().UnixMilli()
+	var users []string
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, d.q(`SELECT DISTINCT user_id FROM triage_queue WHERE status IN ('queued','delivered') AND expires_at <= ?`), now)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var u string
+			if err := rows.Scan(&u); err != nil {
+				rows.Close()
+				return err
+			}
+			users = append(users, u)
+		}
+		rows.Close()
+		if len(users) == 0 {
+			return rows.Err()
+		}
+		// The content of an expired row can never be delivered: drop it.
+		if _, err := tx.ExecContext(ctx, d.q(`DELETE FROM queue_sealed WHERE queue_id IN
+			(SELECT id FROM triage_queue WHERE status IN ('queued','delivered') AND expires_at <= ?)`), now); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, d.q(`UPDATE triage_queue SET status = 'expired' WHERE status IN ('queued','delivered') AND expires_at <= ?`), now); err != nil {
+			return err
+		}
+		for _, u := range users {
+			if err := d.queuedInTx(ctx, tx, u); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("relaydb: expire: %w", err)
+	}
+	for _, u := range users {
+		d.queuedAfterCommit(u)
+	}
+	return users, nil
+}
+
+// Purge forgets what is no longer needed: idempotency keys older than a
+// day, sealed content of rows every active device has acknowledged, and
+// acked or expired rows older than retention.
+func (d *DB) Purge(ctx context.Context, retention time.Duration) error {
+	now := d.now()
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, d.q(`DELETE FROM hook_requests WHERE created_at < ?`), now.Add(-IdempotencyTTL).UnixMilli()); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, d.q(`DELETE FROM queue_sealed WHERE queue_id IN (SELECT q.id FROM triage_queue q
+			WHERE q.status = 'acked' AND NOT EXISTS (SELECT 1 FROM devices dv WHERE dv.user_id = q.user_id
+			AND dv.revoked_at IS NULL AND dv.public_key IS NOT NULL AND dv.acked_seq < q.seq))`)); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, d.q(`DELETE FROM triage_queue WHERE status IN ('acked','expired') AND triaged_at < ?`), now.Add(-retention).UnixMilli())
+		return err
+	})
+}
+
+// QueueDepth counts rows by status (metrics).
+func (d *DB) QueueDepth(ctx context.Context) (map[string]int, error) {
+	rows, err := d.db.Read().QueryContext(ctx, `SELECT status, COUNT(*) FROM triage_queue GROUP BY status`)
+	if err != nil {
+		return nil, fmt.Errorf("relaydb: queue depth: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int{relay.StatusQueued: 0, relay.StatusDelivered: 0, relay.StatusAcked: 0, relay.StatusExpired: 0}
+	for rows.Next() {
+		var s string
+		var n int
+		if err := rows.Scan(&s, &n); err != nil {
+			return nil, err
+		}
+		out[s] = n
+	}
+	return out, rows.Err()
+}

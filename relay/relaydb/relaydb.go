@@ -1,0 +1,146 @@
+// Package relaydb stores the relay's data in SQLite (one node) or
+// PostgreSQL (several nodes sharing the load), with the same schema and the
+// same code; only the migration files and the wake-up mechanism differ.
+package relaydb
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"embed"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/store"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// DB is the relay database.
+type DB struct {
+	db  *store.DB
+	dsn string
+	now func() time.Time
+	// notify wakes the sessions of a user after a commit that queued rows
+	// for them; on PostgreSQL the NOTIFY inside the transaction does it
+	// across instances, and this in-process hook is not needed.
+	notify func(userID string)
+}
+
+// IsPostgres reports whether dsn names a PostgreSQL database.
+func IsPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// Open opens the database: a postgres:// URL, or a SQLite file path.
+func Open(ctx context.Context, dsn string) (*DB, error) {
+	var sdb *store.DB
+	var err error
+	if IsPostgres(dsn) {
+		sdb, err = store.OpenPostgres(ctx, dsn, 0)
+	} else {
+		sdb, err = store.OpenSQLite(ctx, strings.TrimPrefix(dsn, "sqlite:"), store.Options{})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("relaydb: %w", err)
+	}
+	migs, _ := fs.Sub(migrationFiles, "migrations")
+	if _, err := sdb.MigrateLocked(ctx, "relay", migs); err != nil {
+		sdb.Close()
+		return nil, fmt.Errorf("relaydb: %w", err)
+	}
+	return &DB{db: sdb, dsn: dsn, now: time.Now}, nil
+}
+
+// Close closes the database.
+func (d *DB) Close() error { return d.db.Close() }
+
+// Dialect is the database's SQL dialect.
+func (d *DB) Dialect() store.Dialect { return d.db.Dialect }
+
+// DSN is what the database was opened with (for LISTEN connections).
+func (d *DB) DSN() string { return d.dsn }
+
+// OnQueued registers the in-process wake-up for new rows.
+func (d *DB) OnQueued(fn func(userID string)) { d.notify = fn }
+
+// SetClock replaces the clock (tests).
+func (d *DB) SetClock(now func() time.Time) { d.now = now }
+
+// Ping checks the database answers (readiness).
+func (d *DB) Ping(ctx context.Context) error { return d.db.Read().PingContext(ctx) }
+
+func (d *DB) q(s string) string { return d.db.Rebind(s) }
+
+func (d *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error { return d.db.Tx(ctx, fn) }
+
+// NotifyChannel is the PostgreSQL channel on which commits that queue rows
+// announce the user id.
+const NotifyChannel = "scouts_queue"
+
+// queued announces new rows for userID: inside the transaction on
+// PostgreSQL (delivered to every listening instance at commit), after it
+// in-process otherwise.
+func (d *DB) queuedInTx(ctx context.Context, tx *sql.Tx, userID string) error {
+	if d.db.Dialect != store.Postgres {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, NotifyChannel, userID)
+	return err
+}
+
+func (d *DB) queuedAfterCommit(userID string) {
+	if d.notify != nil {
+		d.notify(userID)
+	}
+}
+
+func ms(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixMilli()
+}
+
+func fromMs(v sql.NullInt64) time.Time {
+	if !v.Valid {
+		return time.Time{}
+	}
+	return time.UnixMilli(v.Int64).UTC()
+}
+
+// HashToken is how tokens are kept at rest: their SHA-256. Tokens are 256
+// random bits, so a fast hash is enough (no password stretching needed).
+func HashToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// NewToken returns a fresh random token with a readable prefix.
+func NewToken(prefix string) string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return prefix + base64.RawURLEncoding.EncodeToString(b)
+}
+
+var errNotFound = errors.New("not found")
+
+func notFound(what, id string) error {
+	return scouts.Errorf(scouts.ENotFound, "%s %s not found", what, id)
+}
+
+func isUniqueViolation(err error) bool {
+	if err == nil {
+		return false
+	}
+	s := err.Error()
+	return strings.Contains(s, "UNIQUE constraint failed") || strings.Contains(s, "duplicate key value") || strings.Contains(s, "SQLSTATE 23505")
+}

@@ -1,0 +1,268 @@
+package relaydb_test
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/scouts-hq/scouts/relay"
+	"github.com/scouts-hq/scouts/relay/relaydb"
+	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/store/storetest"
+)
+
+// each runs a test against SQLite and PostgreSQL: one suite, both backends.
+func each(t *testing.T, fn func(t *testing.T, db *relaydb.DB)) {
+	t.Run("sqlite", func(t *testing.T) {
+		db, err := relaydb.Open(context.Background(), filepath.Join(t.TempDir(), "relay.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		fn(t, db)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		db, err := relaydb.Open(context.Background(), storetest.PostgresDSN(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		fn(t, db)
+	})
+}
+
+type fixture struct {
+	user   relay.User
+	device relay.Device
+	token  string
+	scout  string
+}
+
+func setup(t *testing.T, db *relaydb.DB, email string) fixture {
+	t.Helper()
+	ctx := context.Background()
+	u, err := db.AddUser(ctx, email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dv, tok, err := db.AddDevice(ctx, email, "laptop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.DeviceConnected(ctx, dv.ID, make([]byte, 32)); err != nil {
+		t.Fatal(err)
+	}
+	scout := scouts.NewID("sc")
+	_, _, err = db.ApplyOnce(ctx, u.ID, scouts.NewID("op"), func(tx *sql.Tx) ([]byte, error) {
+		return []byte(`{}`), db.UpsertScout(ctx, tx, relay.CloudScout{ID: scout, UserID: u.ID, Kind: relay.KindWebhook, Name: "hook", Enabled: true, HookTokenHash: "h"})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fixture{user: u, device: dv, token: tok, scout: scout}
+}
+
+func TestAccountsAndTokens(t *testing.T) {
+	each(t, func(t *testing.T, db *relaydb.DB) {
+		ctx := context.Background()
+		f := setup(t, db, "ann@example.com")
+		if _, err := db.AddUser(ctx, "ANN@example.com"); scouts.ErrorCode(err) != scouts.EConflict {
+			t.Fatalf("duplicate user: %v", err)
+		}
+		if _, err := db.AddUser(ctx, "not an email"); scouts.ErrorCode(err) != scouts.EInvalid {
+			t.Fatalf("bad email: %v", err)
+		}
+		dv, err := db.DeviceByToken(ctx, f.token)
+		if err != nil || dv.ID != f.device.ID || dv.UserEmail != "ann@example.com" {
+			t.Fatalf("by token: %+v %v", dv, err)
+		}
+		if _, err := db.DeviceByToken(ctx, f.token+"x"); scouts.ErrorCode(err) != scouts.ENotFound {
+			t.Fatalf("wrong token: %v", err)
+		}
+		if err := db.DeviceConnected(ctx, dv.ID, []byte("another key, another client......")); scouts.ErrorCode(err) != scouts.EConflict {
+			t.Fatalf("key change accepted: %v", err)
+		}
+		before := time.Now().Add(-time.Second)
+		if err := db.RevokeDevice(ctx, dv.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.RevokeDevice(ctx, dv.ID); scouts.ErrorCode(err) != scouts.EConflict {
+			t.Fatalf("revoke twice: %v", err)
+		}
+		ids, err := db.RevokedSince(ctx, before)
+		if err != nil || len(ids) != 1 || ids[0] != dv.ID {
+			t.Fatalf("revoked since: %v %v", ids, err)
+		}
+		dv, _ = db.DeviceByToken(ctx, f.token)
+		if !dv.Revoked() {
+			t.Fatal("revoked device not marked revoked")
+		}
+	})
+}
+
+func TestQueueDeliveryAckAndIsolation(t *testing.T) {
+	each(t, func(t *testing.T, db *relaydb.DB) {
+		ctx := context.Background()
+		ann := setup(t, db, "ann@example.com")
+		bob := setup(t, db, "bob@example.com")
+		var annRows []relay.QueueItem
+		for i := range 5 {
+			r, dup, err := db.Enqueue(ctx, relaydb.NewItem{UserID: ann.user.ID, ScoutID: ann.scout, SourceType: "webhook", Verdict: "relevant",
+				Sealed: map[string][]byte{ann.device.ID: []byte{byte(i)}}})
+			if err != nil || dup {
+				t.Fatal(err, dup)
+			}
+			annRows = append(annRows, r)
+		}
+		if _, _, err := db.Enqueue(ctx, relaydb.NewItem{UserID: bob.user.ID, ScoutID: bob.scout, SourceType: "webhook", Verdict: "relevant"}); err != nil {
+			t.Fatal(err)
+		}
+		// Sequences are per user and dense.
+		for i, r := range annRows {
+			if r.Seq != int64(i+1) {
+				t.Fatalf("row %d has seq %d", i, r.Seq)
+			}
+		}
+		p, err := db.Pending(ctx, ann.user.ID, ann.device.ID, 2, 10)
+		if err != nil || len(p) != 3 || p[0].Seq != 3 || p[0].Sealed[0] != 2 {
+			t.Fatalf("pending after 2: %+v %v", p, err)
+		}
+		// Bob's device acknowledging Ann's sequences changes nothing.
+		if err := db.Ack(ctx, bob.user.ID, bob.device.ID, []int64{1, 2, 3, 4, 5}); err != nil {
+			t.Fatal(err)
+		}
+		depth, _ := db.QueueDepth(ctx)
+		if depth[relay.StatusAcked] != 1 || depth[relay.StatusQueued] != 5 {
+			t.Fatalf("after bob's acks: %v (bob's own row may be acked, ann's must not)", depth)
+		}
+		if err := db.MarkDelivered(ctx, []string{annRows[0].ID, annRows[1].ID}); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Ack(ctx, ann.user.ID, ann.device.ID, []int64{1, 2}); err != nil {
+			t.Fatal(err)
+		}
+		depth, _ = db.QueueDepth(ctx)
+		if depth[relay.StatusAcked] != 3 || depth[relay.StatusQueued] != 3 {
+			t.Fatalf("after ann's acks: %v", depth)
+		}
+		dv, _ := db.Device(ctx, ann.device.ID)
+		if dv.AckedSeq != 2 {
+			t.Fatalf("device cursor %d, want 2", dv.AckedSeq)
+		}
+		// Bob never sees Ann's rows.
+		p, _ = db.Pending(ctx, bob.user.ID, bob.device.ID, 0, 100)
+		if len(p) != 1 || p[0].UserID != bob.user.ID {
+			t.Fatalf("bob's pending: %+v", p)
+		}
+	})
+}
+
+func TestEnqueueIsIdempotent(t *testing.T) {
+	each(t, func(t *testing.T, db *relaydb.DB) {
+		ctx := context.Background()
+		f := setup(t, db, "ann@example.com")
+		item := relaydb.NewItem{UserID: f.user.ID, ScoutID: f.scout, SourceType: "webhook", Verdict: "relevant", IdempotencyKeyHash: "k1"}
+		// Concurrent duplicates: exactly one row.
+		var wg sync.WaitGroup
+		ids := make(chan string, 8)
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r, _, err := db.Enqueue(ctx, item)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				ids <- r.ID
+			}()
+		}
+		wg.Wait()
+		close(ids)
+		first := ""
+		for id := range ids {
+			if first == "" {
+				first = id
+			} else if id != first {
+				t.Fatalf("duplicates got different rows: %s vs %s", id, first)
+			}
+		}
+		// A gmail-style ref is unique per scout too.
+		g := relaydb.NewItem{UserID: f.user.ID, ScoutID: f.scout, SourceType: "gmail", SourceRef: "msg-1", Verdict: "relevant"}
+		r1, dup1, _ := db.Enqueue(ctx, g)
+		r2, dup2, _ := db.Enqueue(ctx, g)
+		if dup1 || !dup2 || r1.ID != r2.ID {
+			t.Fatalf("same ref twice: %v %v %s %s", dup1, dup2, r1.ID, r2.ID)
+		}
+		// After a day the key is forgotten.
+		db.SetClock(func() time.Time { return time.Now().Add(relaydb.IdempotencyTTL + time.Minute) })
+		r3, dup3, _ := db.Enqueue(ctx, item)
+		if dup3 || r3.ID == first {
+			t.Fatalf("key reused after its TTL was a duplicate: %v", dup3)
+		}
+	})
+}
+
+func TestConfigOpsApplyOnce(t *testing.T) {
+	each(t, func(t *testing.T, db *relaydb.DB) {
+		ctx := context.Background()
+		f := setup(t, db, "ann@example.com")
+		calls := 0
+		apply := func(tx *sql.Tx) ([]byte, error) {
+			calls++
+			return []byte(`{"ok":true}`), db.DisableScout(ctx, tx, f.user.ID, f.scout)
+		}
+		res1, replay1, err1 := db.ApplyOnce(ctx, f.user.ID, "op-x", apply)
+		res2, replay2, err2 := db.ApplyOnce(ctx, f.user.ID, "op-x", apply)
+		if err1 != nil || err2 != nil || replay1 || !replay2 || string(res1) != string(res2) || calls != 1 {
+			t.Fatalf("apply once: %v %v %v %v calls=%d", err1, err2, replay1, replay2, calls)
+		}
+		s, _ := db.Scout(ctx, f.scout)
+		if s.Enabled {
+			t.Fatal("scout still enabled")
+		}
+		// Another user cannot take over the scout id.
+		bob := setup(t, db, "bob@example.com")
+		_, _, err := db.ApplyOnce(ctx, bob.user.ID, "op-y", func(tx *sql.Tx) ([]byte, error) {
+			return nil, db.UpsertScout(ctx, tx, relay.CloudScout{ID: f.scout, UserID: bob.user.ID, Kind: relay.KindWebhook, Name: "mine now"})
+		})
+		if scouts.ErrorCode(err) != scouts.EConflict {
+			t.Fatalf("takeover: %v", err)
+		}
+		// A failed operation is not recorded: it can be retried.
+		if _, replay, _ := db.ApplyOnce(ctx, bob.user.ID, "op-y", func(*sql.Tx) ([]byte, error) { return []byte(`{}`), nil }); replay {
+			t.Fatal("a failed operation was recorded as applied")
+		}
+	})
+}
+
+func TestExpiryAndPurge(t *testing.T) {
+	each(t, func(t *testing.T, db *relaydb.DB) {
+		ctx := context.Background()
+		f := setup(t, db, "ann@example.com")
+		var woken []string
+		db.OnQueued(func(u string) { woken = append(woken, u) })
+		db.Enqueue(ctx, relaydb.NewItem{UserID: f.user.ID, ScoutID: f.scout, SourceType: "webhook", Verdict: "relevant", Sealed: map[string][]byte{f.device.ID: {1}}})
+		db.SetClock(func() time.Time { return time.Now().Add(relay.QueueTTL + time.Hour) })
+		users, err := db.ExpireDue(ctx)
+		if err != nil || len(users) != 1 || users[0] != f.user.ID {
+			t.Fatalf("expire: %v %v", users, err)
+		}
+		p, _ := db.Pending(ctx, f.user.ID, f.device.ID, 0, 10)
+		if len(p) != 1 || p[0].Status != relay.StatusExpired || p[0].Sealed != nil {
+			t.Fatalf("expired row: %+v (content must be gone)", p)
+		}
+		if db.Dialect() == "sqlite" && len(woken) != 2 {
+			t.Fatalf("in-process wake-ups %v, want one for the enqueue and one for the expiry", woken)
+		}
+		if err := db.Purge(ctx, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		if p, _ := db.Pending(ctx, f.user.ID, f.device.ID, 0, 10); len(p) != 0 {
+			t.Fatalf("purge kept %d rows", len(p))
+		}
+	})
+}

@@ -1,0 +1,103 @@
+package relaydb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/scouts-hq/scouts/relay"
+	"github.com/scouts-hq/scouts/scouts"
+)
+
+// ApplyOnce runs a configuration operation at most once per (user, op id):
+// the first run's result (a JSON document) is stored in the same
+// transaction as its effects, and a replay gets that result back without
+// running apply again. This is what makes the desktop's outbox
+// exactly-once in effect.
+func (d *DB) ApplyOnce(ctx context.Context, userID, opID string, apply func(tx *sql.Tx) (result []byte, err error)) (result []byte, replayed bool, err error) {
+	err = d.tx(ctx, func(tx *sql.Tx) error {
+		var prev string
+		err := tx.QueryRowContext(ctx, d.q(`SELECT result FROM config_ops WHERE user_id = ? AND op_id = ?`), userID, opID).Scan(&prev)
+		if err == nil {
+			result, replayed = []byte(prev), true
+			return nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		result, err = apply(tx)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, d.q(`INSERT INTO config_ops (user_id, op_id, result, created_at) VALUES (?, ?, ?, ?)`),
+			userID, opID, string(result), d.now().UnixMilli())
+		return err
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("relaydb: config operation %s: %w", opID, err)
+	}
+	return result, replayed, nil
+}
+
+// UpsertScout creates or updates a user's cloud scout inside an ApplyOnce
+// transaction. A scout id owned by another user is refused.
+func (d *DB) UpsertScout(ctx context.Context, tx *sql.Tx, s relay.CloudScout) error {
+	var owner string
+	err := tx.QueryRowContext(ctx, d.q(`SELECT user_id FROM cloud_scouts WHERE id = ?`), s.ID).Scan(&owner)
+	now := d.now().UnixMilli()
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		_, err = tx.ExecContext(ctx, d.q(`INSERT INTO cloud_scouts (id, user_id, kind, name, mode, enabled, hook_token_hash, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`), s.ID, s.UserID, s.Kind, s.Name, s.Mode, s.Enabled, nullStr(s.HookTokenHash), now, now)
+		return err
+	case err != nil:
+		return err
+	case owner != s.UserID:
+		return scouts.Errorf(scouts.EConflict, "scout %s belongs to another user", s.ID)
+	}
+	// An update without a token hash keeps the current one.
+	_, err = tx.ExecContext(ctx, d.q(`UPDATE cloud_scouts SET name = ?, mode = ?, enabled = ?,
+		hook_token_hash = COALESCE(?, hook_token_hash), updated_at = ? WHERE id = ?`),
+		s.Name, s.Mode, s.Enabled, nullStr(s.HookTokenHash), now, s.ID)
+	return err
+}
+
+// DisableScout disables a user's scout inside an ApplyOnce transaction.
+func (d *DB) DisableScout(ctx context.Context, tx *sql.Tx, userID, scoutID string) error {
+	res, err := tx.ExecContext(ctx, d.q(`UPDATE cloud_scouts SET enabled = ?, updated_at = ? WHERE id = ? AND user_id = ?`),
+		false, d.now().UnixMilli(), scoutID, userID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return notFound("scout", scoutID)
+	}
+	return nil
+}
+
+func nullStr(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// Scout returns a cloud scout.
+func (d *DB) Scout(ctx context.Context, id string) (relay.CloudScout, error) {
+	var s relay.CloudScout
+	var hook sql.NullString
+	var created, updated int64
+	err := d.db.Read().QueryRowContext(ctx, d.q(`SELECT id, user_id, kind, name, mode, enabled, hook_token_hash, created_at, updated_at
+		FROM cloud_scouts WHERE id = ?`), id).Scan(&s.ID, &s.UserID, &s.Kind, &s.Name, &s.Mode, &s.Enabled, &hook, &created, &updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return s, notFound("scout", id)
+	}
+	if err != nil {
+		return s, fmt.Errorf("relaydb: scout: %w", err)
+	}
+	s.HookTokenHash = hook.String
+	s.CreatedAt, s.UpdatedAt = time.UnixMilli(created).UTC(), time.UnixMilli(updated).UTC()
+	return s, nil
+}
