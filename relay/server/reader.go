@@ -1,0 +1,187 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"time"
+
+	"github.com/scouts-hq/scouts/relay"
+	"github.com/scouts-hq/scouts/relay/protocol"
+	"github.com/scouts-hq/scouts/scouts"
+)
+
+// readLoop reads the device's frames until the connection ends. Errors it
+// returns that are fatal protocol errors close the session with their
+// message.
+func (s *session) readLoop(ctx context.Context) error {
+	// A token bucket: a burst of Burst frames, refilled at Rate per second.
+	tokens, last := float64(s.srv.cfg.FrameBurst), time.Now()
+	for {
+		_, b, err := s.conn.Read(ctx)
+		if err != nil {
+			return err
+		}
+		now := time.Now()
+		s.mu.Lock()
+		s.lastRecv = now
+		s.mu.Unlock()
+		tokens = min(float64(s.srv.cfg.FrameBurst), tokens+now.Sub(last).Seconds()*s.srv.cfg.FrameRate)
+		last = now
+		if tokens < 1 {
+			s.reply(ctx, protocol.TypeError, "", protocol.Error{Code: protocol.CodeRateLimited, Message: "too many frames; slow down", Fatal: true})
+			return &protocol.Error{Code: protocol.CodeRateLimited, Message: "rate limit exceeded", Fatal: true}
+		}
+		tokens--
+
+		f, err := protocol.Decode(b)
+		if err != nil {
+			pe, _ := protocol.AsError(err)
+			s.reply(ctx, protocol.TypeError, "", protocol.Error{Code: pe.Code, Message: pe.Message})
+			continue
+		}
+		s.srv.metrics.frames.WithLabelValues(frameLabel(f.Type)).Inc()
+		if err := s.handle(ctx, f); err != nil {
+			if pe, ok := protocol.AsError(err); ok {
+				s.reply(ctx, protocol.TypeError, f.ID, *pe)
+				if pe.Fatal {
+					return pe
+				}
+				continue
+			}
+			return err
+		}
+	}
+}
+
+// frameLabel bounds the metric's label values to known types.
+func frameLabel(t string) string {
+	switch t {
+	case protocol.TypeProposalAck, protocol.TypePing, protocol.TypePong, protocol.TypeHello,
+		protocol.TypeScoutRegister, protocol.TypeScoutUpdate, protocol.TypeScoutDisable:
+		return t
+	}
+	return "other"
+}
+
+func (s *session) reply(ctx context.Context, typ, id string, data any) {
+	b, err := protocol.Encode(typ, id, 0, data)
+	if err != nil {
+		return
+	}
+	select {
+	case s.out <- b:
+	case <-ctx.Done():
+	}
+}
+
+func (s *session) handle(ctx context.Context, f protocol.Frame) error {
+	switch f.Type {
+	case protocol.TypeProposalAck:
+		var a protocol.ProposalAck
+		if err := f.DecodeData(&a); err != nil {
+			return err
+		}
+		if len(a.Seqs) == 0 || len(a.Seqs) > 1000 {
+			return &protocol.Error{Code: protocol.CodeBadFrame, Message: "an ack carries 1 to 1000 sequences"}
+		}
+		return s.ack(ctx, a.Seqs)
+	case protocol.TypePing:
+		var p protocol.Ping
+		f.DecodeData(&p)
+		s.reply(ctx, protocol.TypePong, "", protocol.Pong{T: p.T})
+		return nil
+	case protocol.TypePong:
+		return nil
+	case protocol.TypeScoutRegister, protocol.TypeScoutUpdate, protocol.TypeScoutDisable:
+		if f.ID == "" || len(f.ID) > 100 {
+			return &protocol.Error{Code: protocol.CodeBadFrame, Message: "a configuration operation needs an id (its idempotency key) of at most 100 bytes"}
+		}
+		s.reply(ctx, protocol.TypeConfigResult, f.ID, s.configure(ctx, f))
+		return nil
+	case protocol.TypeHello:
+		return &protocol.Error{Code: protocol.CodeBadFrame, Message: "hello was already received"}
+	}
+	// A newer desktop may speak frame types this relay does not know: say
+	// so and carry on.
+	return &protocol.Error{Code: protocol.CodeUnknownType, Message: "unknown frame type " + f.Type}
+}
+
+func (s *session) ack(ctx context.Context, seqs []int64) error {
+	if err := s.srv.db.Ack(ctx, s.dev.UserID, s.dev.ID, seqs); err != nil {
+		return err
+	}
+	now := time.Now()
+	s.mu.Lock()
+	for _, seq := range seqs {
+		if queued, ok := s.inflight[seq]; ok {
+			s.srv.metrics.pushToAck.Observe(now.Sub(queued).Seconds())
+			s.srv.metrics.acks.Inc()
+			delete(s.inflight, seq)
+		}
+	}
+	s.mu.Unlock()
+	s.poke() // the window has room again
+	return nil
+}
+
+// configure applies a configuration operation exactly once.
+func (s *session) configure(ctx context.Context, f protocol.Frame) protocol.ConfigResult {
+	fail := func(code int, msg, scoutID string) protocol.ConfigResult {
+		return protocol.ConfigResult{OK: false, ScoutID: scoutID, Error: &protocol.Error{Code: code, Message: msg}}
+	}
+	var cfg protocol.ScoutConfig
+	var scoutID string
+	if f.Type == protocol.TypeScoutDisable {
+		var d protocol.ScoutDisable
+		if err := f.DecodeData(&d); err != nil {
+			return fail(protocol.CodeBadFrame, err.Error(), "")
+		}
+		scoutID = d.ScoutID
+	} else {
+		if err := f.DecodeData(&cfg); err != nil {
+			return fail(protocol.CodeBadFrame, err.Error(), "")
+		}
+		scoutID = cfg.ScoutID
+		if cfg.Kind != relay.KindWebhook {
+			return fail(protocol.CodeInvalidConfig, "this relay runs webhook scouts only (got "+cfg.Kind+")", scoutID)
+		}
+		if cfg.Name == "" || len(cfg.Name) > 200 {
+			return fail(protocol.CodeInvalidConfig, "a scout needs a name of 1 to 200 bytes", scoutID)
+		}
+		if f.Type == protocol.TypeScoutRegister && len(cfg.HookTokenHash) != 64 {
+			return fail(protocol.CodeInvalidConfig, "a webhook scout needs hook_token_hash (hex SHA-256)", scoutID)
+		}
+	}
+	if scoutID == "" || len(scoutID) > 100 {
+		return fail(protocol.CodeInvalidConfig, "scout_id is required (at most 100 bytes)", scoutID)
+	}
+	res, _, err := s.srv.db.ApplyOnce(ctx, s.dev.UserID, f.ID, func(tx *sql.Tx) ([]byte, error) {
+		var err error
+		if f.Type == protocol.TypeScoutDisable {
+			err = s.srv.db.DisableScout(ctx, tx, s.dev.UserID, scoutID)
+		} else {
+			err = s.srv.db.UpsertScout(ctx, tx, relay.CloudScout{ID: scoutID, UserID: s.dev.UserID, Kind: cfg.Kind, Name: cfg.Name,
+				Mode: cfg.Mode, Enabled: cfg.Enabled, HookTokenHash: cfg.HookTokenHash})
+		}
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(protocol.ConfigResult{OK: true, ScoutID: scoutID, HookURL: s.srv.hookURL(scoutID)})
+	})
+	switch scouts.ErrorCode(err) {
+	case "":
+	case scouts.EConflict:
+		return fail(protocol.CodeScoutForbidden, scouts.ErrorMessage(err), scoutID)
+	case scouts.ENotFound:
+		return fail(protocol.CodeScoutNotFound, scouts.ErrorMessage(err), scoutID)
+	default:
+		s.log.Error("config operation failed", "op", f.ID, "err", err)
+		return fail(protocol.CodeInternal, "internal error; retry later", scoutID)
+	}
+	var out protocol.ConfigResult
+	if err := json.Unmarshal(res, &out); err != nil {
+		return fail(protocol.CodeInternal, "internal error", scoutID)
+	}
+	return out
+}
