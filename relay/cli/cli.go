@@ -1,0 +1,254 @@
+// Package cli is the scouts-relay command: `serve` runs the relay; `user`
+// and `device` administer accounts against the same database.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/scouts-hq/scouts/relay/relaydb"
+	"github.com/scouts-hq/scouts/relay/server"
+)
+
+// Env is the outside world of a command.
+type Env struct {
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+	Version        string
+}
+
+const usage = `scouts-relay: the hosted Scouts relay.
+
+Usage:
+  scouts-relay serve [--listen ADDR] [--database DSN] [--public-url URL]
+  scouts-relay user add EMAIL
+  scouts-relay device add EMAIL --name NAME     (prints the device token once, on the last line)
+  scouts-relay device list EMAIL
+  scouts-relay device revoke ID
+  scouts-relay version
+
+Every flag can also be set with an environment variable SCOUTS_RELAY_<FLAG>
+(e.g. SCOUTS_RELAY_DATABASE), and secrets with SCOUTS_RELAY_<FLAG>_FILE naming
+a file that holds the value. --database is a SQLite file path (default
+relay.db) or a postgres:// URL.
+`
+
+// Main runs the command and returns its exit code.
+func Main(args []string, env Env) int {
+	if env.Getenv == nil {
+		env.Getenv = os.Getenv
+	}
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(env.Stdout, usage)
+		return 0
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var err error
+	switch args[0] {
+	case "serve":
+		err = serve(ctx, args[1:], env)
+	case "user":
+		err = user(ctx, args[1:], env)
+	case "device":
+		err = device(ctx, args[1:], env)
+	case "version":
+		fmt.Fprintln(env.Stdout, "scouts-relay", env.Version)
+	default:
+		fmt.Fprintf(env.Stderr, "scouts-relay: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(env.Stderr, "scouts-relay %s: %v\n", args[0], err)
+		return 1
+	}
+	return 0
+}
+
+// flagSet is a command's flags, with values from the environment filling
+// in what the command line does not say.
+type flagSet struct {
+	*flag.FlagSet
+	env Env
+}
+
+func newFlags(name string, env Env) *flagSet {
+	fs := flag.NewFlagSet("scouts-relay "+name, flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	return &flagSet{FlagSet: fs, env: env}
+}
+
+// parse parses args (flags anywhere) and then applies SCOUTS_RELAY_* and
+// SCOUTS_RELAY_*_FILE for flags not given on the command line.
+func (f *flagSet) parse(args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := f.Parse(args); err != nil {
+			return nil, err
+		}
+		args = f.Args()
+		if len(args) == 0 {
+			break
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+	set := map[string]bool{}
+	f.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	var err error
+	f.VisitAll(func(fl *flag.Flag) {
+		if set[fl.Name] || err != nil {
+			return
+		}
+		key := "SCOUTS_RELAY_" + strings.ToUpper(strings.ReplaceAll(fl.Name, "-", "_"))
+		if v := f.env.Getenv(key); v != "" {
+			err = fl.Value.Set(v)
+		} else if file := f.env.Getenv(key + "_FILE"); file != "" {
+			b, rerr := os.ReadFile(file)
+			if rerr != nil {
+				err = fmt.Errorf("%s_FILE: %w", key, rerr)
+				return
+			}
+			err = fl.Value.Set(strings.TrimSpace(string(b)))
+		}
+	})
+	return pos, err
+}
+
+func openDB(ctx context.Context, dsn string) (*relaydb.DB, error) {
+	return relaydb.Open(ctx, dsn)
+}
+
+func serve(ctx context.Context, args []string, env Env) error {
+	f := newFlags("serve", env)
+	listen := f.String("listen", "127.0.0.1:8080", "address to listen on")
+	dsn := f.String("database", "relay.db", "SQLite file or postgres:// URL")
+	public := f.String("public-url", "", "the relay's public base URL, for webhook URLs (default: http://LISTEN)")
+	heartbeat := f.Duration("heartbeat", 10*time.Second, "ping interval; silent devices are dropped after three")
+	window := f.Int("window", 64, "unacknowledged proposals per device")
+	grace := f.Duration("shutdown-grace", 10*time.Second, "how long shutdown waits for sessions to close")
+	logLevel := f.String("log-level", "info", "debug, info, warn or error")
+	if _, err := f.parse(args); err != nil {
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return fmt.Errorf("--log-level %q: want debug, info, warn or error", *logLevel)
+	}
+	log := slog.New(slog.NewJSONHandler(env.Stderr, &slog.HandlerOptions{Level: level}))
+	db, err := openDB(ctx, *dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	l, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return err
+	}
+	pub := *public
+	if pub == "" {
+		pub = "http://" + l.Addr().String()
+	}
+	srv := server.New(server.Config{DB: db, Logger: log, PublicURL: pub, Heartbeat: *heartbeat, Window: *window})
+	fmt.Fprintf(env.Stdout, "scouts-relay %s listening on http://%s (database: %s, public URL: %s)\n", env.Version, l.Addr(), db.Dialect(), pub)
+	log.Info("relay started", "addr", l.Addr().String(), "dialect", string(db.Dialect()), "public_url", pub, "version", env.Version)
+	err = srv.ServeListener(ctx, l, *grace)
+	log.Info("relay stopped")
+	return err
+}
+
+func user(ctx context.Context, args []string, env Env) error {
+	if len(args) == 0 || args[0] != "add" {
+		return fmt.Errorf("want: scouts-relay user add EMAIL")
+	}
+	f := newFlags("user add", env)
+	dsn := f.String("database", "relay.db", "SQLite file or postgres:// URL")
+	pos, err := f.parse(args[1:])
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("want exactly one EMAIL")
+	}
+	db, err := openDB(ctx, *dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	u, err := db.AddUser(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "Added user %s (%s)\n", u.Email, u.ID)
+	return nil
+}
+
+func device(ctx context.Context, args []string, env Env) error {
+	if len(args) == 0 {
+		return fmt.Errorf("want: scouts-relay device add|list|revoke")
+	}
+	sub := args[0]
+	f := newFlags("device "+sub, env)
+	dsn := f.String("database", "relay.db", "SQLite file or postgres:// URL")
+	name := f.String("name", "", "device name (add)")
+	pos, err := f.parse(args[1:])
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("want exactly one argument")
+	}
+	db, err := openDB(ctx, *dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	switch sub {
+	case "add":
+		dev, tok, err := db.AddDevice(ctx, pos[0], *name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "Added device %s (%s) for %s. Its token is shown once, below; on the desktop run:\n  scouts relay login RELAY_URL TOKEN\n%s\n", dev.Name, dev.ID, dev.UserEmail, tok)
+	case "list":
+		devs, err := db.ListDevices(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "ID\tNAME\tCREATED\tLAST SEEN\tACKED\tSTATUS")
+		for _, d := range devs {
+			status, seen := "active", "never"
+			if d.Revoked() {
+				status = "revoked " + d.RevokedAt.Format(time.RFC3339)
+			}
+			if !d.LastSeenAt.IsZero() {
+				seen = d.LastSeenAt.Format(time.RFC3339)
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\n", d.ID, d.Name, d.CreatedAt.Format(time.RFC3339), seen, d.AckedSeq, status)
+		}
+		return w.Flush()
+	case "revoke":
+		if err := db.RevokeDevice(ctx, pos[0]); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "Revoked device %s; a running relay cuts it off within seconds.\n", pos[0])
+	default:
+		return fmt.Errorf("unknown subcommand %q (want add, list, revoke)", sub)
+	}
+	return nil
+}
