@@ -85,6 +85,11 @@ type ItemMetadata struct {
 	// Reason is the human-readable "why am I seeing this".
 	Reason     string
 	ReceivedAt time.Time
+	// Body is the item's full text for sources that cannot be asked again
+	// later (a webhook's content exists only in the proposal): it is kept
+	// with the suggestion to fill the entity and to be shown on demand.
+	// Sources that can be read again leave it empty.
+	Body string
 }
 
 // ItemContent is an item's text, held in memory only.

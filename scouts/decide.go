@@ -80,6 +80,9 @@ func (e *Engine) Approve(ctx context.Context, id string, a Approval) (Entity, bo
 // of it rather than the card's excerpt. It never fails the approval: when
 // the source is unreachable it says so and the excerpt is used.
 func (e *Engine) fetchForApproval(ctx context.Context, s Suggestion) (*ItemContent, string) {
+	if body, ok := storedBody(s); ok {
+		return &ItemContent{Text: body, ContentType: "text/plain"}, ""
+	}
 	conn := e.connector(s.ScoutID)
 	if conn == nil {
 		return nil, ""
@@ -152,6 +155,9 @@ func (e *Engine) Content(ctx context.Context, id string) (ItemContent, error) {
 	s, err := e.cfg.Store.GetSuggestion(ctx, id)
 	if err != nil {
 		return ItemContent{}, err
+	}
+	if body, ok := storedBody(s); ok {
+		return ItemContent{Text: body, ContentType: "text/plain"}, nil
 	}
 	conn := e.connector(s.ScoutID)
 	if conn == nil {

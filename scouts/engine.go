@@ -2,6 +2,7 @@ package scouts
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,6 +14,9 @@ import (
 type EngineConfig struct {
 	Store   Store
 	Openers map[Kind]Opener
+	// Remote lists kinds whose items arrive from elsewhere (the relay)
+	// through Ingest: they have no local runner.
+	Remote map[Kind]bool
 	// Emit receives live events (new suggestions, decisions, runs). It must
 	// not block; nil discards them.
 	Emit   func(Event)
@@ -129,7 +133,7 @@ func (e *Engine) Sync(s Scout) {
 	if old != nil {
 		old.stop()
 	}
-	if !s.Enabled || ctx == nil || ctx.Err() != nil {
+	if !s.Enabled || ctx == nil || ctx.Err() != nil || e.cfg.Remote[s.Kind] {
 		return
 	}
 	open, ok := e.cfg.Openers[s.Kind]
@@ -238,6 +242,12 @@ func (e *Engine) connector(scoutID string) SourceConnector {
 		return r.conn
 	}
 	return nil
+}
+
+// RecordHealth records the outcome of work done for a scout outside its
+// runner (a relay's answer about a cloud scout), for its health display.
+func (e *Engine) RecordHealth(ctx context.Context, scoutID string, n int, err error) {
+	e.recordRun(ctx, scoutID, n, err)
 }
 
 func (e *Engine) recordRun(ctx context.Context, scoutID string, n int, err error) {
@@ -440,6 +450,19 @@ func (e *Engine) processPage(ctx context.Context, s Scout, conn SourceConnector,
 	return len(inserted), nil
 }
 
+// Ingest records items that arrived from elsewhere (the relay) for scout
+// s, with the same deduplication, review or auto semantics and audit as
+// items a local runner finds. Every item must carry its Meta. It returns how
+// many were new.
+func (e *Engine) Ingest(ctx context.Context, s Scout, items []ItemRef) (int, error) {
+	for _, it := range items {
+		if it.Meta == nil && it.Problem == "" {
+			return 0, fmt.Errorf("engine: ingest %s: item without metadata", it.Ref)
+		}
+	}
+	return e.processPage(ctx, s, nil, items)
+}
+
 // newItemRecord turns a detected item into a suggestion and, for scouts
 // that auto-create, the entity with it.
 func (e *Engine) newItemRecord(s Scout, it ItemRef, meta ItemMetadata, trace string, now time.Time) ItemRecord {
@@ -478,9 +501,16 @@ func (e *Engine) newItemRecord(s Scout, it ItemRef, meta ItemMetadata, trace str
 	}
 	audit = append(audit, AuditEvent{TraceID: trace, Stage: StageTriage, Type: AuditSuggestionCreated, Outcome: OutcomeOK,
 		Summary: fmt.Sprintf("Suggested as %s: %s", kind, why), Refs: refs(), At: now})
+	if meta.Body != "" {
+		sug.Payload, _ = json.Marshal(payload{Body: clip(meta.Body, MaxBodyBytes)})
+	}
 	rec := ItemRecord{Suggestion: sug, Audit: audit}
 	if !s.Review {
-		ent := Entity{Kind: kind, ID: NewID(entityPrefix(kind)), Title: sug.Title, Body: meta.Excerpt,
+		body := meta.Excerpt
+		if meta.Body != "" {
+			body = clip(meta.Body, MaxBodyBytes)
+		}
+		ent := Entity{Kind: kind, ID: NewID(entityPrefix(kind)), Title: sug.Title, Body: body,
 			SourceSuggestionID: sug.ID, CreatedAt: now, UpdatedAt: now}
 		rec.Entity = &ent
 		rec.Suggestion.Status = StatusApproved
@@ -495,6 +525,24 @@ func (e *Engine) newItemRecord(s Scout, it ItemRef, meta ItemMetadata, trace str
 				Summary: fmt.Sprintf("Created %s %q", kind, ent.Title), Refs: refs("entity_id", ent.ID, "entity_kind", string(kind)), At: now})
 	}
 	return rec
+}
+
+// payload is what a suggestion keeps beyond its card fields.
+type payload struct {
+	// Body is the full text of an item whose source cannot be read again.
+	Body string `json:"body,omitempty"`
+}
+
+// storedBody returns the body kept with a suggestion, if any.
+func storedBody(s Suggestion) (string, bool) {
+	if len(s.Payload) == 0 {
+		return "", false
+	}
+	var p payload
+	if json.Unmarshal(s.Payload, &p) != nil || p.Body == "" {
+		return "", false
+	}
+	return p.Body, true
 }
 
 func entityPrefix(k EntityKind) string {

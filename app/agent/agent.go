@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -30,13 +31,19 @@ type Config struct {
 	// (127.0.0.1:0 picks a free port).
 	Listen string
 	// Inbox is the folder the first run watches; empty disables it.
-	Inbox   string
+	Inbox string
+	// RelayURL and RelayToken connect the agent to a relay; see core.Config.
+	RelayURL   string
+	RelayToken string
 	Version string
 	// Program is the command the user runs us as, for hints.
 	Program string
 	Logger  *slog.Logger
 	// Out receives the few lines a person starting the agent needs.
 	Out io.Writer
+	// UI, when set, is the web frontend, served at / on the TCP listener
+	// (scouts agent --ui).
+	UI fs.FS
 	// Ready, when set, is called once the API answers, with the TCP base
 	// URL ("" when not listening on TCP).
 	Ready func(baseURL string)
@@ -75,7 +82,8 @@ func Run(ctx context.Context, cfg Config) error {
 		defer tcp.Close()
 	}
 
-	c, err := core.Open(ctx, core.Config{DataDir: dir, Version: cfg.Version, Logger: log})
+	c, err := core.Open(ctx, core.Config{DataDir: dir, Version: cfg.Version, Logger: log,
+		RelayURL: cfg.RelayURL, RelayToken: cfg.RelayToken})
 	if err != nil {
 		return err
 	}
@@ -107,7 +115,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 
-	api := localapi.New(c, localapi.Options{Token: token, Logger: log})
+	api := localapi.New(c, localapi.Options{Token: token, Logger: log, UI: cfg.UI})
 	// Streams watch their request context; cancelling this base context on
 	// shutdown ends them, so Shutdown does not wait for idle streams.
 	baseCtx, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
@@ -144,6 +152,9 @@ func Run(ctx context.Context, cfg Config) error {
 	fmt.Fprintf(cfg.Out, "Socket: %s\n", sockPath)
 	if baseURL != "" {
 		fmt.Fprintf(cfg.Out, "Local API: %s/api/v1/ (bearer token in %s)\n", baseURL, TokenPath(dir))
+		if cfg.UI != nil {
+			fmt.Fprintf(cfg.Out, "Open Scouts: %s/?token=%s\n", baseURL, token)
+		}
 	}
 	if all, err := c.DB.ListScouts(ctx); err == nil {
 		var folder string

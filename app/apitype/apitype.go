@@ -32,6 +32,25 @@ type Status struct {
 	Pending       int            `json:"pending"`
 	Suggestions   map[string]int `json:"suggestions"` // count by status
 	Entities      map[string]int `json:"entities"`    // count by kind
+	// Relay is the relay connection; absent when the desktop runs alone.
+	Relay *RelayStatus `json:"relay,omitempty"`
+}
+
+// RelayStatus is the desktop's connection to its relay.
+type RelayStatus struct {
+	URL string `json:"url"`
+	// State: connecting, online, offline (retrying), unauthorized or
+	// revoked (not retrying: the device token must be replaced).
+	State     string     `json:"state"`
+	Error     string     `json:"error,omitempty"`
+	Since     time.Time  `json:"since"`
+	NextRetry *time.Time `json:"next_retry,omitempty"`
+	DeviceID  string     `json:"device_id,omitempty"`
+	UserEmail string     `json:"user_email,omitempty"`
+	// Outbox counts operations waiting to reach the relay.
+	Outbox int `json:"outbox"`
+	// LastSeq is the last relay proposal committed on this desktop.
+	LastSeq int64 `json:"last_seq"`
 }
 
 // Scout is a scout as the API shows it.
@@ -45,9 +64,13 @@ type Scout struct {
 	Review  bool `json:"review"`
 	Running bool `json:"running"`
 	// Folder scouts: the watched path and its globs (also inside Config).
-	Path      string          `json:"path,omitempty"`
-	Include   []string        `json:"include,omitempty"`
-	Exclude   []string        `json:"exclude,omitempty"`
+	Path    string   `json:"path,omitempty"`
+	Include []string `json:"include,omitempty"`
+	Exclude []string `json:"exclude,omitempty"`
+	// Webhook scouts: where to POST items, and (only in the answer that
+	// created the scout or rotated its token) the token to post with.
+	HookURL   string          `json:"hook_url,omitempty"`
+	HookToken string          `json:"hook_token,omitempty"`
 	Config    json.RawMessage `json:"config"`
 	CreatedAt time.Time       `json:"created_at"`
 	UpdatedAt time.Time       `json:"updated_at"`
@@ -91,6 +114,9 @@ type PatchScout struct {
 	Exclude *[]string `json:"exclude,omitempty"`
 	// Config replaces the kind-specific configuration whole.
 	Config json.RawMessage `json:"config,omitempty"`
+	// RotateHookToken gives a webhook scout a new token, returned once in
+	// hook_token.
+	RotateHookToken bool `json:"rotate_hook_token,omitempty"`
 }
 
 // Suggestion is a card.
@@ -208,4 +234,15 @@ type Settings struct {
 type QuietHours struct {
 	Start string `json:"start"`
 	End   string `json:"end"`
+}
+
+// Folders is GET /api/v1/folders: the subfolders of Path, for choosing a
+// folder to watch.
+type Folders struct {
+	Path string `json:"path"`
+	// Parent is empty at the root.
+	Parent string   `json:"parent,omitempty"`
+	Dirs   []string `json:"dirs"` // names, sorted; hidden ones only with hidden=1
+	// Truncated: there were more than 1000; Dirs holds the first found.
+	Truncated bool `json:"truncated,omitempty"`
 }

@@ -11,11 +11,13 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 
 	"github.com/scouts-hq/scouts/app/agent"
 	"github.com/scouts-hq/scouts/app/localclient"
+	"github.com/scouts-hq/scouts/frontend"
 )
 
 // Env is what a command needs from the outside world; tests pass their own.
@@ -39,7 +41,9 @@ const usage = `Scouts: turn what arrives into suggestions you approve.
 Usage: scouts <command> [flags]
 
 The agent:
-  agent [--data DIR] [--listen 127.0.0.1:PORT]   run the always-on agent
+  agent [--data DIR] [--listen 127.0.0.1:PORT] [--ui]
+                                         run the always-on agent; --ui also serves
+                                         the web UI and prints its link
 
 Talking to a running agent:
   status                                 version, running scouts, pending count
@@ -193,6 +197,9 @@ func runAgent(ctx context.Context, args []string, env Env) error {
 	inbox := f.String("inbox", agent.DefaultInbox(), "folder the first run watches (empty: none)")
 	logLevel := f.String("log-level", "info", "debug, info, warn or error")
 	logJSON := f.Bool("log-json", false, "log JSON lines instead of text")
+	relayURL := f.String("relay", "", "connect to this relay (https://relay.example.com) for webhook and cloud scouts")
+	tokenFile := f.String("device-token-file", "", "file holding this device's relay token (from scouts-relay device add)")
+	ui := f.Bool("ui", false, "also serve the web UI on the loopback listener (default --listen 127.0.0.1:0) and print its link")
 	pos, err := f.parse(args)
 	if err != nil {
 		return err
@@ -208,13 +215,54 @@ func runAgent(ctx context.Context, args []string, env Env) error {
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return usageErrorf("--log-level %q: want debug, info, warn or error", *logLevel)
 	}
+	relayToken, err := readDeviceToken(*relayURL, *tokenFile)
+	if err != nil {
+		return err
+	}
 	hopts := &slog.HandlerOptions{Level: level}
 	var h slog.Handler = slog.NewTextHandler(env.Stderr, hopts)
 	if *logJSON {
 		h = slog.NewJSONHandler(env.Stderr, hopts)
 	}
-	return agent.Run(ctx, agent.Config{
-		DataDir: dir, Listen: *listen, Inbox: *inbox, Version: env.Version,
+	cfg := agent.Config{
+		DataDir: dir, Listen: *listen, Inbox: *inbox, Version: env.Version, RelayURL: *relayURL, RelayToken: relayToken,
 		Logger: slog.New(h), Out: env.Stdout, Program: env.program(),
-	})
+	}
+	if *ui {
+		cfg.UI = frontend.Dist()
+		if cfg.Listen == "" {
+			cfg.Listen = "127.0.0.1:0"
+		}
+	}
+	return agent.Run(ctx, cfg)
+}
+
+// readDeviceToken reads the relay device token from its file, refusing a
+// file other users can read: the token is a credential.
+func readDeviceToken(relayURL, path string) (string, error) {
+	if relayURL == "" {
+		if path != "" {
+			return "", usageErrorf("--device-token-file needs --relay URL")
+		}
+		return "", nil
+	}
+	if path == "" {
+		return "", usageErrorf("--relay needs --device-token-file (the token printed by scouts-relay device add)")
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", fmt.Errorf("device token: %w", err)
+	}
+	if runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
+		return "", fmt.Errorf("device token file %s is readable by other users (mode %v); run: chmod 600 %s", path, fi.Mode().Perm(), path)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("device token: %w", err)
+	}
+	tok := strings.TrimSpace(string(b))
+	if tok == "" {
+		return "", fmt.Errorf("device token file %s is empty", path)
+	}
+	return tok, nil
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/scouts-hq/scouts/app/localdb"
@@ -24,6 +25,10 @@ type Config struct {
 	Now func() time.Time
 	// PollInterval is the engine's fallback polling interval (default 5m).
 	PollInterval time.Duration
+	// RelayURL and RelayToken connect the desktop to a relay (webhook and
+	// cloud scouts); without them the desktop works alone.
+	RelayURL   string
+	RelayToken string
 }
 
 // Core is an open agent core. Its methods are safe for concurrent use.
@@ -36,6 +41,10 @@ type Core struct {
 	log     *slog.Logger
 	now     func() time.Time
 	started time.Time
+
+	relay  *relayLink // nil without a relay
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
 }
 
 // Open opens the database in cfg.DataDir and builds the engine. Call Start
@@ -61,6 +70,7 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 	c.Engine = scouts.NewEngine(scouts.EngineConfig{
 		Store:        db,
 		Openers:      map[scouts.Kind]scouts.Opener{scouts.KindFolder: c.openFolder},
+		Remote:       map[scouts.Kind]bool{scouts.KindWebhook: true},
 		Emit:         c.Bus.Publish,
 		Logger:       cfg.Logger,
 		Now:          cfg.Now,
@@ -86,15 +96,23 @@ func (c *Core) openFolder(ctx context.Context, s scouts.Scout) (scouts.SourceCon
 
 // Start runs every enabled scout (held, if the user paused them).
 func (c *Core) Start(ctx context.Context) error {
+	ctx, c.cancel = context.WithCancel(ctx)
 	if err := c.restorePaused(ctx); err != nil {
 		return err
 	}
-	return c.Engine.Start(ctx)
+	if err := c.Engine.Start(ctx); err != nil {
+		return err
+	}
+	return c.startRelay(ctx)
 }
 
-// Close stops the scouts and closes the database.
+// Close stops the scouts and the relay link and closes the database.
 func (c *Core) Close() error {
+	if c.cancel != nil {
+		c.cancel()
+	}
 	c.Engine.Stop()
+	c.wg.Wait()
 	return c.DB.Close()
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/scouts-hq/scouts/connectors/directory"
+	"github.com/scouts-hq/scouts/relay/protocol"
 	"github.com/scouts-hq/scouts/scouts"
 )
 
@@ -20,22 +21,47 @@ type NewScout struct {
 	Config  json.RawMessage
 }
 
+// Created is a new scout with the secret shown once: a webhook scout's
+// token, which exists nowhere else afterwards (the relay keeps its hash).
+type Created struct {
+	Scout     scouts.Scout
+	HookToken string
+}
+
 // CreateScout validates and stores a new scout and starts it.
-func (c *Core) CreateScout(ctx context.Context, in NewScout) (scouts.Scout, error) {
+func (c *Core) CreateScout(ctx context.Context, in NewScout) (Created, error) {
 	now := c.now()
 	s := scouts.Scout{
 		ID: scouts.NewID("sc"), Kind: in.Kind, Name: strings.TrimSpace(in.Name),
 		Enabled: in.Enabled, Review: in.Review, Config: in.Config, CreatedAt: now, UpdatedAt: now,
 	}
+	var out Created
+	var hookHash string
+	if s.Kind == scouts.KindWebhook {
+		if c.relay == nil {
+			return out, scouts.Errorf(scouts.EInvalid, "webhook scouts are received by a relay: start the agent with --relay URL and a device token")
+		}
+		out.HookToken, hookHash = newHookToken()
+		s.Config, _ = json.Marshal(webhookConfig{HookURL: strings.TrimSuffix(c.cfg.RelayURL, "/") + "/api/v1/hooks/" + s.ID})
+	}
 	if err := c.checkScout(ctx, &s); err != nil {
-		return scouts.Scout{}, err
+		return out, err
 	}
 	if err := c.DB.CreateScout(ctx, s); err != nil {
-		return scouts.Scout{}, err
+		return out, err
+	}
+	if s.Kind == scouts.KindWebhook {
+		// Registered through the outbox: it reaches the relay when it can,
+		// exactly once, even if the desktop is offline now.
+		if err := c.queueRelayOp(ctx, protocol.TypeScoutRegister, protocol.ScoutConfig{ScoutID: s.ID, Kind: string(s.Kind),
+			Name: s.Name, Enabled: s.Enabled, HookTokenHash: hookHash}); err != nil {
+			return out, err
+		}
 	}
 	c.Engine.Sync(s)
 	c.Bus.Publish(scouts.Event{Type: scouts.EventScoutUpdated, Data: s})
-	return s, nil
+	out.Scout = s
+	return out, nil
 }
 
 // checkScout validates s and normalises its configuration, filling a
@@ -68,7 +94,11 @@ func (c *Core) checkScout(ctx context.Context, s *scouts.Scout) error {
 				return scouts.Errorf(scouts.EConflict, "scout %q (%s) already watches %s", o.Name, o.ID, cfg.Path)
 			}
 		}
-	case scouts.KindGmail, scouts.KindWebhook:
+	case scouts.KindWebhook:
+		if s.Name == "" {
+			s.Name = "Webhook"
+		}
+	case scouts.KindGmail:
 		return scouts.Errorf(scouts.EInvalid, "%s scouts are not available in this version yet", s.Kind)
 	}
 	return s.Validate()
@@ -93,18 +123,28 @@ type ScoutPatch struct {
 	// Include and Exclude, when set, replace the folder scout's globs.
 	Include *[]string
 	Exclude *[]string
+	// RotateHookToken gives a webhook scout a new token (returned once);
+	// the old one stops working when the relay applies the change.
+	RotateHookToken bool
 }
 
 // UpdateScout applies p to a scout and restarts it with the new settings.
-func (c *Core) UpdateScout(ctx context.Context, id string, p ScoutPatch) (scouts.Scout, error) {
+func (c *Core) UpdateScout(ctx context.Context, id string, p ScoutPatch) (Created, error) {
+	var out Created
 	s, err := c.DB.GetScout(ctx, id)
 	if err != nil {
-		return s, err
+		return out, err
+	}
+	if p.RotateHookToken && s.Kind != scouts.KindWebhook {
+		return out, scouts.Errorf(scouts.EInvalid, "only webhook scouts have a token to rotate")
+	}
+	if s.Kind == scouts.KindWebhook && len(p.Config) > 0 {
+		return out, scouts.Errorf(scouts.EInvalid, "a webhook scout's configuration is managed by the relay")
 	}
 	if p.Name != nil {
 		s.Name = strings.TrimSpace(*p.Name)
 		if s.Name == "" {
-			return s, scouts.Errorf(scouts.EInvalid, "scout name cannot be empty")
+			return out, scouts.Errorf(scouts.EInvalid, "scout name cannot be empty")
 		}
 	}
 	if p.Enabled != nil {
@@ -118,11 +158,11 @@ func (c *Core) UpdateScout(ctx context.Context, id string, p ScoutPatch) (scouts
 	}
 	if p.Include != nil || p.Exclude != nil {
 		if s.Kind != scouts.KindFolder {
-			return s, scouts.Errorf(scouts.EInvalid, "only folder scouts have include and exclude globs")
+			return out, scouts.Errorf(scouts.EInvalid, "only folder scouts have include and exclude globs")
 		}
 		var m map[string]any
 		if err := json.Unmarshal(s.Config, &m); err != nil {
-			return s, scouts.Errorf(scouts.EInvalid, "scout config is not a JSON object: %v", err)
+			return out, scouts.Errorf(scouts.EInvalid, "scout config is not a JSON object: %v", err)
 		}
 		if p.Include != nil {
 			m["include"] = *p.Include
@@ -134,21 +174,37 @@ func (c *Core) UpdateScout(ctx context.Context, id string, p ScoutPatch) (scouts
 	}
 	s.UpdatedAt = c.now()
 	if err := c.checkScout(ctx, &s); err != nil {
-		return s, err
+		return out, err
 	}
 	if err := c.DB.UpdateScout(ctx, s); err != nil {
-		return s, err
+		return out, err
+	}
+	if s.Kind == scouts.KindWebhook {
+		op := protocol.ScoutConfig{ScoutID: s.ID, Kind: string(s.Kind), Name: s.Name, Enabled: s.Enabled}
+		if p.RotateHookToken {
+			out.HookToken, op.HookTokenHash = newHookToken()
+		}
+		if err := c.queueRelayOp(ctx, protocol.TypeScoutUpdate, op); err != nil {
+			return out, err
+		}
 	}
 	c.Engine.Sync(s)
 	c.Bus.Publish(scouts.Event{Type: scouts.EventScoutUpdated, Data: s})
-	return s, nil
+	out.Scout = s
+	return out, nil
 }
 
 // DeleteScout stops and deletes a scout. What it produced and the user
 // decided stays.
 func (c *Core) DeleteScout(ctx context.Context, id string) error {
-	if _, err := c.DB.GetScout(ctx, id); err != nil {
+	s, err := c.DB.GetScout(ctx, id)
+	if err != nil {
 		return err
+	}
+	if s.Kind == scouts.KindWebhook {
+		if err := c.queueRelayOp(ctx, protocol.TypeScoutDisable, protocol.ScoutDisable{ScoutID: id}); err != nil {
+			return err
+		}
 	}
 	c.Engine.Remove(id)
 	if err := c.DB.DeleteScout(ctx, id, c.now()); err != nil {
@@ -171,11 +227,11 @@ func (c *Core) EnsureFirstRun(ctx context.Context, inbox string) (created *scout
 			return nil, scouts.Errorf(scouts.EUnavailable, "cannot create the default inbox folder %s: %v", inbox, err)
 		}
 		cfg, _ := json.Marshal(map[string]any{"path": inbox})
-		s, err := c.CreateScout(ctx, NewScout{Kind: scouts.KindFolder, Name: "Inbox", Review: true, Enabled: true, Config: cfg})
+		cr, err := c.CreateScout(ctx, NewScout{Kind: scouts.KindFolder, Name: "Inbox", Review: true, Enabled: true, Config: cfg})
 		if err != nil {
 			return nil, err
 		}
-		created = &s
+		created = &cr.Scout
 	}
 	return created, c.DB.SetSetting(ctx, "first_run_done", c.now().UTC().Format("2006-01-02T15:04:05Z"))
 }

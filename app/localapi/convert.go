@@ -67,6 +67,14 @@ func toScout(s scouts.Scout, running bool) apitype.Scout {
 	default:
 		out.Health.State = "ok"
 	}
+	if s.Kind == scouts.KindWebhook {
+		var wc struct {
+			HookURL string `json:"hook_url"`
+		}
+		if json.Unmarshal(s.Config, &wc) == nil {
+			out.HookURL = wc.HookURL
+		}
+	}
 	if s.Kind == scouts.KindFolder {
 		var fc struct {
 			Path    string   `json:"path"`

@@ -27,6 +27,10 @@ func (s *Server) status(r *http.Request) (apitype.Status, error) {
 	for _, k := range scouts.EntityKinds {
 		out.Entities[string(k)] = st.Entities[k]
 	}
+	if rs := s.core.RelayStatus(r.Context()); rs.Configured {
+		out.Relay = &apitype.RelayStatus{URL: rs.URL, State: rs.State, Error: rs.Error, Since: rs.Since,
+			NextRetry: timePtr(rs.NextRetry), DeviceID: rs.DeviceID, UserEmail: rs.UserEmail, Outbox: rs.Outbox, LastSeq: rs.LastSeq}
+	}
 	return out, nil
 }
 
@@ -102,13 +106,16 @@ func (s *Server) handleCreateScout(w http.ResponseWriter, r *http.Request) {
 	if in.Enabled != nil {
 		ns.Enabled = *in.Enabled
 	}
-	sc, err := s.core.CreateScout(r.Context(), ns)
+	created, err := s.core.CreateScout(r.Context(), ns)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	w.Header().Set("Location", "/api/v1/scouts/"+sc.ID)
-	writeJSON(w, http.StatusCreated, s.scoutOut(sc))
+	out := s.scoutOut(created.Scout)
+	out.HookToken = created.HookToken
+	w.Header().Set("Location", "/api/v1/scouts/"+out.ID)
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusCreated, out)
 }
 
 func (s *Server) handlePatchScout(w http.ResponseWriter, r *http.Request) {
@@ -117,14 +124,18 @@ func (s *Server) handlePatchScout(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	sc, err := s.core.UpdateScout(r.Context(), r.PathValue("id"), core.ScoutPatch{
+	updated, err := s.core.UpdateScout(r.Context(), r.PathValue("id"), core.ScoutPatch{
 		Name: in.Name, Enabled: in.Enabled, Review: in.Review, Config: in.Config, Include: in.Include, Exclude: in.Exclude,
+		RotateHookToken: in.RotateHookToken,
 	})
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, s.scoutOut(sc))
+	out := s.scoutOut(updated.Scout)
+	out.HookToken = updated.HookToken
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) handleDeleteScout(w http.ResponseWriter, r *http.Request) {
@@ -388,6 +399,7 @@ func (s *Server) handlePause(paused bool) http.HandlerFunc {
 
 func (s *Server) handleSync(w http.ResponseWriter, r *http.Request) {
 	s.core.Engine.TriggerAll()
+	s.core.SyncRelay()
 	w.WriteHeader(http.StatusAccepted)
 }
 

@@ -300,3 +300,10 @@ func (c *Client) SetSettings(ctx context.Context, s apitype.Settings) (apitype.S
 	var out apitype.Settings
 	return out, c.call(ctx, "PUT", "/api/v1/settings", s, &out)
 }
+
+// SuggestionsAfter lists the suggestions after the one with id afterID, in
+// detection order (paging through more than one page).
+func (c *Client) SuggestionsAfter(ctx context.Context, afterID string) ([]apitype.Suggestion, error) {
+	var out []apitype.Suggestion
+	return out, c.call(ctx, "GET", "/api/v1/suggestions?limit=1000&after_id="+url.QueryEscape(afterID), nil, &out)
+}

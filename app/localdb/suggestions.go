@@ -333,6 +333,37 @@ func (d *DB) UndoDecision(ctx context.Context, id string, check func(scouts.Sugg
 	return sug, deleted, err
 }
 
+// SuggestionByRef returns the suggestion of an item, by scout and source ref.
+func (d *DB) SuggestionByRef(ctx context.Context, scoutID, ref string) (scouts.Suggestion, error) {
+	s, err := scanSuggestion(d.read().QueryRowContext(ctx, `SELECT `+suggestionCols+` FROM suggestions WHERE scout_id = ? AND source_ref = ?`, scoutID, ref))
+	if err != nil {
+		return s, rowsErr(err, "suggestion for", ref)
+	}
+	return s, nil
+}
+
+// ExpireSuggestion expires one pending suggestion now (its source said it
+// expired) with the given audit summary; a decided suggestion is left as it
+// is and changed=false.
+func (d *DB) ExpireSuggestion(ctx context.Context, id string, at time.Time, summary string) (scouts.Suggestion, bool, error) {
+	var sug scouts.Suggestion
+	var changed bool
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		sug, err = getSuggestion(ctx, tx, id)
+		if err != nil || sug.Status != scouts.StatusPending {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE suggestions SET status = 'expired', resolved_at = ? WHERE id = ? AND status = 'pending'`, at.UnixMilli(), id); err != nil {
+			return fmt.Errorf("localdb: expire: %w", err)
+		}
+		sug.Status, sug.ResolvedAt, changed = scouts.StatusExpired, at, true
+		return insertAudit(ctx, tx, scouts.AuditEvent{TraceID: sug.TraceID, Stage: scouts.StageDecision, Type: scouts.AuditExpired,
+			Outcome: scouts.OutcomeOK, Summary: summary, Refs: map[string]string{"scout_id": sug.ScoutID, "suggestion_id": sug.ID, "actor": "relay"}, At: at})
+	})
+	return sug, changed, err
+}
+
 // ExpireSuggestions expires overdue pending suggestions; see scouts.Store.
 func (d *DB) ExpireSuggestions(ctx context.Context, now time.Time) ([]scouts.Suggestion, error) {
 	var out []scouts.Suggestion

@@ -1,0 +1,305 @@
+package core
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/scouts-hq/scouts/relay/client"
+	"github.com/scouts-hq/scouts/relay/protocol"
+	"github.com/scouts-hq/scouts/scouts"
+)
+
+// EventRelayState is published when the relay connection changes state.
+const EventRelayState = "relay.state"
+
+// RelayStatus is the relay connection as the user sees it.
+type RelayStatus struct {
+	Configured bool
+	URL        string
+	State      string // connecting, online, offline, unauthorized, revoked
+	Error      string
+	Since      time.Time
+	NextRetry  time.Time
+	DeviceID   string
+	UserEmail  string
+	Outbox     int // operations waiting to reach the relay
+	LastSeq    int64
+}
+
+// relayLink is the desktop's side of the relay: it implements the relay
+// client's Handler on top of the core.
+type relayLink struct {
+	c      *Core
+	client *client.Client
+
+	mu    sync.Mutex
+	state client.State
+}
+
+const relaySeqKey = "relay_seq"
+
+func (c *Core) startRelay(ctx context.Context) error {
+	if c.cfg.RelayURL == "" {
+		return nil
+	}
+	link := &relayLink{c: c, state: client.State{State: client.StateConnecting, Since: c.now()}}
+	cl, err := client.New(client.Config{URL: c.cfg.RelayURL, Token: c.cfg.RelayToken, Handler: link,
+		Logger: c.log.With("component", "relay"), ClientName: "scouts/" + c.cfg.Version})
+	if err != nil {
+		return scouts.Errorf(scouts.EInvalid, "relay: %v", err)
+	}
+	link.client = cl
+	c.relay = link
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		if err := cl.Run(ctx); err != nil {
+			c.log.Error("relay connection stopped for good", "err", err)
+		}
+	}()
+	return nil
+}
+
+// RelayStatus reports the relay connection.
+func (c *Core) RelayStatus(ctx context.Context) RelayStatus {
+	if c.relay == nil {
+		return RelayStatus{}
+	}
+	c.relay.mu.Lock()
+	st := c.relay.state
+	c.relay.mu.Unlock()
+	out := RelayStatus{Configured: true, URL: c.cfg.RelayURL, State: st.State, Error: st.Error, Since: st.Since,
+		NextRetry: st.NextRetry, DeviceID: st.DeviceID, UserEmail: st.UserEmail}
+	if n, err := c.DB.OutboxCounts(ctx); err == nil {
+		out.Outbox = n["pending"]
+	}
+	out.LastSeq, _ = c.DB.SyncSeq(ctx, relaySeqKey)
+	return out
+}
+
+// SyncRelay asks the relay link to reconnect now or flush its outbox.
+func (c *Core) SyncRelay() {
+	if c.relay != nil {
+		c.relay.client.Kick()
+	}
+}
+
+func (l *relayLink) State(st client.State) {
+	l.mu.Lock()
+	prev := l.state
+	if st.DeviceID == "" && st.State != client.StateOnline {
+		st.DeviceID, st.UserEmail = prev.DeviceID, prev.UserEmail
+	}
+	l.state = st
+	l.mu.Unlock()
+	if prev.State != st.State || prev.Error != st.Error {
+		l.c.Bus.Publish(scouts.Event{Type: EventRelayState, Data: l.c.RelayStatus(context.Background())})
+	}
+}
+
+func (l *relayLink) LastAcked(ctx context.Context) (int64, error) {
+	return l.c.DB.SyncSeq(ctx, relaySeqKey)
+}
+
+// Commit turns proposals into suggestions (idempotently: the same
+// proposal after a crash finds its suggestion already there) and records
+// the cursor; the client acknowledges after it returns.
+func (l *relayLink) Commit(ctx context.Context, items []client.Item) error {
+	var maxSeq int64
+	byScout := map[string][]scouts.ItemRef{}
+	var order []string
+	for _, it := range items {
+		maxSeq = max(maxSeq, it.Seq)
+		if it.Expired != nil {
+			if err := l.expire(ctx, it.Expired); err != nil {
+				return err
+			}
+			continue
+		}
+		p := it.Proposal
+		if _, ok := byScout[p.ScoutID]; !ok {
+			order = append(order, p.ScoutID)
+		}
+		byScout[p.ScoutID] = append(byScout[p.ScoutID], proposalItem(it))
+	}
+	for _, scoutID := range order {
+		s, err := l.c.DB.GetScout(ctx, scoutID)
+		if scouts.ErrorCode(err) == scouts.ENotFound {
+			l.c.log.Warn("relay proposal for a scout this desktop no longer has; dropped", "scout", scoutID, "items", len(byScout[scoutID]))
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := l.c.Engine.Ingest(ctx, s, byScout[scoutID]); err != nil {
+			return err
+		}
+	}
+	return l.c.DB.AdvanceSyncSeq(ctx, relaySeqKey, maxSeq)
+}
+
+// proposalItem turns a relay proposal into the item a suggestion is made of.
+func proposalItem(it client.Item) scouts.ItemRef {
+	p := it.Proposal
+	meta := scouts.ItemMetadata{ProposedKind: scouts.EntityTask, Reason: p.Reason, ReceivedAt: p.TriagedAt,
+		Title: p.Subject, Sender: p.Sender, Excerpt: p.Snippet}
+	ref := scouts.ItemRef{Ref: p.ID, Meta: &meta}
+	switch {
+	case it.Payload != nil:
+		meta.Title, meta.URL, meta.Body = it.Payload.Title, it.Payload.URL, it.Payload.Body
+		meta.Excerpt = excerpt(it.Payload.Body, 280)
+	case it.OpenError != nil:
+		meta.Title = "Webhook item (its content could not be opened on this device)"
+		ref.Notes = append(ref.Notes, "The sealed content could not be opened: "+it.OpenError.Error())
+	case p.SourceType == "webhook":
+		meta.Title = "Webhook item (no content was sealed for this device)"
+		ref.Notes = append(ref.Notes, "The relay held no content for this device: it was registered after the item arrived")
+	}
+	if meta.Reason == "" {
+		meta.Reason = "Queued by the relay"
+	}
+	return ref
+}
+
+func excerpt(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// expire shows a proposal that expired on the relay as expired here; if it
+// never arrived, an expired card says that something was lost to time.
+func (l *relayLink) expire(ctx context.Context, e *protocol.ProposalExpired) error {
+	s, err := l.c.DB.GetScout(ctx, e.ScoutID)
+	if scouts.ErrorCode(err) == scouts.ENotFound {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	sug, err := l.c.DB.SuggestionByRef(ctx, e.ScoutID, e.ID)
+	if scouts.ErrorCode(err) == scouts.ENotFound {
+		meta := scouts.ItemMetadata{Title: "An item expired on the relay before it reached this desktop", ProposedKind: scouts.EntityTask,
+			Reason: "The relay kept it 30 days without an acknowledgement", ReceivedAt: e.ExpiredAt}
+		if _, err := l.c.Engine.Ingest(ctx, s, []scouts.ItemRef{{Ref: e.ID, Meta: &meta}}); err != nil {
+			return err
+		}
+		sug, err = l.c.DB.SuggestionByRef(ctx, e.ScoutID, e.ID)
+	}
+	if err != nil {
+		return err
+	}
+	got, changed, err := l.c.DB.ExpireSuggestion(ctx, sug.ID, l.c.now(), "Expired on the relay before it was acknowledged")
+	if err == nil && changed {
+		l.c.Bus.Publish(scouts.Event{Type: scouts.EventSuggestionResolved, Data: got})
+	}
+	return err
+}
+
+func (l *relayLink) PendingOps(ctx context.Context) ([]client.Op, error) {
+	entries, err := l.c.DB.PendingOutbox(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var ops []client.Op
+	for _, e := range entries {
+		switch e.Action {
+		case protocol.TypeScoutRegister, protocol.TypeScoutUpdate, protocol.TypeScoutDisable:
+			ops = append(ops, client.Op{Key: e.Key, Type: e.Action, Data: json.RawMessage(e.Params)})
+		}
+	}
+	return ops, nil
+}
+
+func (l *relayLink) OpDone(ctx context.Context, key string, res protocol.ConfigResult) error {
+	if !res.OK && res.Error != nil && res.Error.Code == protocol.CodeInternal {
+		return nil // the relay had a problem of its own: stays pending, retried
+	}
+	b, _ := json.Marshal(res)
+	errText := ""
+	if !res.OK && res.Error != nil {
+		errText = res.Error.Message
+	}
+	if err := l.c.DB.FinishOutbox(ctx, key, !res.OK, errText, b); err != nil {
+		return err
+	}
+	// The outbox shrank: the status (and the offline banner's "will sync"
+	// count) changed.
+	l.c.Bus.Publish(scouts.Event{Type: EventRelayState, Data: l.c.RelayStatus(ctx)})
+	if res.ScoutID == "" {
+		return nil
+	}
+	if !res.OK {
+		l.c.Engine.RecordHealth(ctx, res.ScoutID, 0, fmt.Errorf("the relay refused this scout's configuration: %s", errText))
+		return nil
+	}
+	l.c.Engine.RecordHealth(ctx, res.ScoutID, 0, nil)
+	if res.HookURL != "" {
+		// The relay knows its public address better than the desktop.
+		if s, err := l.c.DB.GetScout(ctx, res.ScoutID); err == nil {
+			var cfg webhookConfig
+			json.Unmarshal(s.Config, &cfg)
+			if cfg.HookURL != res.HookURL {
+				cfg.HookURL = res.HookURL
+				s.Config, _ = json.Marshal(cfg)
+				s.UpdatedAt = l.c.now()
+				if err := l.c.DB.UpdateScout(ctx, s); err == nil {
+					l.c.Bus.Publish(scouts.Event{Type: scouts.EventScoutUpdated, Data: s})
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (l *relayLink) ScoutStatus(ctx context.Context, st protocol.ScoutStatus) {
+	var err error
+	if st.State != protocol.ScoutOK {
+		err = fmt.Errorf("%s", st.Message)
+	}
+	l.c.Engine.RecordHealth(ctx, st.ScoutID, 0, err)
+}
+
+// webhookConfig is a webhook scout's configuration on the desktop.
+type webhookConfig struct {
+	HookURL string `json:"hook_url"`
+}
+
+// newHookToken returns a webhook token and its hash (what the relay keeps).
+func newHookToken() (token, hash string) {
+	b := make([]byte, 32)
+	rand.Read(b)
+	token = "whk_" + base64.RawURLEncoding.EncodeToString(b)
+	sum := sha256.Sum256([]byte(token))
+	return token, hex.EncodeToString(sum[:])
+}
+
+// queueRelayOp puts a configuration operation in the outbox and nudges
+// the link. It survives restarts and offline periods; the relay applies
+// each key once.
+func (c *Core) queueRelayOp(ctx context.Context, action string, data any) error {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	if err := c.DB.AddOutbox(ctx, scouts.NewID("op"), action, b); err != nil {
+		return err
+	}
+	c.Bus.Publish(scouts.Event{Type: EventRelayState, Data: c.RelayStatus(ctx)})
+	c.SyncRelay()
+	return nil
+}

@@ -1,0 +1,142 @@
+package e2e
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	relayOnce sync.Once
+	relayBin  string
+	relayErr  error
+)
+
+// relayBinary builds scouts-relay once per test process.
+func relayBinary(t *testing.T) string {
+	t.Helper()
+	relayOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "scouts-e2e-relay-")
+		if err != nil {
+			relayErr = err
+			return
+		}
+		relayBin = filepath.Join(dir, "scouts-relay")
+		cmd := exec.Command("go", "build", "-o", relayBin, "./relay/cmd/scouts-relay")
+		cmd.Dir = filepath.Join("..", "..")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			relayErr = fmt.Errorf("go build scouts-relay: %v\n%s", err, out)
+		}
+	})
+	if relayErr != nil {
+		t.Fatal(relayErr)
+	}
+	return relayBin
+}
+
+// relayProc is a running scouts-relay serve.
+type relayProc struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	dsn    string
+	url    string
+	stderr *lockedBuffer
+	exited chan struct{}
+}
+
+// startRelay starts a relay on dsn. listen may pin the address (to restart
+// a relay where desktops expect it); "" picks a free port.
+func startRelay(t *testing.T, dsn, listen string, extra ...string) *relayProc {
+	t.Helper()
+	if listen == "" {
+		listen = "127.0.0.1:0"
+	}
+	args := append([]string{"serve", "--listen", listen, "--database", dsn, "--log-level", "debug"}, extra...)
+	cmd := exec.Command(relayBinary(t), args...)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	stdout, _ := cmd.StdoutPipe()
+	r := &relayProc{t: t, cmd: cmd, dsn: dsn, stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	cmd.Stderr = r.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { cmd.Wait(); close(r.exited) }()
+	t.Cleanup(func() {
+		r.kill()
+		if t.Failed() {
+			t.Logf("relay log (tail):\n%s", tail(r.stderr.String(), 4000))
+		}
+	})
+	urlc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if _, rest, ok := strings.Cut(sc.Text(), " listening on "); ok {
+				urlc <- strings.Fields(rest)[0]
+			}
+		}
+		io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case r.url = <-urlc:
+	case <-r.exited:
+		t.Fatalf("relay exited before serving:\n%s", r.stderr.String())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("relay did not start within 60s:\n%s", r.stderr.String())
+	}
+	return r
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}
+
+func (r *relayProc) kill() {
+	if r.cmd.Process != nil {
+		r.cmd.Process.Signal(syscall.SIGKILL)
+		<-r.exited
+	}
+}
+
+// admin runs a scouts-relay admin command against the relay's database.
+func relayAdmin(t *testing.T, dsn string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(relayBinary(t), append(args, "--database", dsn)...)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("scouts-relay %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// newDevice creates a user (if needed) and a device, and writes the device
+// token to a 0600 file, as an administrator would hand it over.
+func newDevice(t *testing.T, dsn, email, name string, addUser bool) string {
+	t.Helper()
+	if addUser {
+		relayAdmin(t, dsn, "user", "add", email)
+	}
+	out := strings.TrimSpace(relayAdmin(t, dsn, "device", "add", email, "--name", name))
+	lines := strings.Split(out, "\n")
+	token := strings.TrimSpace(lines[len(lines)-1])
+	if !strings.HasPrefix(token, "sdt_") {
+		t.Fatalf("device add did not end with the token:\n%s", out)
+	}
+	path := filepath.Join(t.TempDir(), "device.token")
+	if err := os.WriteFile(path, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
