@@ -276,8 +276,16 @@ func testRelayWebhooks(t *testing.T, dsn string) {
 		t.Fatalf("ann has %d suggestions after bob's item, want %d", len(list), total)
 	}
 
-	// The relay's database holds no plaintext of any posted body.
+	// The relay's database holds no plaintext of any posted body, and its
+	// logs hold neither bodies nor tokens.
 	assertNoPlaintext(t, dsn, append(markers, "bob-secret"))
+	logs := relay.stderr.String()
+	annTok, _ := os.ReadFile(annToken)
+	for _, secret := range append(markers, "bob-secret", hook.HookToken, bobHook.HookToken, strings.TrimSpace(string(annTok))) {
+		if strings.Contains(logs, secret) {
+			t.Fatalf("the relay's log contains %q", secret)
+		}
+	}
 
 	// Revoking Ann's device cuts the open connection within seconds.
 	st, _ := ann.client.Status(ctx)
