@@ -17,6 +17,7 @@ deps-test:
 
 build: deps-run
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/scouts .
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/scouts-relay ./relay/cmd/scouts-relay
 
 run: build
 	./bin/scouts agent --listen $(LISTEN) $(ARGS)
