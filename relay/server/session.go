@@ -110,6 +110,18 @@ func (s *Server) handleDevice(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	// Answers the reader queued before the end (a fatal error's frame, say)
+	// still go out: the writer has stopped, so writing here is safe.
+	for drained := false; !drained; {
+		select {
+		case b := <-sess.out:
+			wctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			c.Write(wctx, websocket.MessageText, b)
+			cancel()
+		default:
+			drained = true
+		}
+	}
 	sess.log.Info("device disconnected", "code", int(code), "reason", reason, "err", err)
 	c.Close(code, reason)
 }
@@ -241,7 +253,9 @@ func (s *session) run(ctx context.Context, after int64) error {
 }
 
 func (s *session) write(ctx context.Context, b []byte) error {
-	wctx, cancel := context.WithTimeout(ctx, writeTimeout)
+	// Not cancelled with the session: a frame taken for writing (a fatal
+	// error's explanation) still goes out; the timeout bounds it.
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
 	return s.conn.Write(wctx, websocket.MessageText, b)
 }

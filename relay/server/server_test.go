@@ -1,0 +1,311 @@
+package server_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/scouts-hq/scouts/relay/client"
+	"github.com/scouts-hq/scouts/relay/protocol"
+	"github.com/scouts-hq/scouts/relay/relaydb"
+	"github.com/scouts-hq/scouts/relay/server"
+)
+
+type env struct {
+	t     *testing.T
+	db    *relaydb.DB
+	srv   *server.Server
+	http  *httptest.Server
+	token string
+	user  string
+	dev   string
+}
+
+func newEnv(t *testing.T, cfg server.Config) *env {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	db, err := relaydb.Open(ctx, filepath.Join(t.TempDir(), "relay.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := db.AddUser(ctx, "ann@example.com")
+	dv, tok, _ := db.AddDevice(ctx, "ann@example.com", "laptop")
+	cfg.DB = db
+	srv := server.New(cfg)
+	hs := httptest.NewServer(srv.Handler())
+	go srv.Run(ctx)
+	t.Cleanup(func() {
+		sctx, c := context.WithTimeout(context.Background(), 5*time.Second)
+		srv.Shutdown(sctx)
+		c()
+		hs.Close()
+		cancel()
+		db.Close()
+	})
+	return &env{t: t, db: db, srv: srv, http: hs, token: tok, user: u.ID, dev: dv.ID}
+}
+
+// raw is a hand-driven device connection, for misbehaving on purpose.
+type raw struct {
+	t *testing.T
+	c *websocket.Conn
+}
+
+func (e *env) dial() *raw {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(e.http.URL, "http")+"/api/v1/device", nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	c.SetReadLimit(protocol.MaxFrameBytes)
+	e.t.Cleanup(func() { c.CloseNow() })
+	return &raw{t: e.t, c: c}
+}
+
+func (r *raw) send(typ, id string, data any) {
+	r.t.Helper()
+	b, _ := protocol.Encode(typ, id, 0, data)
+	if err := r.c.Write(context.Background(), websocket.MessageText, b); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// recv reads the next frame, skipping pings; err is the connection's end.
+func (r *raw) recv() (protocol.Frame, error) {
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, b, err := r.c.Read(ctx)
+		cancel()
+		if err != nil {
+			return protocol.Frame{}, err
+		}
+		f, err := protocol.Decode(b)
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		if f.Type != protocol.TypePing {
+			return f, nil
+		}
+	}
+}
+
+func (r *raw) hello(token string, last int64) protocol.Welcome {
+	r.t.Helper()
+	keys, _ := client.DeviceKeys(token)
+	r.send(protocol.TypeHello, "", protocol.Hello{Token: token, Protocol: 1, LastAckedSeq: last, PublicKey: keys.Public[:]})
+	f, err := r.recv()
+	if err != nil || f.Type != protocol.TypeWelcome {
+		r.t.Fatalf("welcome: %+v %v", f, err)
+	}
+	var w protocol.Welcome
+	f.DecodeData(&w)
+	return w
+}
+
+func errorFrame(t *testing.T, f protocol.Frame) protocol.Error {
+	t.Helper()
+	if f.Type != protocol.TypeError {
+		t.Fatalf("got %s, want error", f.Type)
+	}
+	var pe protocol.Error
+	f.DecodeData(&pe)
+	return pe
+}
+
+func TestHandshakeRefusals(t *testing.T) {
+	e := newEnv(t, server.Config{})
+	r := e.dial()
+	r.send(protocol.TypePing, "", protocol.Ping{T: 1})
+	f, _ := r.recv()
+	if pe := errorFrame(t, f); pe.Code != protocol.CodeHelloRequired || !pe.Fatal {
+		t.Fatalf("no hello: %+v", pe)
+	}
+	r = e.dial()
+	r.send(protocol.TypeHello, "", protocol.Hello{Token: "sdt_nope", Protocol: 1, PublicKey: make([]byte, 32)})
+	f, _ = r.recv()
+	if pe := errorFrame(t, f); pe.Code != protocol.CodeUnauthorized {
+		t.Fatalf("bad token: %+v", pe)
+	}
+	if _, err := r.recv(); websocket.CloseStatus(err) != protocol.CloseUnauthorized {
+		t.Fatalf("bad token close: %v", err)
+	}
+	r = e.dial()
+	r.send(protocol.TypeHello, "", protocol.Hello{Token: e.token, Protocol: 99, PublicKey: make([]byte, 32)})
+	f, _ = r.recv()
+	if pe := errorFrame(t, f); pe.Code != protocol.CodeUnsupportedVersion {
+		t.Fatalf("protocol 99: %+v", pe)
+	}
+	e.db.RevokeDevice(context.Background(), e.dev)
+	r = e.dial()
+	keys, _ := client.DeviceKeys(e.token)
+	r.send(protocol.TypeHello, "", protocol.Hello{Token: e.token, Protocol: 1, PublicKey: keys.Public[:]})
+	f, _ = r.recv()
+	if pe := errorFrame(t, f); pe.Code != protocol.CodeDeviceRevoked {
+		t.Fatalf("revoked: %+v", pe)
+	}
+	if _, err := r.recv(); websocket.CloseStatus(err) != protocol.CloseRevoked {
+		t.Fatalf("revoked close: %v", err)
+	}
+}
+
+func TestDeadPeerIsDropped(t *testing.T) {
+	e := newEnv(t, server.Config{Heartbeat: 50 * time.Millisecond})
+	r := e.dial()
+	r.hello(e.token, 0)
+	// Read nothing, answer nothing: the relay's pings go unanswered and,
+	// after three silent heartbeats, it closes the session.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for {
+		_, _, err := r.c.Read(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				t.Fatal("the relay kept a silent peer for 10s")
+			}
+			return
+		}
+		// pings arrive; we stay silent
+	}
+}
+
+func TestBadFramesAndLimits(t *testing.T) {
+	e := newEnv(t, server.Config{FrameRate: 1, FrameBurst: 20})
+	r := e.dial()
+	r.hello(e.token, 0)
+	// An unknown frame type is answered, not fatal.
+	r.send("from_the_future", "", map[string]int{"x": 1})
+	f, _ := r.recv()
+	if pe := errorFrame(t, f); pe.Code != protocol.CodeUnknownType || pe.Fatal {
+		t.Fatalf("unknown type: %+v", pe)
+	}
+	r.c.Write(context.Background(), websocket.MessageText, []byte("not json"))
+	f, _ = r.recv()
+	if pe := errorFrame(t, f); pe.Code != protocol.CodeBadFrame {
+		t.Fatalf("bad JSON: %+v", pe)
+	}
+	r.send(protocol.TypePing, "", protocol.Ping{T: 42})
+	if f, _ := r.recv(); f.Type != protocol.TypePong {
+		t.Fatalf("after bad frames the session is gone: %+v", f)
+	}
+	// A flood trips the rate limit: a fatal error, then a policy close.
+	for range 40 {
+		r.send(protocol.TypePong, "", protocol.Pong{T: 1})
+	}
+	var err error
+	sawLimit := false
+	for err == nil {
+		f, err = r.recv()
+		if err == nil && f.Type == protocol.TypeError {
+			pe := errorFrame(t, f)
+			sawLimit = sawLimit || pe.Code == protocol.CodeRateLimited
+		}
+	}
+	if !sawLimit || websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
+		t.Fatalf("flood: rate-limit error seen=%v, close %v", sawLimit, err)
+	}
+
+	// A frame over the size limit ends the connection.
+	r = e.dial()
+	r.hello(e.token, 0)
+	r.c.Write(context.Background(), websocket.MessageText, []byte(`{"v":1,"type":"ping","data":"`+strings.Repeat("x", protocol.MaxFrameBytes)+`"}`))
+	if _, err := r.recv(); websocket.CloseStatus(err) != websocket.StatusMessageTooBig {
+		t.Fatalf("huge frame: %v", err)
+	}
+}
+
+func TestWindowBoundsUnackedFrames(t *testing.T) {
+	e := newEnv(t, server.Config{Window: 4})
+	ctx := context.Background()
+	r := e.dial()
+	r.hello(e.token, 0)
+	// A scout to queue into, registered through the protocol.
+	r.send(protocol.TypeScoutRegister, "op-1", protocol.ScoutConfig{ScoutID: "sc_1", Kind: "webhook", Name: "hook", Enabled: true, HookTokenHash: strings.Repeat("a", 64)})
+	f, _ := r.recv()
+	var res protocol.ConfigResult
+	f.DecodeData(&res)
+	if f.Type != protocol.TypeConfigResult || !res.OK || f.ID != "op-1" {
+		t.Fatalf("register: %+v %+v", f, res)
+	}
+	for range 10 {
+		if _, _, err := e.db.Enqueue(ctx, relaydb.NewItem{UserID: e.user, ScoutID: "sc_1", SourceType: "webhook", Verdict: "relevant"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var seqs []int64
+	for len(seqs) < 4 {
+		f, err := r.recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Type == protocol.TypeProposal {
+			seqs = append(seqs, f.Seq)
+		}
+	}
+	// Nothing more until we acknowledge: a ping's pong is the next frame.
+	r.send(protocol.TypePing, "", protocol.Ping{T: 7})
+	if f, _ := r.recv(); f.Type != protocol.TypePong {
+		t.Fatalf("the relay sent %s beyond the window of 4", f.Type)
+	}
+	r.send(protocol.TypeProposalAck, "", protocol.ProposalAck{Seqs: seqs[:2]})
+	for n := 0; n < 2; {
+		f, err := r.recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Type == protocol.TypeProposal {
+			if f.Seq != int64(5+n) {
+				t.Fatalf("after the ack got seq %d, want %d", f.Seq, 5+n)
+			}
+			n++
+		}
+	}
+	// A replayed configuration operation gets the first answer.
+	r.send(protocol.TypeScoutRegister, "op-1", protocol.ScoutConfig{ScoutID: "sc_other", Kind: "webhook", Name: "x", HookTokenHash: strings.Repeat("b", 64)})
+	for {
+		f, _ := r.recv()
+		if f.Type == protocol.TypeConfigResult {
+			f.DecodeData(&res)
+			if res.ScoutID != "sc_1" {
+				t.Fatalf("replayed op-1 answered for %s", res.ScoutID)
+			}
+			break
+		}
+	}
+}
+
+func TestConfigOpsCannotTouchAnotherUsersScout(t *testing.T) {
+	e := newEnv(t, server.Config{})
+	ctx := context.Background()
+	e.db.AddUser(ctx, "bob@example.com")
+	_, bobTok, _ := e.db.AddDevice(ctx, "bob@example.com", "bob")
+	ann := e.dial()
+	ann.hello(e.token, 0)
+	ann.send(protocol.TypeScoutRegister, "a1", protocol.ScoutConfig{ScoutID: "sc_ann", Kind: "webhook", Name: "ann", Enabled: true, HookTokenHash: strings.Repeat("a", 64)})
+	ann.recv()
+	bob := e.dial()
+	bob.hello(bobTok, 0)
+	for _, typ := range []string{protocol.TypeScoutUpdate, protocol.TypeScoutDisable} {
+		var data any = protocol.ScoutConfig{ScoutID: "sc_ann", Kind: "webhook", Name: "mine"}
+		if typ == protocol.TypeScoutDisable {
+			data = protocol.ScoutDisable{ScoutID: "sc_ann"}
+		}
+		bob.send(typ, "b-"+typ, data)
+		f, _ := bob.recv()
+		var res protocol.ConfigResult
+		f.DecodeData(&res)
+		if res.OK || res.Error == nil {
+			t.Fatalf("%s of ann's scout by bob: %+v", typ, res)
+		}
+	}
+	sc, _ := e.db.Scout(ctx, "sc_ann")
+	if !sc.Enabled || sc.Name != "ann" {
+		t.Fatalf("ann's scout changed: %+v", sc)
+	}
+}
