@@ -26,17 +26,22 @@ func (s *session) readLoop(ctx context.Context) error {
 		s.mu.Lock()
 		s.lastRecv = now
 		s.mu.Unlock()
+		f, decErr := protocol.Decode(b)
+		// Acknowledgements of what the relay sent and pongs to its pings
+		// are bounded by the relay's own sending; only the rest draws on the
+		// device's budget (a desktop draining a burst acknowledges as fast
+		// as items arrive, and must not be cut off for it).
 		tokens = min(float64(s.srv.cfg.FrameBurst), tokens+now.Sub(last).Seconds()*s.srv.cfg.FrameRate)
 		last = now
-		if tokens < 1 {
-			s.reply(ctx, protocol.TypeError, "", protocol.Error{Code: protocol.CodeRateLimited, Message: "too many frames; slow down", Fatal: true})
-			return &protocol.Error{Code: protocol.CodeRateLimited, Message: "rate limit exceeded", Fatal: true}
+		if decErr != nil || !s.free(f) {
+			if tokens < 1 {
+				s.reply(ctx, protocol.TypeError, "", protocol.Error{Code: protocol.CodeRateLimited, Message: "too many frames; slow down", Fatal: true})
+				return &protocol.Error{Code: protocol.CodeRateLimited, Message: "rate limit exceeded", Fatal: true}
+			}
+			tokens--
 		}
-		tokens--
-
-		f, err := protocol.Decode(b)
-		if err != nil {
-			pe, _ := protocol.AsError(err)
+		if decErr != nil {
+			pe, _ := protocol.AsError(decErr)
 			s.reply(ctx, protocol.TypeError, "", protocol.Error{Code: pe.Code, Message: pe.Message})
 			continue
 		}
@@ -52,6 +57,29 @@ func (s *session) readLoop(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// free reports whether a frame answers something the relay sent: a pong,
+// or an acknowledgement of sequences all in flight.
+func (s *session) free(f protocol.Frame) bool {
+	switch f.Type {
+	case protocol.TypePong:
+		return true
+	case protocol.TypeProposalAck:
+		var a protocol.ProposalAck
+		if f.DecodeData(&a) != nil || len(a.Seqs) == 0 {
+			return false
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for _, seq := range a.Seqs {
+			if _, ok := s.inflight[seq]; !ok {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // frameLabel bounds the metric's label values to known types.

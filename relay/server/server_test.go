@@ -10,6 +10,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/scouts-hq/scouts/relay"
 	"github.com/scouts-hq/scouts/relay/client"
 	"github.com/scouts-hq/scouts/relay/protocol"
 	"github.com/scouts-hq/scouts/relay/relaydb"
@@ -196,7 +197,7 @@ func TestBadFramesAndLimits(t *testing.T) {
 	}
 	// A flood trips the rate limit: a fatal error, then a policy close.
 	for range 40 {
-		r.send(protocol.TypePong, "", protocol.Pong{T: 1})
+		r.send(protocol.TypePing, "", protocol.Ping{T: 1})
 	}
 	var err error
 	sawLimit := false
@@ -307,5 +308,49 @@ func TestConfigOpsCannotTouchAnotherUsersScout(t *testing.T) {
 	sc, _ := e.db.Scout(ctx, "sc_ann")
 	if !sc.Enabled || sc.Name != "ann" {
 		t.Fatalf("ann's scout changed: %+v", sc)
+	}
+}
+
+func relayScout(userID string) relay.CloudScout {
+	return relay.CloudScout{ID: "sc_bench", UserID: userID, Kind: relay.KindWebhook, Name: "bench", Enabled: true, HookTokenHash: strings.Repeat("a", 64)}
+}
+
+// A desktop acknowledging each item as it arrives must not trip the rate
+// limit, however fast items come: acknowledgements of what the relay sent
+// are bounded by the relay itself.
+func TestAcksOfDeliveredRowsAreNotRateLimited(t *testing.T) {
+	e := newEnv(t, server.Config{FrameRate: 1, FrameBurst: 5, Window: 100})
+	ctx := context.Background()
+	r := e.dial()
+	r.hello(e.token, 0)
+	r.send(protocol.TypeScoutRegister, "op-1", protocol.ScoutConfig{ScoutID: "sc_1", Kind: "webhook", Name: "hook", Enabled: true, HookTokenHash: strings.Repeat("a", 64)})
+	r.recv()
+	for range 50 {
+		e.db.Enqueue(ctx, relaydb.NewItem{UserID: e.user, ScoutID: "sc_1", SourceType: "webhook", Verdict: "relevant"})
+	}
+	for n := 0; n < 50; {
+		f, err := r.recv()
+		if err != nil {
+			t.Fatalf("connection ended after %d acks: %v", n, err)
+		}
+		if f.Type == protocol.TypeError {
+			t.Fatalf("after %d acks: %+v", n, errorFrame(t, f))
+		}
+		if f.Type == protocol.TypeProposal {
+			r.send(protocol.TypeProposalAck, "", protocol.ProposalAck{Seqs: []int64{f.Seq}})
+			n++
+		}
+	}
+	// Acks of sequences never sent are not free: a flood of them is cut off.
+	var err error
+	for i := 0; err == nil && i < 100; i++ {
+		b, _ := protocol.Encode(protocol.TypeProposalAck, "", 0, protocol.ProposalAck{Seqs: []int64{int64(1000 + i)}})
+		err = r.c.Write(ctx, websocket.MessageText, b)
+	}
+	for err == nil {
+		_, err = r.recv()
+	}
+	if websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
+		t.Fatalf("bogus acks: %v", err)
 	}
 }
