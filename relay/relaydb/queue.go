@@ -258,7 +258,7 @@ func (d *DB) ExpireDue(ctx context.Context) ([]string, error) {
 
 // Purge forgets what is no longer needed: idempotency keys older than a
 // day, sealed content of rows every active device has acknowledged, and
-// acked or expired rows older than retention.
+// rows acknowledged or expired more than retention ago.
 func (d *DB) Purge(ctx context.Context, retention time.Duration) error {
 	now := d.now()
 	return d.tx(ctx, func(tx *sql.Tx) error {
@@ -270,7 +270,10 @@ func (d *DB) Purge(ctx context.Context, retention time.Duration) error {
 			AND dv.revoked_at IS NULL AND dv.public_key IS NOT NULL AND dv.acked_seq < q.seq))`)); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, d.q(`DELETE FROM triage_queue WHERE status IN ('acked','expired') AND triaged_at < ?`), now.Add(-retention).UnixMilli())
+		// Retention counts from the row's end (acknowledged, or expired), so
+		// that devices offline for a while still learn of an expiry.
+		cut := now.Add(-retention).UnixMilli()
+		_, err := tx.ExecContext(ctx, d.q(`DELETE FROM triage_queue WHERE (status = 'acked' AND acked_at < ?) OR (status = 'expired' AND expires_at < ?)`), cut, cut)
 		return err
 	})
 }
