@@ -35,7 +35,7 @@ type Config struct {
 	// RelayURL and RelayToken connect the agent to a relay; see core.Config.
 	RelayURL   string
 	RelayToken string
-	Version string
+	Version    string
 	// Program is the command the user runs us as, for hints.
 	Program string
 	Logger  *slog.Logger
