@@ -258,7 +258,7 @@ func TestExpiryAndPurge(t *testing.T) {
 		if db.Dialect() == "sqlite" && len(woken) != 2 {
 			t.Fatalf("in-process wake-ups %v, want one for the enqueue and one for the expiry", woken)
 		}
-		if err := db.Purge(ctx, time.Hour); err != nil {
+		if err := db.Purge(ctx, time.Minute); err != nil {
 			t.Fatal(err)
 		}
 		if p, _ := db.Pending(ctx, f.user.ID, f.device.ID, 0, 10); len(p) != 0 {
