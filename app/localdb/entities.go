@@ -193,8 +193,8 @@ func (d *DB) ListEntities(ctx context.Context, kind scouts.EntityKind, f EntityF
 	return out, rows.Err()
 }
 
-// UpdateEntity applies a patch to an entity after checking the result with
-// check, all in one transaction, and returns the updated entity.
+// UpdateEntity applies a patch to an entity, validates the result and
+// stores it, in one transaction, and returns the updated entity.
 func (d *DB) UpdateEntity(ctx context.Context, kind scouts.EntityKind, id string, p scouts.EntityPatch, at time.Time) (scouts.Entity, error) {
 	t, err := tableFor(kind)
 	if err != nil {
