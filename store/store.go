@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"runtime"
+	"time"
 
 	// The database/sql driver only; the package's deprecated embed
 	// sub-package prints a warning and is not needed.
@@ -138,4 +139,21 @@ func (db *DB) Tx(ctx context.Context, fn func(*sql.Tx) error) error {
 // Close closes both pools.
 func (db *DB) Close() error {
 	return errors.Join(db.read.Close(), db.write.Close())
+}
+
+// Millis stores a time as Unix milliseconds, the zero time as NULL: both
+// dialects keep times as BIGINT so that queries compare them alike.
+func Millis(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixMilli()
+}
+
+// FromMillis is the inverse of Millis.
+func FromMillis(v sql.NullInt64) time.Time {
+	if !v.Valid {
+		return time.Time{}
+	}
+	return time.UnixMilli(v.Int64).UTC()
 }

@@ -22,34 +22,35 @@ import (
 	"github.com/scouts-hq/scouts/app/localclient"
 )
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
+// builds holds the binaries built for this test process, by package.
+var builds sync.Map // package path → func() (string, error)
 
-// scoutsBinary builds bin/scouts once per test process.
-func scoutsBinary(t *testing.T) string {
+// buildBinary builds the main package pkg (relative to the repository root)
+// once per test process and returns the binary's path.
+func buildBinary(t *testing.T, pkg, name string) string {
 	t.Helper()
-	buildOnce.Do(func() {
+	f, _ := builds.LoadOrStore(pkg, sync.OnceValues(func() (string, error) {
 		dir, err := os.MkdirTemp("", "scouts-e2e-bin-")
 		if err != nil {
-			buildErr = err
-			return
+			return "", err
 		}
-		binPath = filepath.Join(dir, "scouts")
-		cmd := exec.Command("go", "build", "-o", binPath, ".")
+		bin := filepath.Join(dir, name)
+		cmd := exec.Command("go", "build", "-o", bin, pkg)
 		cmd.Dir = filepath.Join("..", "..")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
 		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+		return bin, nil
+	}))
+	bin, err := f.(func() (string, error))()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return binPath
+	return bin
 }
+
+// scoutsBinary is the desktop binary.
+func scoutsBinary(t *testing.T) string { return buildBinary(t, ".", "scouts") }
 
 // agentProc is a running `scouts agent`.
 type agentProc struct {

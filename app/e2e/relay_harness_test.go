@@ -2,44 +2,19 @@ package e2e
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
 
-var (
-	relayOnce sync.Once
-	relayBin  string
-	relayErr  error
-)
-
-// relayBinary builds scouts-relay once per test process.
+// relayBinary is the relay binary.
 func relayBinary(t *testing.T) string {
-	t.Helper()
-	relayOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "scouts-e2e-relay-")
-		if err != nil {
-			relayErr = err
-			return
-		}
-		relayBin = filepath.Join(dir, "scouts-relay")
-		cmd := exec.Command("go", "build", "-o", relayBin, "./relay/cmd/scouts-relay")
-		cmd.Dir = filepath.Join("..", "..")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			relayErr = fmt.Errorf("go build scouts-relay: %v\n%s", err, out)
-		}
-	})
-	if relayErr != nil {
-		t.Fatal(relayErr)
-	}
-	return relayBin
+	return buildBinary(t, "./relay/cmd/scouts-relay", "scouts-relay")
 }
 
 // relayProc is a running scouts-relay serve.

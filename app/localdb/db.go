@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"time"
 
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/store"
@@ -51,21 +50,6 @@ func (d *DB) Ping(ctx context.Context) error { return d.db.Read().PingContext(ct
 func (d *DB) read() *sql.DB { return d.db.Read() }
 
 func (d *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error { return d.db.Tx(ctx, fn) }
-
-// ms stores a time as Unix milliseconds; the zero time is NULL.
-func ms(t time.Time) any {
-	if t.IsZero() {
-		return nil
-	}
-	return t.UnixMilli()
-}
-
-func fromMs(v sql.NullInt64) time.Time {
-	if !v.Valid {
-		return time.Time{}
-	}
-	return time.UnixMilli(v.Int64).UTC()
-}
 
 func nullStr(s string) any {
 	if s == "" {

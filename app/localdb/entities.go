@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/store"
 )
 
 // entityTable describes how one entity kind is stored. The four kinds share
@@ -41,13 +42,13 @@ func extraValue(e scouts.Entity, col string) any {
 	case "done":
 		return e.Done
 	case "due_at":
-		return ms(e.Due)
+		return store.Millis(e.Due)
 	case "project_id":
 		return nullStr(e.ProjectID)
 	case "starts_at":
-		return ms(e.StartsAt)
+		return store.Millis(e.StartsAt)
 	case "ends_at":
-		return ms(e.EndsAt)
+		return store.Millis(e.EndsAt)
 	case "location":
 		return e.Location
 	}
@@ -103,9 +104,9 @@ func scanEntity(t entityTable, kind scouts.EntityKind, row interface{ Scan(...an
 	e.ProjectID = project.String
 	e.CreatedAt = time.UnixMilli(created).UTC()
 	e.UpdatedAt = time.UnixMilli(updated).UTC()
-	e.Due = fromMs(due)
-	e.StartsAt = fromMs(starts)
-	e.EndsAt = fromMs(ends)
+	e.Due = store.FromMillis(due)
+	e.StartsAt = store.FromMillis(starts)
+	e.EndsAt = store.FromMillis(ends)
 	return e, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/store"
 )
 
 const scoutCols = `id, kind, name, enabled, review, config, created_at, updated_at,
@@ -25,8 +26,8 @@ func scanScout(row interface{ Scan(...any) error }) (scouts.Scout, error) {
 	s.Config = []byte(cfg)
 	s.CreatedAt = time.UnixMilli(created).UTC()
 	s.UpdatedAt = time.UnixMilli(updated).UTC()
-	s.LastRunAt = fromMs(lastRun)
-	s.LastSuccess = fromMs(lastOK)
+	s.LastRunAt = store.FromMillis(lastRun)
+	s.LastSuccess = store.FromMillis(lastOK)
 	return s, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/store"
 )
 
 const suggestionCols = `id, scout_id, source_type, source_ref, trace_id, title, excerpt, sender, path, url,
@@ -28,7 +29,7 @@ func scanSuggestion(row interface{ Scan(...any) error }) (scouts.Suggestion, err
 	}
 	s.CreatedAt = time.UnixMilli(created).UTC()
 	s.ExpiresAt = time.UnixMilli(expires).UTC()
-	s.ResolvedAt = fromMs(resolved)
+	s.ResolvedAt = store.FromMillis(resolved)
 	s.ResolvedKind = scouts.EntityKind(rkind.String)
 	s.ResolvedEntityID = rid.String
 	return s, nil
@@ -110,7 +111,7 @@ func insertSuggestion(ctx context.Context, tx *sql.Tx, s scouts.Suggestion) (boo
 		ON CONFLICT (scout_id, source_ref) DO NOTHING`,
 		s.ID, s.ScoutID, s.SourceType, s.SourceRef, s.TraceID, s.Title, s.Excerpt, s.Sender, s.Path, s.URL,
 		s.ProposedKind, s.Reason, payload, s.Status, s.CreatedAt.UnixMilli(), s.ExpiresAt.UnixMilli(),
-		ms(s.ResolvedAt), nullStr(string(s.ResolvedKind)), nullStr(s.ResolvedEntityID))
+		store.Millis(s.ResolvedAt), nullStr(string(s.ResolvedKind)), nullStr(s.ResolvedEntityID))
 	if err != nil {
 		return false, fmt.Errorf("insert suggestion: %w", err)
 	}

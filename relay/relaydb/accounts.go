@@ -11,6 +11,7 @@ import (
 
 	"github.com/scouts-hq/scouts/relay"
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/store"
 )
 
 // AddUser creates a user.
@@ -81,7 +82,7 @@ func scanDevice(row interface{ Scan(...any) error }) (relay.Device, error) {
 	var seen, revoked sql.NullInt64
 	err := row.Scan(&dv.ID, &dv.UserID, &dv.UserEmail, &dv.Name, &dv.PublicKey, &created, &seen, &revoked, &dv.AckedSeq)
 	dv.CreatedAt = time.UnixMilli(created).UTC()
-	dv.LastSeenAt, dv.RevokedAt = fromMs(seen), fromMs(revoked)
+	dv.LastSeenAt, dv.RevokedAt = store.FromMillis(seen), store.FromMillis(revoked)
 	return dv, err
 }
 

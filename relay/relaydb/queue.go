@@ -10,6 +10,7 @@ import (
 
 	"github.com/scouts-hq/scouts/relay"
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/store"
 )
 
 // NewItem is a verdict to queue.
@@ -128,7 +129,7 @@ func scanQueue(row interface{ Scan(...any) error }, extra ...any) (relay.QueueIt
 		return r, err
 	}
 	r.TriagedAt, r.ExpiresAt = time.UnixMilli(triaged).UTC(), time.UnixMilli(expires).UTC()
-	r.DeliveredAt, r.AckedAt = fromMs(delivered), fromMs(acked)
+	r.DeliveredAt, r.AckedAt = store.FromMillis(delivered), store.FromMillis(acked)
 	return r, nil
 }
 

@@ -103,20 +103,6 @@ func (d *DB) queuedAfterCommit(userID string) {
 	}
 }
 
-func ms(t time.Time) any {
-	if t.IsZero() {
-		return nil
-	}
-	return t.UnixMilli()
-}
-
-func fromMs(v sql.NullInt64) time.Time {
-	if !v.Valid {
-		return time.Time{}
-	}
-	return time.UnixMilli(v.Int64).UTC()
-}
-
 // HashToken is how tokens are kept at rest: their SHA-256. Tokens are 256
 // random bits, so a fast hash is enough (no password stretching needed).
 func HashToken(token string) string {
