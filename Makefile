@@ -4,8 +4,18 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 # Where `make run` serves the local API besides its socket (port 0: any free port).
 LISTEN  ?= 127.0.0.1:0
+NPM     ?= npm
+# Playwright drives Debian's chromium (build/deps.sh installs it); it never
+# downloads a browser of its own.
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
-.PHONY: all build run test vet race bench deps-run deps-test clean
+# The web UI (frontend/) is built with npm into frontend/dist, which the
+# binary embeds; it is rebuilt only when its sources change.
+UI_SRC   := $(shell find frontend/src -type f 2>/dev/null) frontend/index.html frontend/vite.config.ts frontend/tsconfig.json
+UI_DEPS  := frontend/node_modules/.installed
+UI_BUILT := frontend/dist/index.html
+
+.PHONY: all build run test vet race bench deps-run deps-test clean frontend test-go test-ui test-browser
 
 all: build
 
@@ -15,18 +25,38 @@ deps-run:
 deps-test:
 	@build/deps.sh test
 
-build: deps-run
+$(UI_DEPS): frontend/package.json frontend/package-lock.json
+	cd frontend && $(NPM) ci --no-audit --no-fund
+	@touch $@
+
+$(UI_BUILT): $(UI_DEPS) $(UI_SRC)
+	cd frontend && $(NPM) run build
+
+frontend: deps-run $(UI_BUILT)
+
+build: deps-run frontend
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/scouts .
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/scouts-relay ./relay/cmd/scouts-relay
 
 run: build
-	./bin/scouts agent --listen $(LISTEN) $(ARGS)
+	./bin/scouts agent --listen $(LISTEN) --ui $(ARGS)
 
 vet:
 	$(GO) vet ./...
 
-test: deps-test vet
+# Go tests, the UI's unit tests (Vitest), then the browser end-to-end tests
+# (Playwright + chromium against a real `bin/scouts agent --ui`; screenshots
+# of every view in test-artifacts/screenshots/).
+test: deps-test vet test-go test-ui test-browser
+
+test-go:
 	$(GO) test ./...
+
+test-ui: $(UI_DEPS)
+	cd frontend && $(NPM) test
+
+test-browser: deps-test build
+	cd frontend && $(NPM) run e2e
 
 race: deps-test
 	$(GO) test -race ./...
@@ -36,4 +66,4 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
 
 clean:
-	rm -rf bin
+	rm -rf bin test-artifacts frontend/dist/assets frontend/dist/index.html

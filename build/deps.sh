@@ -3,8 +3,8 @@
 # Debian/Ubuntu. Usage: build/deps.sh run|test
 #
 # Missing Debian packages are installed with apt-get, as root or through
-# sudo (it says so first). Go itself is not installed from apt: Debian's is
-# too old; the script says where to get it.
+# sudo (it says so first). Go and Node.js are not installed from apt:
+# Debian's are too old; the script says where to get them.
 set -euo pipefail
 
 target="${1:-run}"
@@ -13,9 +13,13 @@ need_go="1.26"
 say() { printf 'deps: %s\n' "$*" >&2; }
 
 # Packages per target. "run" is what `make run` needs; "test" adds what the
-# test suite drives (it is a superset).
+# test suite drives (it is a superset): chromium for the browser tests
+# (SCOUTS_CHROMIUM=/path/to/chrome uses another instead).
 run_pkgs=(git ca-certificates)
 test_pkgs=("${run_pkgs[@]}")
+if [ -z "${SCOUTS_CHROMIUM:-}" ]; then
+	test_pkgs+=(chromium)
+fi
 
 case "$target" in
 run) pkgs=("${run_pkgs[@]}") ;;
@@ -34,6 +38,33 @@ if [ "$(printf '%s\n%s\n' "$need_go" "$have_go" | sort -V | head -n1)" != "$need
 	exit 1
 fi
 
+# Node.js builds the web UI (Vite needs 20.19+ or 22.12+). Debian 12's
+# nodejs is 18: too old.
+node_help() {
+	say "Install Node.js 22 LTS (it brings npm): https://nodejs.org/en/download"
+	say "e.g. on Debian/Ubuntu: curl -fsSL https://deb.nodesource.com/setup_22.x | sudo -E bash - && sudo apt-get install -y nodejs"
+}
+if ! command -v node >/dev/null 2>&1; then
+	say "Node.js is not installed. Scouts builds its web UI with Node.js 20.19+ or 22.12+ and npm."
+	node_help
+	exit 1
+fi
+have_node="$(node --version | sed 's/^v//')"
+node_major="${have_node%%.*}"
+node_minor="$(printf '%s' "$have_node" | cut -d. -f2)"
+if ! { [ "$node_major" -eq 20 ] && [ "$node_minor" -ge 19 ]; } &&
+	! { [ "$node_major" -eq 22 ] && [ "$node_minor" -ge 12 ]; } &&
+	! [ "$node_major" -ge 23 ]; then
+	say "Node.js $have_node cannot build the web UI: it needs 20.19+ or 22.12+."
+	node_help
+	exit 1
+fi
+if ! command -v npm >/dev/null 2>&1; then
+	say "npm is missing (Node.js $have_node is installed without it)."
+	node_help
+	exit 1
+fi
+
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
 	for p in "${pkgs[@]}"; do
@@ -45,6 +76,7 @@ else
 	for p in "${pkgs[@]}"; do
 		case "$p" in
 		git) command -v git >/dev/null 2>&1 || missing+=("$p") ;;
+		chromium) command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || missing+=("$p") ;;
 		esac
 	done
 	if [ "${#missing[@]}" -gt 0 ]; then

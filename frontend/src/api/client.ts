@@ -1,0 +1,106 @@
+// The local API over fetch: relative URLs, the page's own cookie for
+// authentication, and one method per endpoint the UI uses.
+
+import { ApiError, errorFromResponse, offlineError } from './errors';
+import type {
+  Approve,
+  AuditEvent,
+  Content,
+  CreateScout,
+  Entity,
+  EntityInput,
+  EntityKind,
+  Folders,
+  PatchScout,
+  Scout,
+  Settings,
+  Status,
+  Suggestion,
+  SuggestionStatus,
+} from './types';
+import { API_BASE } from './types';
+
+export type Fetch = (input: string, init?: RequestInit) => Promise<Response>;
+
+/** Who is calling, for the audit trail ("approved by user (browser)"). The
+ * desktop window exposes Wails' runtime on window. */
+export function clientName(w: unknown = globalThis): 'window' | 'browser' {
+  const rt = (w as { runtime?: { EventsOn?: unknown } }).runtime;
+  return typeof rt?.EventsOn === 'function' ? 'window' : 'browser';
+}
+
+export class Api {
+  constructor(
+    private readonly fetchFn: Fetch = (i, init) => fetch(i, init),
+    private readonly client = clientName(),
+  ) {}
+
+  async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { Accept: 'application/json', 'X-Scouts-Client': this.client };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    let res: Response;
+    try {
+      res = await this.fetchFn(API_BASE + path, {
+        method,
+        headers,
+        credentials: 'same-origin',
+        cache: 'no-store',
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch {
+      throw offlineError();
+    }
+    if (res.status === 204 || res.status === 202) return undefined as T;
+    let parsed: unknown;
+    try {
+      parsed = await res.json();
+    } catch {
+      parsed = undefined;
+    }
+    if (!res.ok) throw errorFromResponse(res.status, parsed);
+    if (parsed === undefined) throw errorFromResponse(res.status, undefined);
+    return parsed as T;
+  }
+
+  status = () => this.request<Status>('GET', '/status');
+  pause = () => this.request<Status>('POST', '/pause');
+  resume = () => this.request<Status>('POST', '/resume');
+  sync = () => this.request<void>('POST', '/sync');
+  settings = () => this.request<Settings>('GET', '/settings');
+  putSettings = (s: Settings) => this.request<Settings>('PUT', '/settings', s);
+
+  suggestions = (status: SuggestionStatus | 'all' = 'pending', limit = 1000) =>
+    this.request<Suggestion[]>('GET', `/suggestions?status=${status}&limit=${limit}`);
+  suggestion = (id: string) => this.request<Suggestion>('GET', `/suggestions/${enc(id)}`);
+  approve = (id: string, a: Approve) => this.request<Entity>('POST', `/suggestions/${enc(id)}/approve`, a);
+  reject = (id: string) => this.request<Suggestion>('POST', `/suggestions/${enc(id)}/reject`, {});
+  undo = (id: string) => this.request<Suggestion>('POST', `/suggestions/${enc(id)}/undo`, {});
+  content = (id: string) => this.request<Content>('GET', `/suggestions/${enc(id)}/content`);
+  audit = (traceId: string) => this.request<AuditEvent[]>('GET', `/audit?trace_id=${enc(traceId)}`);
+
+  entities = (kind: EntityKind) => this.request<Entity[]>('GET', `/${kind}s`);
+  entity = (kind: EntityKind, id: string) => this.request<Entity>('GET', `/${kind}s/${enc(id)}`);
+  createEntity = (kind: EntityKind, e: EntityInput) => this.request<Entity>('POST', `/${kind}s`, e);
+  updateEntity = (kind: EntityKind, id: string, e: EntityInput) =>
+    this.request<Entity>('PATCH', `/${kind}s/${enc(id)}`, e);
+  deleteEntity = (kind: EntityKind, id: string) => this.request<void>('DELETE', `/${kind}s/${enc(id)}`);
+
+  scouts = () => this.request<Scout[]>('GET', '/scouts');
+  scout = (id: string) => this.request<Scout>('GET', `/scouts/${enc(id)}`);
+  createScout = (s: CreateScout) => this.request<Scout>('POST', '/scouts', s);
+  updateScout = (id: string, p: PatchScout) => this.request<Scout>('PATCH', `/scouts/${enc(id)}`, p);
+  deleteScout = (id: string) => this.request<void>('DELETE', `/scouts/${enc(id)}`);
+  runScout = (id: string) => this.request<void>('POST', `/scouts/${enc(id)}/run`, {});
+
+  folders = (path?: string, hidden = false) => {
+    const q = new URLSearchParams();
+    if (path) q.set('path', path);
+    if (hidden) q.set('hidden', '1');
+    const qs = q.toString();
+    return this.request<Folders>('GET', '/folders' + (qs ? '?' + qs : ''));
+  };
+}
+
+const enc = encodeURIComponent;
+
+export { ApiError };

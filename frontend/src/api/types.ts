@@ -1,0 +1,241 @@
+// The local API's JSON types: a mirror of app/apitype/apitype.go. Times are
+// RFC 3339 strings in UTC. Keep field names and optionality in step with the
+// Go side; adding a field there is compatible, so unknown fields are fine.
+
+export const API_BASE = '/api/v1';
+
+export type ErrorCode =
+  'invalid' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'unavailable' | 'internal';
+
+/** The body of every non-2xx answer. */
+export interface ApiErrorBody {
+  code: ErrorCode | string;
+  error: string;
+}
+
+export type SuggestionStatus = 'pending' | 'approved' | 'rejected' | 'expired';
+export type EntityKind = 'task' | 'note' | 'event' | 'project';
+export const ENTITY_KINDS: readonly EntityKind[] = ['task', 'note', 'event', 'project'];
+
+export interface Status {
+  version: string;
+  started_at: string;
+  data_dir: string;
+  scouts_running: number;
+  scouts_total: number;
+  paused: boolean;
+  pending: number;
+  suggestions: Partial<Record<SuggestionStatus, number>>;
+  entities: Partial<Record<EntityKind, number>>;
+  /** Absent when the desktop runs without a relay. */
+  relay?: RelayStatus;
+}
+
+/** online; connecting; offline (retrying); unauthorized or revoked (not
+ * retrying: the device token must be replaced). */
+export type RelayState = 'connecting' | 'online' | 'offline' | 'unauthorized' | 'revoked';
+
+export interface RelayStatus {
+  url: string;
+  state: RelayState | string;
+  error?: string;
+  since: string;
+  next_retry?: string;
+  device_id?: string;
+  user_email?: string;
+  /** Operations waiting to reach the relay. */
+  outbox: number;
+  last_seq: number;
+}
+
+export type HealthState = 'ok' | 'error' | 'disabled' | 'starting';
+
+export interface ScoutHealth {
+  state: HealthState;
+  last_run_at?: string;
+  last_success_at?: string;
+  last_error?: string;
+  last_run_new: number;
+  total_new: number;
+}
+
+export interface Scout {
+  id: string;
+  kind: 'folder' | 'gmail' | 'webhook' | string;
+  name: string;
+  enabled: boolean;
+  review: boolean;
+  running: boolean;
+  path?: string;
+  include?: string[];
+  exclude?: string[];
+  /** Webhook scouts: where items are posted. */
+  hook_url?: string;
+  config: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+  health: ScoutHealth;
+}
+
+export interface CreateScout {
+  kind: string;
+  name?: string;
+  review?: boolean;
+  enabled?: boolean;
+  path?: string;
+  include?: string[];
+  exclude?: string[];
+  include_existing?: boolean;
+  config?: Record<string, unknown>;
+}
+
+export interface PatchScout {
+  name?: string;
+  enabled?: boolean;
+  review?: boolean;
+  include?: string[];
+  exclude?: string[];
+  config?: Record<string, unknown>;
+}
+
+export interface Suggestion {
+  id: string;
+  scout_id: string;
+  source_type: string;
+  source_ref: string;
+  status: SuggestionStatus;
+  title: string;
+  excerpt: string;
+  sender?: string;
+  path?: string;
+  url?: string;
+  proposed_kind: EntityKind;
+  reason: string;
+  trace_id: string;
+  created_at: string;
+  expires_at: string;
+  resolved_at?: string;
+  resolved_kind?: EntityKind;
+  resolved_entity_id?: string;
+}
+
+/** Edits of the entity an approval creates; absent fields take the card's. */
+export interface EntityFields {
+  title?: string;
+  body?: string;
+  due?: string;
+  project_id?: string;
+  starts_at?: string;
+  ends_at?: string;
+  location?: string;
+}
+
+export interface Approve extends EntityFields {
+  as: EntityKind;
+}
+
+export interface Entity {
+  id: string;
+  kind: EntityKind;
+  title: string;
+  body: string;
+  source_suggestion_id?: string;
+  done?: boolean;
+  due?: string;
+  project_id?: string;
+  starts_at?: string;
+  ends_at?: string;
+  location?: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** POST and PATCH on /tasks, /notes, /events, /projects. On PATCH an empty
+ * date string clears the date. */
+export interface EntityInput extends EntityFields {
+  done?: boolean;
+}
+
+export interface AuditEvent {
+  id: number;
+  trace_id: string;
+  stage: string;
+  type: string;
+  outcome: string;
+  summary: string;
+  refs: Record<string, string>;
+  at: string;
+}
+
+export interface Content {
+  text: string;
+  content_type: string;
+  truncated: boolean;
+}
+
+export interface QuietHours {
+  start: string;
+  end: string;
+}
+
+export interface Settings {
+  notifications: boolean;
+  quiet_hours?: QuietHours;
+  autostart: boolean;
+}
+
+/** GET /api/v1/folders: subfolders, for choosing a folder to watch. */
+export interface Folders {
+  path: string;
+  parent?: string;
+  dirs: string[];
+  truncated?: boolean;
+}
+
+/** The stream's event types (SSE "event:" lines). */
+export const STREAM_EVENTS = [
+  'hello',
+  'reset',
+  'suggestion.created',
+  'suggestion.resolved',
+  'suggestion.undone',
+  'entity.created',
+  'entity.updated',
+  'entity.deleted',
+  'scout.updated',
+  'scout.deleted',
+  'scout.run',
+  'settings.updated',
+  'scouts.paused',
+  'relay.state',
+] as const;
+
+export type StreamEventType = (typeof STREAM_EVENTS)[number];
+
+export interface ScoutRun {
+  scout_id: string;
+  new: number;
+  error: string;
+}
+
+/** Payloads by event type. */
+export interface StreamPayloads {
+  hello: Status;
+  reset: { reason?: string };
+  'suggestion.created': Suggestion;
+  'suggestion.resolved': Suggestion;
+  'suggestion.undone': Suggestion;
+  'entity.created': Entity;
+  'entity.updated': Entity;
+  'entity.deleted': { id: string; kind: EntityKind };
+  'scout.updated': Scout;
+  'scout.deleted': { id: string };
+  'scout.run': ScoutRun;
+  'settings.updated': Settings;
+  'scouts.paused': { paused: boolean };
+  'relay.state': RelayStatus;
+}
+
+export type StreamEvent = {
+  [T in StreamEventType]: { type: T; data: StreamPayloads[T]; id?: string };
+}[StreamEventType];

@@ -1,0 +1,86 @@
+// An entity's editable fields as form strings, and back to the API's input
+// with only what changed, so that an untouched field keeps the agent's own
+// value (e.g. the item's full text as the body of an approved note).
+
+import type { Entity, EntityInput, EntityKind } from '../api/types';
+import { fromDateTimeInput, toDateInput, toDateTimeInput } from './format';
+
+export interface FormFields {
+  title: string;
+  body: string;
+  /** <input type="date"> value. */
+  due: string;
+  project_id: string;
+  /** <input type="datetime-local"> values, local time. */
+  starts_at: string;
+  ends_at: string;
+  location: string;
+}
+
+export const emptyForm: FormFields = {
+  title: '',
+  body: '',
+  due: '',
+  project_id: '',
+  starts_at: '',
+  ends_at: '',
+  location: '',
+};
+
+export function formFromEntity(e: Partial<Entity>): FormFields {
+  return {
+    title: e.title ?? '',
+    body: e.body ?? '',
+    due: toDateInput(e.due),
+    project_id: e.project_id ?? '',
+    starts_at: toDateTimeInput(e.starts_at),
+    ends_at: toDateTimeInput(e.ends_at),
+    location: e.location ?? '',
+  };
+}
+
+/** Which fields a kind has besides title and body. */
+export const KIND_FIELDS: Record<EntityKind, ReadonlyArray<keyof FormFields>> = {
+  task: ['due', 'project_id'],
+  note: [],
+  event: ['starts_at', 'ends_at', 'location'],
+  project: [],
+};
+
+/** The input for the fields of kind that differ from base. An emptied date
+ * is sent as "" (the API clears it). */
+export function changedFields(kind: EntityKind, form: FormFields, base: FormFields): EntityInput {
+  const out: EntityInput = {};
+  if (form.title.trim() !== base.title.trim()) out.title = form.title.trim();
+  if (form.body !== base.body) out.body = form.body;
+  for (const f of KIND_FIELDS[kind]) {
+    if (form[f] === base[f]) continue;
+    switch (f) {
+      case 'due':
+        out.due = form.due;
+        break;
+      case 'starts_at':
+        out.starts_at = fromDateTimeInput(form.starts_at);
+        break;
+      case 'ends_at':
+        out.ends_at = fromDateTimeInput(form.ends_at);
+        break;
+      case 'project_id':
+        out.project_id = form.project_id;
+        break;
+      case 'location':
+        out.location = form.location;
+        break;
+    }
+  }
+  return out;
+}
+
+/** What is wrong with the form, in words, before asking the agent. */
+export function formProblem(kind: EntityKind, form: FormFields): string | undefined {
+  if (!form.title.trim()) return 'A title is needed.';
+  if (kind === 'event' && form.starts_at && form.ends_at && form.ends_at < form.starts_at) {
+    return 'The event ends before it starts.';
+  }
+  return undefined;
+}

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { G_TIMEOUT_MS, KeyMap } from './keys';
+
+describe('keyboard shortcuts', () => {
+  const km = () => new KeyMap(() => 0);
+
+  it('maps the triage keys', () => {
+    const k = km();
+    expect(k.handle({ key: 'j' })).toEqual({ type: 'next', extend: false });
+    expect(k.handle({ key: 'k' })).toEqual({ type: 'prev', extend: false });
+    expect(k.handle({ key: 'ArrowDown' })).toEqual({ type: 'next', extend: false });
+    expect(k.handle({ key: 't' })).toEqual({ type: 'approve', as: 'task', edit: false });
+    expect(k.handle({ key: 'n' })).toEqual({ type: 'approve', as: 'note', edit: false });
+    expect(k.handle({ key: 'e' })).toEqual({ type: 'approve', as: 'event', edit: false });
+    expect(k.handle({ key: 'p' })).toEqual({ type: 'approve', as: 'project', edit: false });
+    expect(k.handle({ key: 'x' })).toEqual({ type: 'reject' });
+    expect(k.handle({ key: 'o' })).toEqual({ type: 'open' });
+    expect(k.handle({ key: 'u' })).toEqual({ type: 'undo' });
+    expect(k.handle({ key: '?', shiftKey: true })).toEqual({ type: 'help' });
+    expect(k.handle({ key: ' ' })).toEqual({ type: 'toggle' });
+    expect(k.handle({ key: 'Enter' })).toEqual({ type: 'edit' });
+  });
+
+  it('with shift, approves through the editor and extends the selection', () => {
+    const k = km();
+    expect(k.handle({ key: 'T', shiftKey: true })).toEqual({ type: 'approve', as: 'task', edit: true });
+    expect(k.handle({ key: 'J', shiftKey: true })).toEqual({ type: 'next', extend: true });
+    expect(k.handle({ key: 'A', shiftKey: true })).toEqual({ type: 'selectAll' });
+    expect(k.handle({ key: 'a' })).toBeUndefined();
+  });
+
+  it('leaves keys alone in text fields and with modifiers (copy, paste, browser shortcuts)', () => {
+    const k = km();
+    expect(k.handle({ key: 't', editing: true })).toBeUndefined();
+    expect(k.handle({ key: 'x', ctrlKey: true })).toBeUndefined();
+    expect(k.handle({ key: 'u', metaKey: true })).toBeUndefined();
+    expect(k.handle({ key: 'j', altKey: true })).toBeUndefined();
+  });
+
+  it('navigates with g then a letter, within a moment', () => {
+    let now = 0;
+    const k = new KeyMap(() => now);
+    expect(k.handle({ key: 'g' })).toBeUndefined();
+    expect(k.handle({ key: 't' })).toEqual({ type: 'go', view: 'tasks' });
+    // The prefix is used up: t approves again.
+    expect(k.handle({ key: 't' })).toEqual({ type: 'approve', as: 'task', edit: false });
+    k.handle({ key: 'g' });
+    now += G_TIMEOUT_MS + 1;
+    expect(k.handle({ key: 's' })).toBeUndefined();
+    k.handle({ key: 'g' });
+    expect(k.handle({ key: 'i' })).toEqual({ type: 'go', view: 'inbox' });
+  });
+
+  it('forgets a g prefix typed into a field', () => {
+    const k = km();
+    k.handle({ key: 'g' });
+    k.handle({ key: 'x', editing: true });
+    expect(k.handle({ key: 't' })).toEqual({ type: 'approve', as: 'task', edit: false });
+  });
+});

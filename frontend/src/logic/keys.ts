@@ -1,0 +1,135 @@
+// Keyboard shortcuts: from a key press to a command, with no DOM and no
+// state besides the "g" prefix, so they are tested in isolation and listed
+// in one table for the help dialog.
+
+import type { EntityKind } from '../api/types';
+import type { View } from './router';
+
+export type Command =
+  | { type: 'next' | 'prev'; extend: boolean }
+  | { type: 'approve'; as: EntityKind; edit: boolean }
+  | { type: 'edit' }
+  | { type: 'reject' }
+  | { type: 'open' }
+  | { type: 'why' }
+  | { type: 'undo' }
+  | { type: 'toggle' }
+  | { type: 'selectAll' }
+  | { type: 'escape' }
+  | { type: 'help' }
+  | { type: 'new' }
+  | { type: 'go'; view: View };
+
+export interface KeyLike {
+  key: string;
+  shiftKey?: boolean;
+  ctrlKey?: boolean;
+  metaKey?: boolean;
+  altKey?: boolean;
+  /** True when the key goes to a text field, where letters are text. */
+  editing?: boolean;
+}
+
+const approveKeys: Record<string, EntityKind> = { t: 'task', n: 'note', e: 'event', p: 'project' };
+
+const goKeys: Record<string, View> = {
+  i: 'inbox',
+  t: 'tasks',
+  n: 'notes',
+  e: 'events',
+  p: 'projects',
+  s: 'scouts',
+  a: 'status',
+};
+
+/** How long after "g" the second key still counts. */
+export const G_TIMEOUT_MS = 1500;
+
+export class KeyMap {
+  private gAt = -Infinity;
+
+  constructor(private readonly now: () => number = () => Date.now()) {}
+
+  handle(e: KeyLike): Command | undefined {
+    if (e.ctrlKey || e.metaKey || e.altKey || e.editing) {
+      this.gAt = -Infinity;
+      return undefined;
+    }
+    const key = e.key;
+    if (this.now() - this.gAt < G_TIMEOUT_MS) {
+      this.gAt = -Infinity;
+      const view = goKeys[key.toLowerCase()];
+      if (view) return { type: 'go', view };
+      return undefined;
+    }
+    if (key === 'g') {
+      this.gAt = this.now();
+      return undefined;
+    }
+    const lower = key.length === 1 ? key.toLowerCase() : key;
+    const shift = !!e.shiftKey || (key.length === 1 && key !== lower);
+    switch (lower) {
+      case 'j':
+      case 'ArrowDown':
+        return { type: 'next', extend: shift };
+      case 'k':
+      case 'ArrowUp':
+        return { type: 'prev', extend: shift };
+      case 'Enter':
+        return { type: 'edit' };
+      case 'x':
+        return { type: 'reject' };
+      case 'o':
+        return { type: 'open' };
+      case 'w':
+        return { type: 'why' };
+      case 'u':
+        return { type: 'undo' };
+      case ' ':
+        return { type: 'toggle' };
+      case 'a':
+        return shift ? { type: 'selectAll' } : undefined;
+      case 'c':
+        return { type: 'new' };
+      case 'Escape':
+        return { type: 'escape' };
+      case '?':
+        return { type: 'help' };
+    }
+    const as = approveKeys[lower];
+    if (as) return { type: 'approve', as, edit: shift };
+    return undefined;
+  }
+}
+
+/** The help dialog's table: keys as shown, and what they do. */
+export const SHORTCUTS: ReadonlyArray<{ section: string; keys: ReadonlyArray<[string, string]> }> = [
+  {
+    section: 'Inbox',
+    keys: [
+      ['j / k', 'Next / previous card'],
+      ['t  n  e  p', 'Approve as task, note, event, project'],
+      ['Shift + t n e p', 'Edit, then approve as that kind'],
+      ['Enter', 'Edit, then approve as the proposed kind'],
+      ['x', 'Reject'],
+      ['o', 'Open the full item'],
+      ['w', 'Why am I seeing this? (the audit trail)'],
+      ['Space', 'Select or unselect the card'],
+      ['Shift + j / k', 'Extend the selection'],
+      ['Shift + a', 'Select every card'],
+      ['Esc', 'Clear the selection, close a panel'],
+    ],
+  },
+  {
+    section: 'Anywhere',
+    keys: [
+      ['g then i', 'Inbox'],
+      ['g then t / n / e / p', 'Tasks, notes, events, projects'],
+      ['g then s', 'Scouts'],
+      ['g then a', 'Agent status'],
+      ['u', 'Undo the last decision (for 30 seconds)'],
+      ['c', 'New task, note, event or project (in its list)'],
+      ['?', 'This list'],
+    ],
+  },
+];

@@ -1,0 +1,48 @@
+// A tiny hash router: #/tasks, #/tasks/tk_…, #/suggestion/sg_…. The hash
+// works wherever the page is served from (the agent, the Wails asset
+// server, a file), with no server-side routes.
+
+import type { EntityKind } from '../api/types';
+
+export type View = 'inbox' | 'tasks' | 'notes' | 'events' | 'projects' | 'scouts' | 'status' | 'suggestion';
+
+export interface Route {
+  view: View;
+  /** An entity to highlight, or the suggestion to show. */
+  id?: string;
+}
+
+const views = new Set<View>(['inbox', 'tasks', 'notes', 'events', 'projects', 'scouts', 'status', 'suggestion']);
+
+export function parseHash(hash: string): Route {
+  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  const view = (parts[0] ?? 'inbox') as View;
+  if (!views.has(view)) return { view: 'inbox' };
+  if (view === 'suggestion' && !parts[1]) return { view: 'inbox' };
+  return parts[1] ? { view, id: parts[1] } : { view };
+}
+
+export function href(r: Route): string {
+  return '#/' + r.view + (r.id ? '/' + encodeURIComponent(r.id) : '');
+}
+
+export const KIND_VIEW: Record<EntityKind, View> = {
+  task: 'tasks',
+  note: 'notes',
+  event: 'events',
+  project: 'projects',
+};
+
+export function viewKind(v: View): EntityKind | undefined {
+  switch (v) {
+    case 'tasks':
+      return 'task';
+    case 'notes':
+      return 'note';
+    case 'events':
+      return 'event';
+    case 'projects':
+      return 'project';
+  }
+  return undefined;
+}

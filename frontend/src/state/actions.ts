@@ -1,0 +1,424 @@
+// What the UI does: loads data, follows the stream, and carries out
+// decisions and edits against the agent. Updates are optimistic where the
+// outcome is near certain (a card leaves the queue at once) and honest
+// when the agent says no (the card comes back, with the reason).
+
+import { Api } from '../api/client';
+import { ApiError, asApiError } from '../api/errors';
+import type { StreamSource } from '../api/stream';
+import type {
+  CreateScout,
+  Entity,
+  EntityFields,
+  EntityInput,
+  EntityKind,
+  PatchScout,
+  Scout,
+  Suggestion,
+} from '../api/types';
+import { ENTITY_KINDS } from '../api/types';
+import { KIND_LABEL, plural, tildePath } from '../logic/format';
+import { Toaster } from '../logic/toasts';
+import { UNDO_TOAST_MS, UndoHistory, type Decision } from '../logic/undo';
+import { remove, replaceAll, upsert, type AppState } from './model';
+import { Store } from './store';
+
+export type Verdict = { as: EntityKind; fields?: EntityFields } | 'reject';
+
+/** The toast slot of decisions and their undoing. */
+const DECISION = 'decision';
+
+const quote = (s: string) => `“${s.length > 60 ? s.slice(0, 59) + '…' : s}”`;
+
+export class Actions {
+  readonly store = new Store();
+  readonly undoHistory: UndoHistory;
+  readonly toaster: Toaster;
+  private stopStream?: () => void;
+  private scoutRefresh = new Map<string, ReturnType<typeof setTimeout>>();
+  private announced = 0;
+
+  constructor(
+    readonly api: Api,
+    private readonly stream: StreamSource,
+    now: () => number = () => Date.now(),
+  ) {
+    this.undoHistory = new UndoHistory(now);
+    this.toaster = new Toaster((toasts) => this.store.update((s) => ({ ...s, toasts })));
+  }
+
+  // ---- Loading and the stream -------------------------------------------
+
+  start(): void {
+    this.stopStream = this.stream.start({
+      state: (conn) => {
+        const was = this.store.state.conn;
+        this.store.update((s) => (s.conn === conn ? s : { ...s, conn }));
+        // Back after an outage in which loading failed: load again.
+        if (conn === 'open' && was !== 'open' && this.store.state.problem) void this.loadAll();
+      },
+      event: (ev) => {
+        this.store.event(ev);
+        switch (ev.type) {
+          case 'reset':
+            void this.loadAll();
+            break;
+          case 'suggestion.created':
+            if (ev.data.status === 'pending') this.announceNew(ev.data.title);
+            break;
+          case 'scout.run':
+            this.refreshScoutSoon(ev.data.scout_id);
+            break;
+        }
+      },
+    });
+    void this.loadAll();
+  }
+
+  stop(): void {
+    this.stopStream?.();
+    for (const t of this.scoutRefresh.values()) clearTimeout(t);
+    clearTimeout(this.arrivalsTimer);
+  }
+
+  /** Loads everything the inbox needs, and the entity lists already shown. */
+  async loadAll(): Promise<void> {
+    const st = this.store;
+    try {
+      await Promise.all([
+        st.load(this.api.status, (s, status) => ({ ...s, status })),
+        st.load(
+          () => this.api.suggestions('pending'),
+          (s, list) => ({ ...s, suggestions: keepDecided(s, list) }),
+        ),
+        st.load(this.api.scouts, (s, list) => ({ ...s, scouts: replaceAll(list) })),
+        st.load(this.api.settings, (s, settings) => ({ ...s, settings })),
+        ...ENTITY_KINDS.filter((k) => st.state.entities[k].loaded).map((k) => this.loadEntities(k)),
+      ]);
+      st.update((s) => (s.problem ? { ...s, problem: undefined } : s));
+    } catch (e) {
+      st.update((s) => ({ ...s, problem: asApiError(e) }));
+      return;
+    }
+    if (!st.state.home) {
+      // Only to show paths as ~/…: no harm when it fails.
+      this.api.folders().then(
+        (f) => st.update((s) => ({ ...s, home: f.path })),
+        () => undefined,
+      );
+    }
+  }
+
+  async loadEntities(kind: EntityKind): Promise<void> {
+    await this.store.load(
+      () => this.api.entities(kind),
+      (s, list) => ({ ...s, entities: { ...s.entities, [kind]: replaceAll(list) } }),
+    );
+  }
+
+  /** Loads a kind's list when a view needs it, reporting failures. */
+  ensureEntities(kind: EntityKind): void {
+    if (this.store.state.entities[kind].loaded) return;
+    this.loadEntities(kind).catch((e) => this.fail(`Could not load the ${kind}s.`, e));
+  }
+
+  private refreshScoutSoon(id: string) {
+    // Runs can come in bursts: fetch the scout's health once they settle.
+    clearTimeout(this.scoutRefresh.get(id));
+    this.scoutRefresh.set(
+      id,
+      setTimeout(() => {
+        this.scoutRefresh.delete(id);
+        this.api.scout(id).then(
+          (sc) => this.store.update((s) => ({ ...s, scouts: upsert(s.scouts, sc) })),
+          () => undefined,
+        );
+      }, 300),
+    );
+  }
+
+  private arrivals: string[] = [];
+  private arrivalsTimer?: ReturnType<typeof setTimeout>;
+
+  /** Tells screen readers about new cards, once per burst. */
+  private announceNew(title: string) {
+    this.arrivals.push(title);
+    if (this.arrivalsTimer !== undefined) return;
+    this.arrivalsTimer = setTimeout(() => {
+      const a = this.arrivals;
+      this.arrivals = [];
+      this.arrivalsTimer = undefined;
+      this.say(a.length === 1 ? `New suggestion: ${a[0]}` : `${plural(a.length, 'new suggestion')}`);
+    }, 400);
+  }
+
+  // ---- Messages -----------------------------------------------------------
+
+  say(text: string): void {
+    this.store.update((s) => ({ ...s, announce: { text, n: ++this.announced } }));
+  }
+
+  info(text: string, action?: { label: string; run: () => void }, ms?: number, slot?: string): void {
+    this.toaster.show({ tone: 'info', text, action, slot }, ms);
+    this.say(text);
+  }
+
+  /** Reports a failure: what we tried, what happened, what to do. */
+  fail(what: string, e: unknown): ApiError {
+    const err = asApiError(e);
+    this.toaster.show({ tone: 'error', text: `${what} ${err.full}` });
+    if (err.code === 'offline' || err.code === 'unauthorized') {
+      this.store.update((s) => ({ ...s, problem: err }));
+    }
+    return err;
+  }
+
+  // ---- Decisions ----------------------------------------------------------
+
+  /** Approves or rejects cards. Resolves to the ids that were decided. */
+  async decide(ids: string[], v: Verdict): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const st = this.store;
+    const cards = ids.map((id) => st.state.suggestions.items[id]).filter((c): c is Suggestion => !!c);
+    st.update((s) => ({ ...s, deciding: { ...s.deciding, ...Object.fromEntries(ids.map((id) => [id, true])) } }));
+    const results = await Promise.allSettled(
+      cards.map(async (c) => {
+        if (v === 'reject') {
+          const sg = await this.api.reject(c.id);
+          st.update((s) => ({ ...s, suggestions: upsert(s.suggestions, sg) }));
+        } else {
+          const ent = await this.api.approve(c.id, { as: v.as, ...v.fields });
+          st.update((s) => ({
+            ...s,
+            suggestions: upsert(s.suggestions, {
+              ...c,
+              status: 'approved',
+              resolved_kind: ent.kind,
+              resolved_entity_id: ent.id,
+            }),
+            entities: s.entities[ent.kind].loaded
+              ? { ...s.entities, [ent.kind]: upsert(s.entities[ent.kind], ent) }
+              : s.entities,
+          }));
+        }
+        return c;
+      }),
+    );
+    st.update((s) => {
+      const deciding = { ...s.deciding };
+      for (const id of ids) delete deciding[id];
+      return { ...s, deciding };
+    });
+
+    const done: Suggestion[] = [];
+    results.forEach((r, i) => {
+      const c = cards[i]!;
+      if (r.status === 'fulfilled') done.push(c);
+      else this.decisionFailed(c, v, r.reason);
+    });
+    if (done.length > 0) {
+      const verb = v === 'reject' ? 'Rejected' : `Approved as ${v.as}`;
+      const label = done.length === 1 ? `${verb} ${quote(done[0]!.title)}` : `${verb}: ${plural(done.length, 'card')}`;
+      const d = this.undoHistory.record(
+        done.map((c) => c.id),
+        label,
+      );
+      this.info(label, { label: 'Undo', run: () => void this.undo(d) }, UNDO_TOAST_MS, DECISION);
+    }
+    return done.map((c) => c.id);
+  }
+
+  private decisionFailed(c: Suggestion, v: Verdict, e: unknown) {
+    const what =
+      v === 'reject' ? `Could not reject ${quote(c.title)}.` : `Could not approve ${quote(c.title)} as ${v.as}.`;
+    const err = this.fail(what, e);
+    // Decided meanwhile elsewhere, or gone: show what the agent knows.
+    if (err.code === 'conflict' || err.code === 'not_found') {
+      this.api.suggestion(c.id).then(
+        (sg) => this.store.update((s) => ({ ...s, suggestions: upsert(s.suggestions, sg) })),
+        () => this.store.update((s) => ({ ...s, suggestions: remove(s.suggestions, c.id) })),
+      );
+    }
+  }
+
+  /** Takes back a decision: the given one (its toast's button) or the
+   * newest that can still be undone (`u`). */
+  async undo(d?: Decision): Promise<void> {
+    const decision = d ? (this.undoHistory.remove(d) ? d : undefined) : this.undoHistory.take();
+    if (!decision) {
+      this.info(d ? 'Too late to undo: decisions can be taken back for 30 seconds.' : 'Nothing to undo.');
+      return;
+    }
+    const results = await Promise.allSettled(decision.ids.map((id) => this.api.undo(id)));
+    const back: Suggestion[] = [];
+    results.forEach((r) => {
+      if (r.status === 'fulfilled') back.push(r.value);
+    });
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    this.store.update((s) => {
+      let suggestions = s.suggestions;
+      for (const sg of back) suggestions = upsert(suggestions, sg);
+      return { ...s, suggestions, focus: back[0]?.id ?? s.focus };
+    });
+    if (back.length > 0) {
+      const text =
+        back.length === 1
+          ? `Undone: ${quote(back[0]!.title)} is back in the inbox`
+          : `Undone: ${plural(back.length, 'card')} back in the inbox`;
+      this.info(text, undefined, undefined, DECISION);
+    }
+    if (failed) {
+      const err = this.fail('Could not undo.', failed.reason);
+      if (err.code === 'offline' || err.code === 'unavailable') {
+        const left = decision.ids.filter((_, i) => results[i]!.status === 'rejected');
+        this.undoHistory.restore({ ...decision, ids: left });
+      }
+    }
+  }
+
+  clearFocus(): void {
+    this.store.update((s) => (s.focus === undefined ? s : { ...s, focus: undefined }));
+  }
+
+  // ---- Entities -----------------------------------------------------------
+
+  async createEntity(kind: EntityKind, input: EntityInput): Promise<Entity | undefined> {
+    try {
+      const e = await this.api.createEntity(kind, input);
+      this.putEntity(e);
+      this.say(`${KIND_LABEL[kind]} added: ${e.title}`);
+      return e;
+    } catch (err) {
+      this.fail(`Could not add the ${kind}.`, err);
+      return undefined;
+    }
+  }
+
+  async updateEntity(e: Entity, input: EntityInput, optimistic = false): Promise<Entity | undefined> {
+    if (optimistic) this.putEntity({ ...e, ...input } as Entity);
+    try {
+      const next = await this.api.updateEntity(e.kind, e.id, input);
+      this.putEntity(next);
+      return next;
+    } catch (err) {
+      if (optimistic) this.putEntity(e);
+      this.fail(`Could not save ${quote(e.title)}.`, err);
+      return undefined;
+    }
+  }
+
+  /** Completes or reopens a task or project, at once, with Undo. */
+  async setDone(e: Entity, done: boolean): Promise<void> {
+    const saved = await this.updateEntity(e, { done }, true);
+    if (saved && done) {
+      this.info(`Done: ${quote(e.title)}`, {
+        label: 'Undo',
+        run: () => void this.updateEntity(saved, { done: false }, true),
+      });
+    }
+  }
+
+  async deleteEntity(e: Entity): Promise<boolean> {
+    try {
+      await this.api.deleteEntity(e.kind, e.id);
+      this.store.update((s) => ({ ...s, entities: { ...s.entities, [e.kind]: remove(s.entities[e.kind], e.id) } }));
+      this.info(`Deleted ${e.kind} ${quote(e.title)}`);
+      return true;
+    } catch (err) {
+      this.fail(`Could not delete ${quote(e.title)}.`, err);
+      return false;
+    }
+  }
+
+  private putEntity(e: Entity) {
+    this.store.update((s) => ({ ...s, entities: { ...s.entities, [e.kind]: upsert(s.entities[e.kind], e) } }));
+  }
+
+  // ---- Scouts -------------------------------------------------------------
+
+  async createScout(input: CreateScout): Promise<Scout | ApiError> {
+    try {
+      const sc = await this.api.createScout(input);
+      this.putScout(sc);
+      this.info(`Scout ${quote(sc.name)} is watching ${tildePath(sc.path, this.store.state.home)}`.trim());
+      return sc;
+    } catch (err) {
+      // The form shows this one next to its fields.
+      return asApiError(err);
+    }
+  }
+
+  async updateScout(sc: Scout, p: PatchScout): Promise<void> {
+    this.putScout({ ...sc, ...p } as Scout);
+    try {
+      this.putScout(await this.api.updateScout(sc.id, p));
+    } catch (err) {
+      this.putScout(sc);
+      this.fail(`Could not change scout ${quote(sc.name)}.`, err);
+    }
+  }
+
+  async deleteScout(sc: Scout): Promise<void> {
+    try {
+      await this.api.deleteScout(sc.id);
+      this.store.event({ type: 'scout.deleted', data: { id: sc.id } });
+      this.info(`Deleted scout ${quote(sc.name)}`);
+    } catch (err) {
+      this.fail(`Could not delete scout ${quote(sc.name)}.`, err);
+    }
+  }
+
+  async runScout(sc: Scout): Promise<void> {
+    try {
+      await this.api.runScout(sc.id);
+      this.info(`${sc.name}: looking for new items`);
+    } catch (err) {
+      this.fail(`Could not run ${quote(sc.name)}.`, err);
+    }
+  }
+
+  private putScout(sc: Scout) {
+    this.store.update((s) => ({ ...s, scouts: upsert(s.scouts, sc) }));
+  }
+
+  async refreshStatus(): Promise<void> {
+    try {
+      const status = await this.api.status();
+      this.store.update((s) => ({ ...s, status }));
+    } catch {
+      // The banner already says when the agent is unreachable.
+    }
+  }
+
+  // ---- Control ------------------------------------------------------------
+
+  async setPaused(paused: boolean): Promise<void> {
+    try {
+      const status = paused ? await this.api.pause() : await this.api.resume();
+      this.store.update((s) => ({ ...s, status }));
+      this.info(paused ? 'Scouts paused: nothing new is processed until you resume' : 'Scouts resumed');
+    } catch (err) {
+      this.fail(paused ? 'Could not pause.' : 'Could not resume.', err);
+    }
+  }
+
+  async syncNow(): Promise<void> {
+    try {
+      await this.api.sync();
+      this.info('Every scout is looking for new items');
+    } catch (err) {
+      this.fail('Could not sync.', err);
+    }
+  }
+}
+
+/** A fresh pending list, keeping the decided cards we know (a suggestion
+ * view or the undo toast may still refer to them). */
+function keepDecided(s: AppState, pending: Suggestion[]) {
+  const fresh = replaceAll(pending);
+  const items = { ...fresh.items };
+  for (const sg of Object.values(s.suggestions.items)) {
+    if (sg.status !== 'pending' && !(sg.id in items)) items[sg.id] = sg;
+  }
+  return { loaded: true, items };
+}

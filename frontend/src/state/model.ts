@@ -1,0 +1,140 @@
+// The UI's state and how live events change it. Pure: no network, no DOM.
+// Every event carries the whole object it is about, so applying one is an
+// upsert or a removal, and applying the same event twice changes nothing.
+
+import type { ApiError } from '../api/errors';
+import type { StreamState } from '../api/stream';
+import type { Entity, EntityKind, Scout, Settings, Status, StreamEvent, Suggestion } from '../api/types';
+import type { Toast } from '../logic/toasts';
+
+export interface Collection<T> {
+  /** False until the first list arrived: views say "Loading…", not "empty". */
+  loaded: boolean;
+  items: Readonly<Record<string, T>>;
+}
+
+export interface AppState {
+  status?: Status;
+  conn: StreamState;
+  /** Why the data could not be loaded (agent unreachable, not signed in). */
+  problem?: ApiError;
+  suggestions: Collection<Suggestion>;
+  /** Cards whose decision is on its way to the agent: out of the queue
+   * already, back if the agent says no. */
+  deciding: Readonly<Record<string, true>>;
+  entities: Readonly<Record<EntityKind, Collection<Entity>>>;
+  scouts: Collection<Scout>;
+  settings?: Settings;
+  /** The user's home folder, to show paths as ~/…. */
+  home?: string;
+  toasts: readonly Toast[];
+  /** The latest message for screen readers (n makes a repeat audible). */
+  announce: { text: string; n: number };
+  /** A card the inbox should make current (after an undo). */
+  focus?: string;
+}
+
+const empty = <T>(): Collection<T> => ({ loaded: false, items: {} });
+
+export function initialState(): AppState {
+  return {
+    conn: 'connecting',
+    suggestions: empty(),
+    deciding: {},
+    entities: { task: empty(), note: empty(), event: empty(), project: empty() },
+    scouts: empty(),
+    toasts: [],
+    announce: { text: '', n: 0 },
+  };
+}
+
+export function upsert<T extends { id: string }>(c: Collection<T>, v: T): Collection<T> {
+  return { ...c, items: { ...c.items, [v.id]: v } };
+}
+
+export function remove<T>(c: Collection<T>, id: string): Collection<T> {
+  if (!(id in c.items)) return c;
+  const items = { ...c.items };
+  delete items[id];
+  return { ...c, items };
+}
+
+export function replaceAll<T extends { id: string }>(list: readonly T[]): Collection<T> {
+  const items: Record<string, T> = {};
+  for (const v of list) items[v.id] = v;
+  return { loaded: true, items };
+}
+
+function withEntities(s: AppState, kind: EntityKind, c: Collection<Entity>): AppState {
+  return { ...s, entities: { ...s.entities, [kind]: c } };
+}
+
+export function applyEvent(s: AppState, ev: StreamEvent): AppState {
+  switch (ev.type) {
+    case 'hello':
+      return { ...s, status: ev.data };
+    case 'suggestion.created':
+    case 'suggestion.resolved':
+    case 'suggestion.undone':
+      return { ...s, suggestions: upsert(s.suggestions, ev.data) };
+    case 'entity.created':
+    case 'entity.updated': {
+      const kind = ev.data.kind;
+      if (!s.entities[kind]) return s;
+      return withEntities(s, kind, upsert(s.entities[kind], ev.data));
+    }
+    case 'entity.deleted': {
+      const kind = ev.data.kind;
+      if (!s.entities[kind]) return s;
+      return withEntities(s, kind, remove(s.entities[kind], ev.data.id));
+    }
+    case 'scout.updated':
+      return { ...s, scouts: upsert(s.scouts, ev.data) };
+    case 'scout.deleted': {
+      // The agent forgets a deleted scout's undecided suggestions.
+      let suggestions = s.suggestions;
+      for (const sg of Object.values(s.suggestions.items)) {
+        if (sg.scout_id === ev.data.id && sg.status === 'pending') suggestions = remove(suggestions, sg.id);
+      }
+      return { ...s, scouts: remove(s.scouts, ev.data.id), suggestions };
+    }
+    case 'settings.updated':
+      return { ...s, settings: ev.data };
+    case 'scouts.paused':
+      return s.status ? { ...s, status: { ...s.status, paused: ev.data.paused } } : s;
+    case 'relay.state':
+      return s.status ? { ...s, status: { ...s.status, relay: ev.data } } : s;
+    case 'reset':
+    case 'scout.run':
+      // Handled by the store: they call for fetching, not for a change.
+      return s;
+  }
+}
+
+const byCreated = (a: Suggestion, b: Suggestion) =>
+  a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1;
+
+/** The queue: pending cards, oldest first (the order a queue is worked
+ * through), without those being decided right now. */
+export function pendingCards(s: AppState): Suggestion[] {
+  return Object.values(s.suggestions.items)
+    .filter((sg) => sg.status === 'pending' && !s.deciding[sg.id])
+    .sort(byCreated);
+}
+
+/** Entities of a kind, as the agent lists them: events by start, the rest
+ * newest first. */
+export function entityList(s: AppState, kind: EntityKind): Entity[] {
+  const list = Object.values(s.entities[kind].items);
+  if (kind === 'event') {
+    const key = (e: Entity) => e.starts_at ?? '9999';
+    return list.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.id < b.id ? -1 : 1));
+  }
+  return list.sort((a, b) =>
+    a.created_at > b.created_at ? -1 : a.created_at < b.created_at ? 1 : a.id > b.id ? -1 : 1,
+  );
+}
+
+export function scoutList(s: AppState): Scout[] {
+  return Object.values(s.scouts.items).sort((a, b) => (a.created_at < b.created_at ? -1 : 1));
+}

@@ -1,0 +1,105 @@
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { KeyMap, type Command } from '../logic/keys';
+import { href, viewKind } from '../logic/router';
+import { pendingCards } from '../state/model';
+import { Banners } from './Banners';
+import { EntityView } from './EntityView';
+import { Inbox } from './Inbox';
+import { Nav } from './Nav';
+import { ScoutsView } from './ScoutsView';
+import { ShortcutsDialog } from './ShortcutsDialog';
+import { StatusView } from './StatusView';
+import { SuggestionView } from './SuggestionView';
+import { Toasts } from './Toasts';
+import { isControlTarget, isTextTarget, useActions, useAppState, useRoute } from './hooks';
+
+export function App() {
+  const actions = useActions();
+  const s = useAppState();
+  const route = useRoute();
+  const [help, setHelp] = useState(false);
+  /** The shown view's handler for the keys that are its own. */
+  const viewKeys = useRef<((c: Command) => boolean) | null>(null);
+  const keymap = useMemo(() => new KeyMap(), []);
+  const first = useRef(true);
+
+  // Moving to another view puts focus on its heading, so that screen
+  // readers announce it and Tab starts from the top of the new content.
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    // Someone fast already typed into the new view (g p c Garden): stay.
+    if (isTextTarget(document.activeElement)) return;
+    document.querySelector<HTMLElement>('main h1')?.focus();
+  }, [route.view, route.id]);
+
+  useEffect(() => {
+    const onHelp = () => setHelp(true);
+    const onKey = (e: KeyboardEvent) => {
+      if (e.defaultPrevented || document.querySelector('dialog[open]')) return;
+      if ((e.key === ' ' || e.key === 'Enter') && isControlTarget(e.target)) return;
+      const cmd = keymap.handle({
+        key: e.key,
+        shiftKey: e.shiftKey,
+        ctrlKey: e.ctrlKey,
+        metaKey: e.metaKey,
+        altKey: e.altKey,
+        editing: isTextTarget(e.target),
+      });
+      if (!cmd) return;
+      let handled = true;
+      if (cmd.type === 'go') location.hash = href({ view: cmd.view });
+      else if (cmd.type === 'help') setHelp(true);
+      else if (cmd.type === 'undo') void actions.undo();
+      else handled = viewKeys.current?.(cmd) ?? false;
+      if (handled) e.preventDefault();
+    };
+    document.addEventListener('keydown', onKey);
+    document.addEventListener('scouts:help', onHelp);
+    return () => {
+      document.removeEventListener('keydown', onKey);
+      document.removeEventListener('scouts:help', onHelp);
+    };
+  }, [actions, keymap]);
+
+  const kind = viewKind(route.view);
+  const pending = s.suggestions.loaded ? pendingCards(s).length : undefined;
+
+  useEffect(() => {
+    document.title = pending ? `(${pending}) Scouts` : 'Scouts';
+  }, [pending]);
+
+  let view;
+  if (kind) view = <EntityView s={s} kind={kind} focusId={route.id} keys={viewKeys} />;
+  else if (route.view === 'scouts') view = <ScoutsView s={s} add={route.id === 'add'} />;
+  else if (route.view === 'status') view = <StatusView s={s} />;
+  else if (route.view === 'suggestion' && route.id) view = <SuggestionView s={s} id={route.id} />;
+  else view = <Inbox s={s} keys={viewKeys} />;
+
+  return (
+    <div class="shell">
+      <a
+        class="skip"
+        href="#main"
+        onClick={(e) => {
+          e.preventDefault();
+          document.querySelector<HTMLElement>('main h1')?.focus();
+        }}
+      >
+        Skip to content
+      </a>
+      <Nav view={route.view} pending={pending} conn={s.conn} paused={s.status?.paused} problem={s.problem?.code} />
+      <div class="main-col">
+        <Banners s={s} />
+        <main id="main">{view}</main>
+      </div>
+      <Toasts toasts={s.toasts} />
+      <div class="sr-only" aria-live="polite" aria-atomic="true">
+        {s.announce.text}
+      </div>
+      {help && <ShortcutsDialog onClose={() => setHelp(false)} />}
+    </div>
+  );
+}

@@ -1,0 +1,115 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { ENTITY_KINDS, type EntityKind, type Suggestion } from '../api/types';
+import { changedFields, emptyForm, formProblem, type FormFields } from '../logic/fields';
+import { KIND_LABEL, tildePath } from '../logic/format';
+import { entityList, type AppState } from '../state/model';
+import { Dialog } from './Dialog';
+import { Fields } from './Fields';
+import { useActions, useLoad } from './hooks';
+
+interface Props {
+  s: AppState;
+  sg: Suggestion;
+  initialAs: EntityKind;
+  onClose: () => void;
+  /** After a successful approval. */
+  onDone: () => void;
+}
+
+/** The editable preview of what an approval creates. */
+export function ApproveDialog({ s, sg, initialAs, onClose, onDone }: Props) {
+  const actions = useActions();
+  const [as, setAs] = useState<EntityKind>(initialAs);
+  const content = useLoad(() => actions.api.content(sg.id), [sg.id]);
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState('');
+
+  // What the agent would use without edits: the card's title and the
+  // item's text. Only fields changed from this base are sent.
+  const base = useMemo<FormFields>(
+    () => ({ ...emptyForm, title: sg.title, body: content.state === 'ok' ? content.value.text : '' }),
+    [sg.title, content],
+  );
+  const [form, setForm] = useState<FormFields>(base);
+  const [touchedBody, setTouchedBody] = useState(false);
+  useEffect(() => {
+    if (!touchedBody) setForm((f) => ({ ...f, body: base.body }));
+  }, [base.body]);
+
+  useEffect(() => {
+    if (as === 'task') actions.ensureEntities('project');
+  }, [as]);
+
+  const binary = content.state === 'ok' && content.value.content_type === 'application/octet-stream';
+  let bodyNote: string | undefined;
+  if (content.state === 'loading') bodyNote = 'Loading the item’s text…';
+  else if (content.state === 'error')
+    bodyNote = `The item’s text could not be read (${content.error.message}) The ${as} gets it when it can be read, else the excerpt.`;
+  else if (binary) bodyNote = 'This item is not text: the ' + as + ' links to it by its title.';
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const p = formProblem(as, form);
+    if (p) {
+      setProblem(p);
+      return;
+    }
+    setBusy(true);
+    const fields = changedFields(as, form, base);
+    if (!touchedBody) delete fields.body;
+    const done = await actions.decide([sg.id], { as, fields });
+    setBusy(false);
+    if (done.length) onDone();
+  };
+
+  return (
+    <Dialog title={`Approve “${sg.title}”`} subtitle={sg.sender || tildePath(sg.path, s.home)} onClose={onClose} wide>
+      <form
+        class="stack"
+        onSubmit={submit}
+        onKeyDown={(e) => e.key === 'Enter' && (e.ctrlKey || e.metaKey) && submit(e)}
+      >
+        <fieldset class="segmented">
+          <legend class="sr-only">Create a</legend>
+          {ENTITY_KINDS.map((k) => (
+            <label key={k} class={k === as ? 'on' : ''}>
+              <input type="radio" name="as" value={k} checked={k === as} onChange={() => setAs(k)} />
+              {KIND_LABEL[k]}
+              {k === sg.proposed_kind && <span class="muted small"> · proposed</span>}
+            </label>
+          ))}
+        </fieldset>
+        <Fields
+          kind={as}
+          value={form}
+          onChange={(f) => {
+            if (f.body !== form.body) setTouchedBody(true);
+            setForm(f);
+            setProblem('');
+          }}
+          projects={as === 'task' ? entityList(s, 'project') : undefined}
+          bodyNote={bodyNote}
+          autoFocusTitle
+          bodyRows={10}
+        />
+        {content.state === 'ok' && content.value.truncated && !binary && (
+          <p class="muted small">The text is long: this shows its first megabyte.</p>
+        )}
+        {problem && (
+          <p class="error-text" role="alert">
+            {problem}
+          </p>
+        )}
+        <div class="actions">
+          <button type="submit" class="primary" disabled={busy}>
+            {busy ? 'Approving…' : `Approve as ${as}`}
+          </button>
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+          <span class="muted small">Ctrl+Enter approves · Esc cancels</span>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

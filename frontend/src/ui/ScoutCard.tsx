@@ -1,0 +1,127 @@
+import { useState } from 'preact/hooks';
+import type { Scout } from '../api/types';
+import { age, fullTime, plural, tildePath } from '../logic/format';
+import { useActions } from './hooks';
+
+const KIND_NAME: Record<string, string> = { folder: 'Folder', webhook: 'Webhook', gmail: 'Gmail' };
+
+const STATE_LABEL: Record<string, string> = {
+  ok: 'Working',
+  error: 'Failing',
+  disabled: 'Off',
+  starting: 'Starting',
+};
+
+/** One scout: is it working, what does it watch, how does it decide. */
+export function ScoutCard({ sc, home, now }: { sc: Scout; home?: string; now: number }) {
+  const actions = useActions();
+  const [confirming, setConfirming] = useState(false);
+  const h = sc.health;
+  const hid = `scout-${sc.id}-h`;
+  const notRunning = sc.enabled && !sc.running && h.state !== 'starting';
+  return (
+    <article class="scout" aria-labelledby={hid}>
+      <div class="scout-top">
+        <h3 id={hid}>{sc.name}</h3>
+        <span class={`badge state-${h.state}`}>{STATE_LABEL[h.state] ?? h.state}</span>
+        <span class="muted small">{KIND_NAME[sc.kind] ?? sc.kind}</span>
+      </div>
+      {sc.hook_url && (
+        <p class="small">
+          Receives items posted to <code>{sc.hook_url}</code>
+        </p>
+      )}
+      {sc.path && (
+        <p class="small">
+          Watching <code>{tildePath(sc.path, home)}</code>
+          {sc.include?.length ? <span class="muted"> · only {sc.include.join(', ')}</span> : null}
+          {sc.exclude?.length ? <span class="muted"> · never {sc.exclude.join(', ')}</span> : null}
+        </p>
+      )}
+      <p class="muted small">
+        {h.last_run_at ? (
+          <>
+            Last looked{' '}
+            <time dateTime={h.last_run_at} title={fullTime(h.last_run_at)}>
+              {age(h.last_run_at, now)}
+            </time>
+          </>
+        ) : sc.enabled ? (
+          'Has not looked yet'
+        ) : (
+          'Off'
+        )}
+        {' · '}
+        {plural(h.total_new, 'item')} found so far
+      </p>
+      {h.last_error && (
+        <p class="error-text small" role="status">
+          The last run failed: {h.last_error}.{' '}
+          {sc.kind === 'folder' ? 'Check that the folder exists and is readable, then press Run now.' : ''}
+        </p>
+      )}
+      {notRunning && !h.last_error && (
+        <p class="error-text small">
+          This scout is on but not running: it could not start. Switch it off and on, or check the agent’s log.
+        </p>
+      )}
+      <div class="scout-controls">
+        <label class="switch">
+          <input
+            type="checkbox"
+            role="switch"
+            checked={sc.enabled}
+            aria-label={`${sc.name}: on`}
+            onChange={() => void actions.updateScout(sc, { enabled: !sc.enabled })}
+          />
+          <span>{sc.enabled ? 'On' : 'Off'}</span>
+        </label>
+        <fieldset class="segmented compact">
+          <legend class="sr-only">{sc.name}: when something arrives</legend>
+          <label class={sc.review ? 'on' : ''}>
+            <input
+              type="radio"
+              name={`mode-${sc.id}`}
+              checked={sc.review}
+              onChange={() => void actions.updateScout(sc, { review: true })}
+            />
+            Review
+          </label>
+          <label class={!sc.review ? 'on' : ''}>
+            <input
+              type="radio"
+              name={`mode-${sc.id}`}
+              checked={!sc.review}
+              onChange={() => void actions.updateScout(sc, { review: false })}
+            />
+            Auto-create
+          </label>
+        </fieldset>
+        <span class="spacer" />
+        <button type="button" disabled={!sc.running} onClick={() => void actions.runScout(sc)}>
+          Run now
+        </button>
+        {confirming ? (
+          <>
+            <span class="small">Delete? Its waiting cards go too; approved items stay.</span>
+            <button type="button" class="danger" autoFocus onClick={() => void actions.deleteScout(sc)}>
+              Delete
+            </button>
+            <button type="button" onClick={() => setConfirming(false)}>
+              Keep
+            </button>
+          </>
+        ) : (
+          <button
+            type="button"
+            class="quiet"
+            aria-label={`Delete scout ${sc.name}`}
+            onClick={() => setConfirming(true)}
+          >
+            Delete
+          </button>
+        )}
+      </div>
+    </article>
+  );
+}
