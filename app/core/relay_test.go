@@ -145,6 +145,10 @@ func TestOutboxReplaysOfflineOperationsOnce(t *testing.T) {
 	if err != nil || rot.HookToken == "" || rot.HookToken == created.HookToken {
 		t.Fatalf("rotate: %+v %v", rot, err)
 	}
+	waitFor(t, sub, "rotation queued", func(e scouts.Event) bool {
+		st, ok := e.Data.(core.RelayStatus)
+		return e.Type == core.EventRelayState && ok && st.Outbox > 0
+	})
 	waitFor(t, sub, "rotation applied", relayState("online", 0))
 	hookURL := "http://" + r.addr + "/api/v1/hooks/" + created.Scout.ID
 	postHook := func(token, title string) int {

@@ -55,7 +55,15 @@ func waitState(t *testing.T, ch <-chan apitype.StreamEvent, what string, ok func
 
 func online(st apitype.RelayStatus) bool { return st.State == "online" }
 
-func synced(st apitype.RelayStatus) bool { return st.State == "online" && st.Outbox == 0 }
+// waitSynced waits until an operation just queued (a scout created or
+// changed) has reached the relay: first the event of the outbox growing,
+// then the one of it draining — so that an earlier "online, nothing
+// pending" still in the stream is not mistaken for the answer.
+func waitSynced(t *testing.T, ch <-chan apitype.StreamEvent, what string) {
+	t.Helper()
+	waitState(t, ch, what+" (queued)", func(st apitype.RelayStatus) bool { return st.Outbox > 0 })
+	waitState(t, ch, what, func(st apitype.RelayStatus) bool { return st.State == "online" && st.Outbox == 0 })
+}
 
 // hookItem is what the test posts; Body carries a marker that must never
 // appear in the relay's database.
@@ -154,7 +162,7 @@ func testRelayWebhooks(t *testing.T, dsn string) {
 	if again, _ := ann.client.Scout(ctx, hook.ID); again.HookToken != "" || again.HookURL != hook.HookURL {
 		t.Fatalf("GET shows the token again, or lost the URL: %+v", again)
 	}
-	waitState(t, stream, "scout registered", synced)
+	waitSynced(t, stream, "scout registered")
 
 	// Wrong token, bad body, oversized body: refused, nothing queued.
 	if code, _ := post(t, hook.HookURL, "whk_wrong", "", hookItem{Title: "x"}); code != http.StatusUnauthorized {
@@ -261,7 +269,7 @@ func testRelayWebhooks(t *testing.T, dsn string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, bobStream, "bob's scout registered", synced)
+	waitSynced(t, bobStream, "bob's scout registered")
 	if code, _ := post(t, bobHook.HookURL, bobHook.HookToken, "bob-1", hookItem{Title: "for bob", Body: "bob-secret"}); code != http.StatusAccepted {
 		t.Fatalf("bob's post: %d", code)
 	}

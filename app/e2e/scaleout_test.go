@@ -54,7 +54,7 @@ func TestTwoRelaysShareOnePostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, stream, "registered through B", synced)
+	waitSynced(t, stream, "registered through B")
 	viaA := strings.Replace(hook.HookURL, b.url, a.url, 1)
 	const n = 50
 	for i := range n {
