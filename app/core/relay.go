@@ -101,7 +101,8 @@ func (l *relayLink) State(st client.State) {
 	}
 	l.state = st
 	l.mu.Unlock()
-	if prev.State != st.State || prev.Error != st.Error {
+	// A new retry time is news too: the offline banner counts down to it.
+	if prev.State != st.State || prev.Error != st.Error || !prev.NextRetry.Equal(st.NextRetry) {
 		l.c.Bus.Publish(scouts.Event{Type: EventRelayState, Data: l.c.RelayStatus(context.Background())})
 	}
 }

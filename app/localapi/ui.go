@@ -57,7 +57,10 @@ func (s *Server) serveUI(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusUnauthorized, "unauthorized", "this link's token is not the agent's current token; run `scouts agent --ui` again for a fresh link")
 			return
 		}
-		http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		// Kept 30 days, so that a browser restart does not sign the user
+		// out; the token itself only changes when its file is deleted.
+		http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: s.token, Path: "/", HttpOnly: true,
+			SameSite: http.SameSiteStrictMode, MaxAge: 30 * 24 * 3600})
 		u := *r.URL
 		q := u.Query()
 		q.Del("token")
