@@ -2,6 +2,10 @@
 GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
+# bin/scouts-window is the same program built with the desktop window
+# (Wails: GTK 3 + WebKit2GTK 4.1); bin/scouts (agent, tray, CLI) stays free
+# of them. See docs/desktop.md.
+WINDOW_TAGS := window,production,webkit2_41
 # Where `make run` serves the local API besides its socket (port 0: any free port).
 LISTEN  ?= 127.0.0.1:0
 NPM     ?= npm
@@ -36,6 +40,7 @@ frontend: deps-run $(UI_BUILT)
 
 build: deps-run frontend
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/scouts .
+	$(GO) build -trimpath -tags $(WINDOW_TAGS) -ldflags "$(LDFLAGS)" -o bin/scouts-window .
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/scouts-relay ./relay/cmd/scouts-relay
 
 run: build
@@ -43,14 +48,18 @@ run: build
 
 vet:
 	$(GO) vet ./...
+	$(GO) vet -tags $(WINDOW_TAGS) ./app/... .
 
 # Go tests, the UI's unit tests (Vitest), then the browser end-to-end tests
 # (Playwright + chromium against a real `bin/scouts agent --ui`; screenshots
 # of every view in test-artifacts/screenshots/).
 test: deps-test vet test-go test-ui test-browser
 
-test-go:
+# app/e2e/desktop builds both binaries and drives the window under Xvfb and
+# the tray on a private DBus session bus: the window embeds the built UI.
+test-go: $(UI_BUILT)
 	$(GO) test ./...
+	$(GO) test -tags $(WINDOW_TAGS) ./app/window/...
 
 test-ui: $(UI_DEPS)
 	cd frontend && $(NPM) test

@@ -15,8 +15,12 @@ say() { printf 'deps: %s\n' "$*" >&2; }
 # Packages per target. "run" is what `make run` needs; "test" adds what the
 # test suite drives (it is a superset): chromium for the browser tests
 # (SCOUTS_CHROMIUM=/path/to/chrome uses another instead).
-run_pkgs=(git ca-certificates)
-test_pkgs=("${run_pkgs[@]}")
+# The desktop window (bin/scouts-window, Wails v2) builds against GTK 3 and
+# WebKit2GTK 4.1 with cgo; its tests run it under Xvfb on a private DBus
+# session bus (dbus-x11 brings dbus-daemon) and take screenshots with
+# ImageMagick's import.
+run_pkgs=(git ca-certificates build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev)
+test_pkgs=("${run_pkgs[@]}" xvfb dbus-x11 imagemagick)
 if [ -z "${SCOUTS_CHROMIUM:-}" ]; then
 	test_pkgs+=(chromium)
 fi
@@ -77,6 +81,13 @@ else
 		case "$p" in
 		git) command -v git >/dev/null 2>&1 || missing+=("$p") ;;
 		chromium) command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || missing+=("$p") ;;
+		build-essential) command -v cc >/dev/null 2>&1 || missing+=("a C compiler") ;;
+		pkg-config) command -v pkg-config >/dev/null 2>&1 || missing+=("$p") ;;
+		libgtk-3-dev) pkg-config --exists gtk+-3.0 2>/dev/null || missing+=("GTK 3 development files") ;;
+		libwebkit2gtk-4.1-dev) pkg-config --exists webkit2gtk-4.1 2>/dev/null || missing+=("WebKit2GTK 4.1 development files") ;;
+		xvfb) command -v Xvfb >/dev/null 2>&1 || missing+=("Xvfb") ;;
+		dbus-x11) command -v dbus-daemon >/dev/null 2>&1 || missing+=("dbus-daemon") ;;
+		imagemagick) command -v import >/dev/null 2>&1 || missing+=("ImageMagick") ;;
 		esac
 	done
 	if [ "${#missing[@]}" -gt 0 ]; then

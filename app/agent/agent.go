@@ -47,6 +47,9 @@ type Config struct {
 	// Ready, when set, is called once the API answers, with the TCP base
 	// URL ("" when not listening on TCP).
 	Ready func(baseURL string)
+	// Autostart, when set, applies the "autostart" setting to the OS (see
+	// core.Config.Autostart); the agent applies it at start too.
+	Autostart func(enabled bool) error
 }
 
 // Run runs the agent until ctx ends, then shuts down gracefully.
@@ -83,11 +86,19 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 
 	c, err := core.Open(ctx, core.Config{DataDir: dir, Version: cfg.Version, Logger: log,
-		RelayURL: cfg.RelayURL, RelayToken: cfg.RelayToken})
+		RelayURL: cfg.RelayURL, RelayToken: cfg.RelayToken, Autostart: cfg.Autostart})
 	if err != nil {
 		return err
 	}
 	defer c.Close()
+	if cfg.Autostart != nil {
+		// The login entry follows the setting, and the binary if it moved.
+		if s, err := c.Settings(ctx); err != nil {
+			log.Warn("autostart: cannot read settings", "err", err)
+		} else if err := cfg.Autostart(s.Autostart); err != nil {
+			log.Warn("autostart: cannot apply the setting", "autostart", s.Autostart, "err", err)
+		}
+	}
 	first, err := c.EnsureFirstRun(ctx, cfg.Inbox)
 	if err != nil {
 		return fmt.Errorf("agent: first run: %w", err)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/scouts-hq/scouts/app/agent"
 	"github.com/scouts-hq/scouts/app/localclient"
+	"github.com/scouts-hq/scouts/app/window"
 	"github.com/scouts-hq/scouts/frontend"
 )
 
@@ -39,11 +40,14 @@ func (e Env) program() string {
 const usage = `Scouts: turn what arrives into suggestions you approve.
 
 Usage: scouts <command> [flags]
+       scouts                            open the window (starting the agent if needed)
 
-The agent:
-  agent [--data DIR] [--listen 127.0.0.1:PORT] [--ui]
-                                         run the always-on agent; --ui also serves
+The desktop:
+  agent [--data DIR] [--listen 127.0.0.1:PORT] [--ui] [--no-tray]
+                                         run the always-on agent (with its tray icon
+                                         when the desktop has one); --ui also serves
                                          the web UI and prints its link
+  window [--view scouts|tasks|…]         open the window; starts the agent if none runs
 
 Talking to a running agent:
   status                                 version, running scouts, pending count
@@ -58,6 +62,7 @@ Talking to a running agent:
   tasks|notes|events|projects add TITLE [--body B]
   tasks done ID | <kind> rm ID
   audit TRACE_ID [--json]                an item's whole story
+  settings [--autostart on|off] [--notifications on|off] [--quiet-hours 22:00-07:00|off]
   version
 
 Every command takes --data DIR (default: $SCOUTS_DATA or the OS data directory).
@@ -65,6 +70,14 @@ Every command takes --data DIR (default: $SCOUTS_DATA or the OS data directory).
 
 // Main runs the command line and returns the process exit code.
 func Main(args []string, env Env) int {
+	if len(args) == 0 {
+		// A bare `scouts` is what a launcher runs: the window, with the
+		// agent started first if none runs (the usage where there is no
+		// window).
+		if _, err := window.WindowBinary(); err == nil && hasDisplay() {
+			args = []string{"window"}
+		}
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprint(env.Stdout, usage)
 		return 0
@@ -76,6 +89,10 @@ func Main(args []string, env Env) int {
 	switch cmd {
 	case "agent":
 		err = runAgent(ctx, rest, env)
+	case "window":
+		err = runWindow(ctx, rest, env)
+	case "settings":
+		err = runSettings(ctx, rest, env)
 	case "version":
 		fmt.Fprintln(env.Stdout, "scouts", env.Version)
 	case "status":
@@ -200,6 +217,7 @@ func runAgent(ctx context.Context, args []string, env Env) error {
 	relayURL := f.String("relay", "", "connect to this relay (https://relay.example.com) for webhook and cloud scouts")
 	tokenFile := f.String("device-token-file", "", "file holding this device's relay token (from scouts-relay device add)")
 	ui := f.Bool("ui", false, "also serve the web UI on the loopback listener (default --listen 127.0.0.1:0) and print its link")
+	noTray := f.Bool("no-tray", false, "no tray icon (desktop notifications still show when the desktop has a session bus)")
 	pos, err := f.parse(args)
 	if err != nil {
 		return err
@@ -234,7 +252,14 @@ func runAgent(ctx context.Context, args []string, env Env) error {
 			cfg.Listen = "127.0.0.1:0"
 		}
 	}
-	return agent.Run(ctx, cfg)
+	// The tray and notifications (app/tray), and the login entry
+	// (app/autostart): see desktop.go.
+	ctx, desk := newDesktop(ctx, dir, !*noTray, cfg.Logger)
+	cfg.Ready = desk.ready
+	cfg.Autostart = autostartHook(dir)
+	err = agent.Run(ctx, cfg)
+	desk.wait()
+	return err
 }
 
 // readDeviceToken reads the relay device token from its file, refusing a

@@ -29,6 +29,10 @@ type Config struct {
 	// cloud scouts); without them the desktop works alone.
 	RelayURL   string
 	RelayToken string
+	// Autostart, when set, makes the OS start the agent at login (or not):
+	// SetSettings calls it before storing a change, so that a failure is
+	// the answer to the change; the agent also calls it at start.
+	Autostart func(enabled bool) error
 }
 
 // Core is an open agent core. Its methods are safe for concurrent use.

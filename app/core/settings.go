@@ -77,6 +77,11 @@ func (c *Core) SetSettings(ctx context.Context, s Settings) (Settings, error) {
 	if err := s.validate(); err != nil {
 		return s, err
 	}
+	if c.cfg.Autostart != nil {
+		if err := c.cfg.Autostart(s.Autostart); err != nil {
+			return s, scouts.Errorf(scouts.EUnavailable, "autostart: %v", err)
+		}
+	}
 	b, _ := json.Marshal(s)
 	if err := c.DB.SetSetting(ctx, settingsKey, string(b)); err != nil {
 		return s, err

@@ -205,7 +205,8 @@ func (s *Server) logged(via string, h http.Handler) http.Handler {
 			level = slog.LevelInfo
 		}
 		s.log.Log(r.Context(), level, "api request", "via", via, "method", r.Method, "path", r.URL.Path,
-			"status", sw.status, "ms", time.Since(start).Milliseconds(), "agent", r.UserAgent())
+			"status", sw.status, "ms", time.Since(start).Milliseconds(), "agent", r.UserAgent(),
+			"client", r.Header.Get("X-Scouts-Client"))
 	})
 }
 

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package dbustest
+
+import "syscall"
+
+func deathSignal() *syscall.SysProcAttr { return &syscall.SysProcAttr{} }
