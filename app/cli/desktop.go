@@ -30,7 +30,7 @@ import (
 // executables); in a binary built with the window, it opens it.
 func runWindow(ctx context.Context, args []string, env Env) error {
 	f := newFlags("window", env, false)
-	view := f.String("view", "", "open this view: inbox, scouts, tasks, notes, events, projects, status")
+	view := f.String("view", "", "open this view: inbox, scouts, tasks, notes, events, projects, status, settings")
 	logLevel := f.String("log-level", "warn", "debug, info, warn or error")
 	pos, err := f.parse(args)
 	if err != nil {

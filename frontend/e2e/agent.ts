@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const BIN = process.env.SCOUTS_BIN || fileURLToPath(new URL('../../bin/scouts', import.meta.url));
@@ -18,6 +18,9 @@ export interface Agent {
   origin: string;
   home: string;
   data: string;
+  /** The agent's XDG config folder ($XDG_CONFIG_HOME when absolute, else HOME/.config):
+   * where its autostart entry goes. */
+  config: string;
   /** Writes a file under HOME, as a person dropping it there would. */
   drop(rel: string, content: string): void;
   /** Calls the local API directly (to check what the UI claims). */
@@ -74,6 +77,7 @@ export async function startAgent(opts: AgentOptions = {}): Promise<Agent> {
     origin,
     home,
     data,
+    config: isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : join(home, '.config'),
     drop(rel, content) {
       const p = join(home, rel);
       mkdirSync(dirname(p), { recursive: true });

@@ -49,6 +49,8 @@ describe('keyboard shortcuts', () => {
     expect(k.handle({ key: 's' })).toBeUndefined();
     k.handle({ key: 'g' });
     expect(k.handle({ key: 'i' })).toEqual({ type: 'go', view: 'inbox' });
+    k.handle({ key: 'g' });
+    expect(k.handle({ key: ',' })).toEqual({ type: 'go', view: 'settings' });
   });
 
   it('forgets a g prefix typed into a field', () => {

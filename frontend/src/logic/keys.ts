@@ -40,6 +40,7 @@ const goKeys: Record<string, View> = {
   p: 'projects',
   s: 'scouts',
   a: 'status',
+  ',': 'settings',
 };
 
 /** How long after "g" the second key still counts. */
@@ -127,6 +128,7 @@ export const SHORTCUTS: ReadonlyArray<{ section: string; keys: ReadonlyArray<[st
       ['g then t / n / e / p', 'Tasks, notes, events, projects'],
       ['g then s', 'Scouts'],
       ['g then a', 'Agent status'],
+      ['g then ,', 'Settings'],
       ['u', 'Undo the last decision (for 30 seconds)'],
       ['c', 'New task, note, event or project (in its list)'],
       ['?', 'This list'],

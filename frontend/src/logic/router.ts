@@ -4,7 +4,7 @@
 
 import type { EntityKind } from '../api/types';
 
-export type View = 'inbox' | 'tasks' | 'notes' | 'events' | 'projects' | 'scouts' | 'status' | 'suggestion';
+export type View = 'inbox' | 'tasks' | 'notes' | 'events' | 'projects' | 'scouts' | 'status' | 'settings' | 'suggestion';
 
 export interface Route {
   view: View;
@@ -12,7 +12,7 @@ export interface Route {
   id?: string;
 }
 
-const views = new Set<View>(['inbox', 'tasks', 'notes', 'events', 'projects', 'scouts', 'status', 'suggestion']);
+const views = new Set<View>(['inbox', 'tasks', 'notes', 'events', 'projects', 'scouts', 'status', 'settings', 'suggestion']);
 
 export function parseHash(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);

@@ -14,10 +14,12 @@ import type {
   EntityKind,
   PatchScout,
   Scout,
+  Settings,
   Suggestion,
 } from '../api/types';
 import { ENTITY_KINDS } from '../api/types';
 import { KIND_LABEL, plural, tildePath } from '../logic/format';
+import { withPatch } from '../logic/settings';
 import { Toaster } from '../logic/toasts';
 import { UNDO_TOAST_MS, UndoHistory, type Decision } from '../logic/undo';
 import { remove, replaceAll, upsert, type AppState } from './model';
@@ -409,6 +411,33 @@ export class Actions {
     } catch (err) {
       this.fail('Could not sync.', err);
     }
+  }
+
+  // ---- Settings -----------------------------------------------------------
+
+  private settingsQueue: Promise<unknown> = Promise.resolve();
+
+  /** Saves a change to the settings. The API takes the whole object, so
+   * saves go one at a time, each on top of what the agent last confirmed
+   * (live events included): two quick changes cannot undo each other.
+   * Resolves to the error, for the view to show beside the control. */
+  saveSettings(patch: Partial<Settings>): Promise<ApiError | undefined> {
+    const run = async () => {
+      const cur = this.store.state.settings;
+      if (!cur) return new ApiError('client', 0, 'The settings have not been loaded yet.', 'Try again in a moment.');
+      try {
+        const settings = await this.api.putSettings(withPatch(cur, patch));
+        this.store.update((s) => ({ ...s, settings }));
+        return undefined;
+      } catch (e) {
+        const err = asApiError(e);
+        if (err.code === 'offline' || err.code === 'unauthorized') this.store.update((s) => ({ ...s, problem: err }));
+        return err;
+      }
+    };
+    const p = this.settingsQueue.then(run);
+    this.settingsQueue = p;
+    return p;
   }
 }
 

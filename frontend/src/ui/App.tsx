@@ -7,6 +7,7 @@ import { EntityView } from './EntityView';
 import { Inbox } from './Inbox';
 import { Nav } from './Nav';
 import { ScoutsView } from './ScoutsView';
+import { SettingsView } from './SettingsView';
 import { ShortcutsDialog } from './ShortcutsDialog';
 import { StatusView } from './StatusView';
 import { SuggestionView } from './SuggestionView';
@@ -75,6 +76,7 @@ export function App() {
   if (kind) view = <EntityView s={s} kind={kind} focusId={route.id} keys={viewKeys} />;
   else if (route.view === 'scouts') view = <ScoutsView s={s} add={route.id === 'add'} />;
   else if (route.view === 'status') view = <StatusView s={s} />;
+  else if (route.view === 'settings') view = <SettingsView s={s} />;
   else if (route.view === 'suggestion' && route.id) view = <SuggestionView s={s} id={route.id} />;
   else view = <Inbox s={s} keys={viewKeys} />;
 

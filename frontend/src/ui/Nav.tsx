@@ -9,6 +9,7 @@ const ITEMS: ReadonlyArray<{ view: View; label: string; key: string }> = [
   { view: 'projects', label: 'Projects', key: 'g p' },
   { view: 'scouts', label: 'Scouts', key: 'g s' },
   { view: 'status', label: 'Status', key: 'g a' },
+  { view: 'settings', label: 'Settings', key: 'g ,' },
 ];
 
 const CONN: Record<AppState['conn'], string> = { open: 'Live', connecting: 'Connecting…', down: 'Reconnecting…' };
