@@ -8,7 +8,7 @@
 // Nothing may be tuned on the held-out groups.
 //
 // The corpus carries marks of its collection that give the label away (see
-// /work/shared/CORPUS.md): the trap and owner addresses, Delivered-To,
+// the corpus notes that come with the project brief): the trap and owner addresses, Delivered-To,
 // fetchmail hops, X-Spam-* and similar headers. mailtext never reads those
 // headers; Neutralize removes the recipient addresses from a parsed
 // Message.
