@@ -336,14 +336,25 @@ func (s *session) addInbox(a *agent, title string) (folder string) {
 	os.WriteFile(filepath.Join(folder, "first.md"), []byte("# "+title+"\n\nDue on Monday.\n"), 0o644)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	// Follow the stream before creating the scout, so that its
+	// suggestion.created cannot pass unseen.
+	w, err := a.client.Watch(ctx, 0)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer w.Close()
 	if _, err := a.client.CreateScout(ctx, apitype.CreateScout{Kind: "folder", Path: folder, IncludeExisting: true}); err != nil {
 		s.t.Fatal(err)
 	}
-	waitFor(s.t, 30*time.Second, "a pending suggestion", func() bool {
-		st, err := a.client.Status(ctx)
-		return err == nil && st.Pending >= 1
-	})
-	return folder
+	for {
+		ev, err := w.Next()
+		if err != nil {
+			s.t.Fatalf("waiting for the inbox's suggestion: %v", err)
+		}
+		if ev.Type == "suggestion.created" {
+			return folder
+		}
+	}
 }
 
 // waitFor polls cond until it holds: for state that has no event to wait

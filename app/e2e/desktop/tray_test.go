@@ -75,6 +75,29 @@ func lookup(items []menuItem, label string) (menuItem, bool) {
 	return menuItem{}, false
 }
 
+// waitSignal waits until cond holds, re-checking it whenever the tray item
+// emits a signal (NewToolTip, NewTitle, NewIcon, and the menu's
+// LayoutUpdated and ItemsPropertiesUpdated): the tray announces every
+// change it makes, so there is nothing to poll.
+func waitSignal(t testing.TB, conn *dbus.Conn, it dbustest.Item, what string, cond func() bool) {
+	t.Helper()
+	ch := make(chan *dbus.Signal, 64)
+	conn.Signal(ch)
+	defer conn.RemoveSignal(ch)
+	if err := conn.AddMatchSignal(dbus.WithMatchSender(it.Service)); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.RemoveMatchSignal(dbus.WithMatchSender(it.Service))
+	deadline := time.After(30 * time.Second)
+	for !cond() {
+		select {
+		case <-ch:
+		case <-deadline:
+			t.Fatalf("%s: not within 30s", what)
+		}
+	}
+}
+
 func click(t testing.TB, conn *dbus.Conn, it dbustest.Item, id int32) {
 	t.Helper()
 	err := conn.Object(it.Service, it.Path+"/menu").Call("com.canonical.dbusmenu.Event", 0, id, "clicked", dbus.MakeVariant(""), uint32(0)).Err
@@ -122,11 +145,11 @@ func TestTrayRegistersAndItsMenuWorks(t *testing.T) {
 	if px, ok := itemProp(t, conn, item, "IconPixmap").Value().([][]any); !ok || len(px) != 1 || px[0][0].(int32) != 64 {
 		t.Errorf("IconPixmap: %#v", itemProp(t, conn, item, "IconPixmap").Value())
 	}
-	waitFor(t, 30*time.Second, "tooltip 'Scouts — 0 pending'", func() bool {
+	waitSignal(t, conn, item, "tooltip 'Scouts — 0 pending'", func() bool {
 		return strings.HasPrefix(tooltipTitle(t, conn, item), "Scouts — 0 pending")
 	})
 	s.addInbox(a, "Pay the invoice")
-	waitFor(t, 30*time.Second, "tooltip 'Scouts — 1 pending'", func() bool {
+	waitSignal(t, conn, item, "tooltip 'Scouts — 1 pending'", func() bool {
 		return strings.HasPrefix(tooltipTitle(t, conn, item), "Scouts — 1 pending")
 	})
 	if title := itemProp(t, conn, item, "Title").Value(); title != "Scouts — 1 pending" {
@@ -156,13 +179,13 @@ func TestTrayRegistersAndItsMenuWorks(t *testing.T) {
 	if st, err := a.client.Status(ctx); err != nil || !st.Paused {
 		t.Fatalf("after Pause: status %+v, %v", st, err)
 	}
-	waitFor(t, 30*time.Second, "the entry to read "+tray.LabelResume, func() bool {
+	waitSignal(t, conn, item, "the entry to read "+tray.LabelResume, func() bool {
 		it, ok := lookup(menu(t, conn, item), tray.LabelResume)
 		return ok && it.ID == pause.ID
 	})
 	click(t, conn, item, pause.ID)
 	a.out.wait(t, mark, 30*time.Second, "path=/api/v1/resume", "status=200", "client=tray")
-	waitFor(t, 30*time.Second, "the entry to read "+tray.LabelPause+" again", func() bool {
+	waitSignal(t, conn, item, "the entry to read "+tray.LabelPause+" again", func() bool {
 		it, ok := lookup(menu(t, conn, item), tray.LabelPause)
 		return ok && it.ID == pause.ID
 	})
