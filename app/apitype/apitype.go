@@ -236,6 +236,26 @@ type QuietHours struct {
 	End   string `json:"end"`
 }
 
+// Contains reports whether t (local time) falls in the quiet hours: from
+// Start included to End excluded, a Start after End spanning midnight.
+// Times that do not parse as HH:MM make no quiet hours.
+func (q *QuietHours) Contains(t time.Time) bool {
+	if q == nil {
+		return false
+	}
+	start, err1 := time.Parse("15:04", q.Start)
+	end, err2 := time.Parse("15:04", q.End)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	m := t.Hour()*60 + t.Minute()
+	s, e := start.Hour()*60+start.Minute(), end.Hour()*60+end.Minute()
+	if s <= e {
+		return m >= s && m < e
+	}
+	return m >= s || m < e
+}
+
 // Folders is GET /api/v1/folders: the subfolders of Path, for choosing a
 // folder to watch.
 type Folders struct {

@@ -176,18 +176,28 @@ func (f *flags) parse(args []string) ([]string, error) {
 	}
 }
 
+// start parses a command's arguments and returns the positional ones with
+// a client for the agent.
+func (f *flags) start(args []string) ([]string, *localclient.Client, error) {
+	pos, err := f.parse(args)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := f.client()
+	return pos, c, err
+}
+
 // oneArg parses a command that takes exactly one argument and returns it
 // with a client for the agent.
 func (f *flags) oneArg(args []string, what string) (string, *localclient.Client, error) {
-	pos, err := f.parse(args)
+	pos, c, err := f.start(args)
 	if err != nil {
 		return "", nil, err
 	}
 	if len(pos) != 1 {
 		return "", nil, usageErrorf("want exactly one %s", what)
 	}
-	c, err := f.client()
-	return pos[0], c, err
+	return pos[0], c, nil
 }
 
 func (f *flags) dataDir() (string, error) {

@@ -55,10 +55,7 @@ func clipText(s string, n int) string {
 
 func runStatus(ctx context.Context, args []string, env Env) error {
 	f := newFlags("status", env, true)
-	if _, err := f.parse(args); err != nil {
-		return err
-	}
-	c, err := f.client()
+	_, c, err := f.start(args)
 	if err != nil {
 		return err
 	}
@@ -101,10 +98,7 @@ func runScouts(ctx context.Context, args []string, env Env) error {
 
 func listScouts(ctx context.Context, args []string, env Env) error {
 	f := newFlags("scouts", env, true)
-	if _, err := f.parse(args); err != nil {
-		return err
-	}
-	c, err := f.client()
+	_, c, err := f.start(args)
 	if err != nil {
 		return err
 	}
@@ -227,10 +221,7 @@ func runSuggestions(ctx context.Context, args []string, env Env) error {
 	status := f.String("status", "pending", "pending, approved, rejected, expired or all")
 	scout := f.String("scout", "", "only this scout's suggestions")
 	limit := f.Int("limit", 100, "at most this many")
-	if _, err := f.parse(args); err != nil {
-		return err
-	}
-	c, err := f.client()
+	_, c, err := f.start(args)
 	if err != nil {
 		return err
 	}
@@ -393,11 +384,7 @@ func runEntities(ctx context.Context, kind string, args []string, env Env) error
 	}
 	f := newFlags(kind+"s "+sub, env, true)
 	body := f.String("body", "", "body text (add)")
-	pos, err := f.parse(args)
-	if err != nil {
-		return err
-	}
-	c, err := f.client()
+	pos, c, err := f.start(args)
 	if err != nil {
 		return err
 	}

@@ -26,24 +26,6 @@ type QuietHours struct {
 	End   string `json:"end"`
 }
 
-// Contains reports whether t (local time) falls in the quiet hours.
-func (q *QuietHours) Contains(t time.Time) bool {
-	if q == nil {
-		return false
-	}
-	start, err1 := time.Parse("15:04", q.Start)
-	end, err2 := time.Parse("15:04", q.End)
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	m := t.Hour()*60 + t.Minute()
-	s, e := start.Hour()*60+start.Minute(), end.Hour()*60+end.Minute()
-	if s <= e {
-		return m >= s && m < e
-	}
-	return m >= s || m < e
-}
-
 func (s Settings) validate() error {
 	if q := s.QuietHours; q != nil {
 		for _, v := range []string{q.Start, q.End} {

@@ -57,11 +57,7 @@ func (s *Server) handleListScouts(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	out := make([]apitype.Scout, 0, len(all))
-	for _, sc := range all {
-		out = append(out, s.scoutOut(sc))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, convertAll(all, s.scoutOut))
 }
 
 func (s *Server) handleGetScout(w http.ResponseWriter, r *http.Request) {
@@ -171,25 +167,19 @@ func (s *Server) handleListSuggestions(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if l := q.Get("limit"); l != "" {
-		n, err := strconv.Atoi(l)
-		if err != nil || n < 1 {
-			s.fail(w, r, scouts.Errorf(scouts.EInvalid, "limit %q is not a positive number", l))
-			return
-		}
-		f.Limit = n
+	limit, err := limitParam(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
 	}
+	f.Limit = limit
 	f.Newest = q.Get("order") == "newest"
 	list, err := s.core.DB.ListSuggestions(r.Context(), f)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	out := make([]apitype.Suggestion, 0, len(list))
-	for _, sg := range list {
-		out = append(out, toSuggestion(sg))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, convertAll(list, toSuggestion))
 }
 
 func (s *Server) handleGetSuggestion(w http.ResponseWriter, r *http.Request) {
@@ -272,11 +262,7 @@ func (s *Server) handleListEntities(w http.ResponseWriter, r *http.Request, k sc
 		s.fail(w, r, err)
 		return
 	}
-	out := make([]apitype.Entity, 0, len(list))
-	for _, e := range list {
-		out = append(out, toEntity(e))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, convertAll(list, toEntity))
 }
 
 func (s *Server) handleGetEntity(w http.ResponseWriter, r *http.Request, k scouts.EntityKind) {
@@ -347,24 +333,18 @@ func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
 		}
 		f.After = n
 	}
-	if l := q.Get("limit"); l != "" {
-		n, err := strconv.Atoi(l)
-		if err != nil || n < 1 {
-			s.fail(w, r, scouts.Errorf(scouts.EInvalid, "limit %q is not a positive number", l))
-			return
-		}
-		f.Limit = n
+	limit, err := limitParam(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
 	}
+	f.Limit = limit
 	list, err := s.core.DB.ListAudit(r.Context(), f)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	out := make([]apitype.AuditEvent, 0, len(list))
-	for _, e := range list {
-		out = append(out, toAudit(e))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, convertAll(list, toAudit))
 }
 
 func (s *Server) handleUndo(w http.ResponseWriter, r *http.Request) {
@@ -436,4 +416,27 @@ func (s *Server) handlePutSettings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, toSettings(st))
+}
+
+// limitParam reads the optional ?limit= of a listing.
+func limitParam(r *http.Request) (int, error) {
+	l := r.URL.Query().Get("limit")
+	if l == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(l)
+	if err != nil || n < 1 {
+		return 0, scouts.Errorf(scouts.EInvalid, "limit %q is not a positive number", l)
+	}
+	return n, nil
+}
+
+// convertAll converts a list for the wire; never nil, so that an empty
+// list is [] and not null.
+func convertAll[T, U any](in []T, conv func(T) U) []U {
+	out := make([]U, 0, len(in))
+	for _, v := range in {
+		out = append(out, conv(v))
+	}
+	return out
 }

@@ -124,7 +124,7 @@ func (b *Batcher) fire() {
 			b.Log.Debug("notifications are off", "suggestions", len(titles))
 			return
 		}
-		if inQuietHours(s.QuietHours, now) {
+		if s.QuietHours.Contains(now) {
 			b.Log.Debug("quiet hours: not notifying", "suggestions", len(titles))
 			return
 		}
@@ -160,23 +160,4 @@ func compose(titles []string) Notification {
 // of HTML; a file called "<b>.md" is text.
 func escapeMarkup(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
-}
-
-// inQuietHours reports whether t (local time) falls in q: the same rule as
-// the core's (start after end spans midnight; end excluded).
-func inQuietHours(q *apitype.QuietHours, t time.Time) bool {
-	if q == nil {
-		return false
-	}
-	start, err1 := time.Parse("15:04", q.Start)
-	end, err2 := time.Parse("15:04", q.End)
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	m := t.Hour()*60 + t.Minute()
-	s, e := start.Hour()*60+start.Minute(), end.Hour()*60+end.Minute()
-	if s <= e {
-		return m >= s && m < e
-	}
-	return m >= s || m < e
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/scouts-hq/scouts/app/apitype"
-	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/app/icons"
 	"github.com/scouts-hq/scouts/app/internal/dbustest"
 )
@@ -56,23 +55,33 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
-// The tray's quiet-hours rule is the core's (the tray is a client of the
-// API and does not link the core's rules, so the rule is repeated: this
-// keeps the two equal).
-func TestQuietHoursMatchTheCore(t *testing.T) {
-	spans := [][2]string{{"22:00", "07:00"}, {"09:00", "17:30"}, {"00:00", "00:00"}, {"23:59", "00:01"}, {"12:00", "12:01"}}
+// Quiet hours hold notifications from their start (included) to their end
+// (excluded), across midnight when the start is after the end.
+func TestQuietHours(t *testing.T) {
 	day := time.Date(2026, 11, 22, 0, 0, 0, 0, time.Local)
-	for _, sp := range spans {
-		q := &apitype.QuietHours{Start: sp[0], End: sp[1]}
-		cq := &core.QuietHours{Start: sp[0], End: sp[1]}
-		for m := 0; m < 24*60; m++ {
-			at := day.Add(time.Duration(m) * time.Minute)
-			if got, want := inQuietHours(q, at), cq.Contains(at); got != want {
-				t.Fatalf("%v at %s: tray says %v, core says %v", sp, at.Format("15:04"), got, want)
-			}
+	at := func(hhmm string) time.Time {
+		h, _ := time.Parse("15:04", hhmm)
+		return day.Add(time.Duration(h.Hour())*time.Hour + time.Duration(h.Minute())*time.Minute)
+	}
+	cases := []struct {
+		start, end, at string
+		quiet          bool
+	}{
+		{"22:00", "07:00", "21:59", false}, {"22:00", "07:00", "22:00", true}, {"22:00", "07:00", "00:00", true},
+		{"22:00", "07:00", "06:59", true}, {"22:00", "07:00", "07:00", false}, {"22:00", "07:00", "12:00", false},
+		{"09:00", "17:30", "08:59", false}, {"09:00", "17:30", "09:00", true}, {"09:00", "17:30", "17:29", true},
+		{"09:00", "17:30", "17:30", false}, {"00:00", "00:00", "12:00", false}, {"23:59", "00:01", "23:59", true},
+		{"23:59", "00:01", "00:00", true}, {"23:59", "00:01", "00:01", false}, {"12:00", "12:01", "12:00", true},
+		{"bad", "07:00", "03:00", false},
+	}
+	for _, c := range cases {
+		q := &apitype.QuietHours{Start: c.start, End: c.end}
+		if got := q.Contains(at(c.at)); got != c.quiet {
+			t.Errorf("%s–%s at %s: quiet %v, want %v", c.start, c.end, c.at, got, c.quiet)
 		}
 	}
-	if inQuietHours(nil, day) {
+	var none *apitype.QuietHours
+	if none.Contains(day) {
 		t.Error("no quiet hours, yet quiet")
 	}
 }
