@@ -13,6 +13,9 @@ package autostart
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 )
 
@@ -51,3 +54,23 @@ func Sync(e Entry, enabled bool) error {
 
 // Path is where the entry lives on this system ("" if unsupported).
 func Path() (string, error) { return entryPath() }
+
+// removeOwn removes the entry at p unless it names another data directory
+// (ours reports whether its content is this agent's): the part of uninstall
+// every system shares.
+func removeOwn(p string, ours func([]byte) bool) error {
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("autostart: %w", err)
+	}
+	if !ours(b) {
+		return nil // another data directory's agent starts at login
+	}
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("autostart: %w", err)
+	}
+	return nil
+}

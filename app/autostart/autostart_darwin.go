@@ -3,9 +3,7 @@ package autostart
 import (
 	"bytes"
 	"encoding/xml"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,15 +73,7 @@ func uninstall(e Entry) error {
 	if err != nil {
 		return err
 	}
-	b, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if !bytes.Contains(b, []byte("<string>"+xmlText(e.DataDir)+"</string>\n</dict>")) {
-		return nil // another data directory's agent
-	}
-	return os.Remove(p)
+	return removeOwn(p, func(b []byte) bool {
+		return bytes.Contains(b, []byte("<string>"+xmlText(e.DataDir)+"</string>\n</dict>"))
+	})
 }

@@ -3,9 +3,7 @@ package autostart
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,20 +98,10 @@ func uninstall(e Entry) error {
 	if err != nil {
 		return err
 	}
-	b, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("autostart: %w", err)
-	}
-	if d, ok := entryData(b); ok && d != e.DataDir {
-		return nil // another data directory's agent starts at login
-	}
-	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("autostart: %w", err)
-	}
-	return nil
+	return removeOwn(p, func(b []byte) bool {
+		d, ok := entryData(b)
+		return !ok || d == e.DataDir
+	})
 }
 
 // entryData reads the data directory an entry was made for.

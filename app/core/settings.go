@@ -61,7 +61,8 @@ func (c *Core) SetSettings(ctx context.Context, s Settings) (Settings, error) {
 	}
 	if c.cfg.Autostart != nil {
 		if err := c.cfg.Autostart(s.Autostart); err != nil {
-			return s, scouts.Errorf(scouts.EUnavailable, "autostart: %v", err)
+			// The autostart package's errors already say "autostart: …".
+			return s, scouts.Errorf(scouts.EUnavailable, "%v", err)
 		}
 	}
 	b, _ := json.Marshal(s)
