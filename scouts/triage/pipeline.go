@@ -72,6 +72,19 @@ func New(cfg Config) (*Pipeline, error) {
 // Triage decides what happens to one mail. The only error it returns is a
 // *RetryError (leave the mail unprocessed, retry later) or the context's.
 func (p *Pipeline) Triage(ctx context.Context, m Message) (Decision, error) {
+	return p.TriageLazy(ctx, m, nil)
+}
+
+// BodyLoader fetches a mail's body text when, and only when, a step needs
+// it. Rules and heuristics read headers alone, so a scout without a model
+// never pays for fetching content (five Gmail quota units a message).
+type BodyLoader func(ctx context.Context) (string, error)
+
+// TriageLazy is Triage for a message read without its body: loadBody, if
+// not nil, is called once before the model is consulted and its text set
+// as the message's body. A loader's failure is a *RetryError (step
+// "fetch"), like the model's.
+func (p *Pipeline) TriageLazy(ctx context.Context, m Message, loadBody BodyLoader) (Decision, error) {
 	if err := ctx.Err(); err != nil {
 		return Decision{}, err
 	}
@@ -87,6 +100,16 @@ func (p *Pipeline) Triage(ctx context.Context, m Message) (Decision, error) {
 	}
 	if p.cfg.Model == nil {
 		return fallback(&m, ""), nil
+	}
+	if loadBody != nil && m.Body == "" {
+		body, err := loadBody(ctx)
+		if err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+				return Decision{}, err
+			}
+			return Decision{}, &RetryError{MessageID: m.ID, Step: "fetch", Err: err}
+		}
+		m.Body = body
 	}
 	return p.byModel(ctx, &m)
 }

@@ -292,3 +292,39 @@ func TestParseVerdict(t *testing.T) {
 		t.Errorf("maybe: %v", err)
 	}
 }
+
+// The body is fetched only when the model is about to be asked: a rule or
+// a heuristic decides from headers alone, and a fetch failure is a retry.
+func TestPipelineLazyBody(t *testing.T) {
+	model := &stubModel{answer: ModelAnswer{Verdict: Relevant, Reason: "A bill.", Confidence: 0.8, Tokens: 10}, max: 100}
+	p := newModelPipeline(t, model, NewMemoryBudget(nil), 10_000, Rule{ID: "vip", Action: Allow, Senders: []string{"boss@corp.example"}})
+	loads := 0
+	load := func(context.Context) (string, error) { loads++; return "please pay invoice 42", nil }
+
+	fromBoss := plain()
+	fromBoss.From = Address{Addr: "boss@corp.example"}
+	if d, err := p.TriageLazy(context.Background(), fromBoss, load); err != nil || d.Path != "rule:vip" || loads != 0 {
+		t.Fatalf("rule: %+v %v, loads %d; want rule:vip without a fetch", d, err, loads)
+	}
+	spam := plain()
+	spam.Labels = []string{"SPAM"}
+	if d, err := p.TriageLazy(context.Background(), spam, load); err != nil || !strings.HasPrefix(d.Path, PathHeuristic) || loads != 0 {
+		t.Fatalf("heuristic: %+v %v, loads %d; want a heuristic without a fetch", d, err, loads)
+	}
+	headersOnly := plain()
+	headersOnly.Body = ""
+	if d, err := p.TriageLazy(context.Background(), headersOnly, load); err != nil || d.Path != "model:stub-1" || loads != 1 {
+		t.Fatalf("model: %+v %v, loads %d; want the model after one fetch", d, err, loads)
+	}
+	if got := model.lastInput().Body; got != "please pay invoice 42" {
+		t.Fatalf("model saw body %q", got)
+	}
+	failing := func(context.Context) (string, error) { return "", errors.New("gmail: 503") }
+	_, err := p.TriageLazy(context.Background(), headersOnly, failing)
+	if re, ok := IsRetry(err); !ok || re.Step != "fetch" {
+		t.Fatalf("fetch failure: %v; want a RetryError at step fetch", err)
+	}
+	if model.calls() != 1 {
+		t.Fatalf("model asked %d times; a failed fetch must not reach it", model.calls())
+	}
+}
