@@ -52,6 +52,46 @@ type CloudScout struct {
 	HookTokenHash string
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
+
+	// Gmail scouts.
+	Gmail *GmailScout
+}
+
+// Gmail modes (SPEC §5): in relay-triage mode the relay holds the
+// account's refresh token (encrypted) and triages; in relay-ping mode it
+// holds none and only tells the desktop the mailbox changed.
+const (
+	ModeRelayTriage = "relay-triage"
+	ModeRelayPing   = "relay-ping"
+)
+
+// GmailScout is what the relay keeps for a Gmail scout: never content.
+type GmailScout struct {
+	Email string
+	// TokenSealed is the OAuth refresh token, AES-256-GCM sealed under a
+	// key named inside the blob (see relay/tokenseal); relay-ping scouts
+	// have none.
+	TokenSealed         []byte
+	AutoTrashSpam       bool
+	InactivityPauseDays int
+	// Rules are the user's allow/deny rules, as JSON (triage.Rule list).
+	Rules string
+	// Cursor is the Gmail history id synced up to (0: not yet).
+	Cursor       uint64
+	LastSyncAt   time.Time
+	WatchExpires time.Time
+	// State and StateMessage are the health the desktop is told about
+	// (protocol.ScoutOK, ScoutError, ScoutPaused, ScoutAuthExpired).
+	State        string
+	StateMessage string
+}
+
+// PushHint is a persisted Gmail push notification.
+type PushHint struct {
+	ID         int64
+	Email      string
+	HistoryID  uint64
+	ReceivedAt time.Time
 }
 
 // Queue statuses: queued → delivered (sent to a device) → acked (a device

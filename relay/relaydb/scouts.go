@@ -51,7 +51,10 @@ func (d *DB) UpsertScout(ctx context.Context, tx *sql.Tx, s relay.CloudScout) er
 	case errors.Is(err, sql.ErrNoRows):
 		_, err = tx.ExecContext(ctx, d.q(`INSERT INTO cloud_scouts (id, user_id, kind, name, mode, enabled, hook_token_hash, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`), s.ID, s.UserID, s.Kind, s.Name, s.Mode, s.Enabled, nullStr(s.HookTokenHash), now, now)
-		return err
+		if err != nil {
+			return err
+		}
+		return d.setGmail(ctx, tx, s)
 	case err != nil:
 		return err
 	case owner != s.UserID:
@@ -61,7 +64,10 @@ func (d *DB) UpsertScout(ctx context.Context, tx *sql.Tx, s relay.CloudScout) er
 	_, err = tx.ExecContext(ctx, d.q(`UPDATE cloud_scouts SET name = ?, mode = ?, enabled = ?,
 		hook_token_hash = COALESCE(?, hook_token_hash), updated_at = ? WHERE id = ?`),
 		s.Name, s.Mode, s.Enabled, nullStr(s.HookTokenHash), now, s.ID)
-	return err
+	if err != nil {
+		return err
+	}
+	return d.setGmail(ctx, tx, s)
 }
 
 // DisableScout disables a user's scout inside an ApplyOnce transaction.

@@ -138,3 +138,25 @@ func plainText(s string) string {
 	w.plain(strings.ReplaceAll(s, "\r\n", "\n"), true)
 	return w.String()
 }
+
+// HTML returns the first inline text/html part of a MIME tree, decoded from
+// its charset, or "" when the mail has none. It is raw markup from a
+// stranger: callers must sanitise it before showing it.
+func HTML(p *Part) string {
+	return findHTML(p, 0)
+}
+
+func findHTML(p *Part, depth int) string {
+	if p == nil || depth > maxDepth {
+		return ""
+	}
+	if p.MediaType == "text/html" && !isAttachment(p) {
+		return partString(p)
+	}
+	for _, c := range p.Parts {
+		if s := findHTML(c, depth+1); s != "" {
+			return s
+		}
+	}
+	return ""
+}

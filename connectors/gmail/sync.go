@@ -1,0 +1,199 @@
+package gmail
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/scouts-hq/scouts/scouts/triage"
+)
+
+// Verdict is the outcome of triage for one new mail.
+type Verdict struct {
+	ID       string
+	ThreadID string
+	Decision triage.Decision
+	// Card is the mail's subject, sender and snippet, read for triage.
+	// Transient: the relay must not store it.
+	Card Card
+	// Trashed is set when the mail was spam and the scout moves spam to
+	// the Trash.
+	Trashed bool
+}
+
+// Sink receives a sync's verdicts. Its methods are called from one
+// goroutine.
+type Sink interface {
+	// Seen reports whether the message was already dealt with for this
+	// scout (queued, suggested): seen mail is not fetched again.
+	Seen(ctx context.Context, id string) (bool, error)
+	// Record keeps a verdict durably before the cursor passes it; an
+	// error stops the sync without moving the cursor.
+	Record(ctx context.Context, v Verdict) error
+}
+
+// Syncer turns a mailbox's new mail into verdicts: list what was added
+// since the cursor, skip what is already known, read headers (and the body
+// only if a model must be asked), triage, trash spam when the scout says
+// so, and hand every verdict to the sink.
+type Syncer struct {
+	Client   *Client
+	Pipeline *triage.Pipeline
+	Sink     Sink
+	// AutoTrashSpam moves spam verdicts to the Trash (never deletes).
+	AutoTrashSpam bool
+	// BackfillLimit bounds how many messages a resync reads after the
+	// history cursor was lost (default 500).
+	BackfillLimit int
+	Logger        *slog.Logger
+}
+
+// Result reports what a sync did; all of it is content-free.
+type Result struct {
+	// Cursor is the history id to start from next time. It is never
+	// lower than the one the sync started from.
+	Cursor   uint64
+	Baseline bool // first run: the cursor was set, no mail read
+	Listed   int
+	Seen     int
+	Relevant int
+	Spam     int
+	Skip     int
+	Trashed  int
+	Gone     int // listed, then deleted before it could be read
+	// Recovered is set when Gmail had dropped the history cursor and the
+	// missed window was re-read from the message list; the note says so
+	// in words for the scout's status.
+	Recovered string
+}
+
+// Run syncs from cursor (0: the first run, which only records where the
+// mailbox is). lastSync is when the cursor was last advanced: it bounds the
+// window a resync re-reads.
+func (s *Syncer) Run(ctx context.Context, cursor uint64, lastSync time.Time) (Result, error) {
+	log := s.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	res := Result{Cursor: cursor}
+	if cursor == 0 {
+		_, hid, err := s.Client.Profile(ctx)
+		if err != nil {
+			return res, err
+		}
+		res.Cursor, res.Baseline = hid, true
+		return res, nil
+	}
+	next, err := s.Client.History(ctx, cursor, func(ctx context.Context, batch []Added) error {
+		return s.judge(ctx, batch, &res)
+	})
+	if IsHistoryGone(err) {
+		return s.resync(ctx, cursor, lastSync, &res, log)
+	}
+	if err != nil {
+		return res, err
+	}
+	res.Cursor = max(cursor, next)
+	return res, nil
+}
+
+// resync re-reads the window a lost cursor covered. The new cursor is read
+// first, so mail arriving during the backfill is listed again next time
+// (and then recognised as seen) rather than missed.
+func (s *Syncer) resync(ctx context.Context, cursor uint64, lastSync time.Time, res *Result, log *slog.Logger) (Result, error) {
+	_, hid, err := s.Client.Profile(ctx)
+	if err != nil {
+		return *res, err
+	}
+	limit := s.BackfillLimit
+	if limit <= 0 {
+		limit = 500
+	}
+	since := lastSync
+	if !since.IsZero() {
+		since = since.Add(-time.Hour) // Gmail's after: is coarse; overlap, the sink dedupes
+	}
+	ids, more, err := s.Client.Backfill(ctx, since, limit)
+	if err != nil {
+		return *res, err
+	}
+	// Backfill lists newest first; judge oldest first like history does.
+	for i, j := 0, len(ids)-1; i < j; i, j = i+1, j-1 {
+		ids[i], ids[j] = ids[j], ids[i]
+	}
+	if err := s.judge(ctx, ids, res); err != nil {
+		return *res, err
+	}
+	res.Cursor = max(cursor, hid)
+	res.Recovered = fmt.Sprintf("Gmail no longer had this scout's place in the mailbox; the %d messages since %s were re-read instead.",
+		len(ids), describeSince(lastSync))
+	if more {
+		res.Recovered += fmt.Sprintf(" Only the newest %d were read; older mail in that window was not triaged.", limit)
+	}
+	log.Warn("gmail: history cursor lost; recovered from the message list", "from", cursor, "to", res.Cursor, "messages", len(ids), "truncated", more)
+	return *res, nil
+}
+
+func describeSince(t time.Time) string {
+	if t.IsZero() {
+		return "the start"
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+func (s *Syncer) judge(ctx context.Context, batch []Added, res *Result) error {
+	for _, a := range batch {
+		res.Listed++
+		seen, err := s.Sink.Seen(ctx, a.ID)
+		if err != nil {
+			return fmt.Errorf("gmail: sync: %w", err)
+		}
+		if seen {
+			res.Seen++
+			continue
+		}
+		m, err := s.Client.Metadata(ctx, a.ID)
+		var nf *NotFoundError
+		if errors.As(err, &nf) {
+			res.Gone++
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if Skipped(m.Triage.Labels) {
+			// Listed from a backfill, or moved to spam since it arrived.
+			res.Skip++
+			continue
+		}
+		id := a.ID
+		d, err := s.Pipeline.TriageLazy(ctx, m.Triage, func(ctx context.Context) (string, error) {
+			return s.Client.Body(ctx, id, ModelBodyRunes)
+		})
+		if err != nil {
+			return err
+		}
+		v := Verdict{ID: a.ID, ThreadID: a.ThreadID, Decision: d, Card: m.Card()}
+		switch d.Verdict {
+		case triage.Relevant:
+			res.Relevant++
+		case triage.Spam:
+			res.Spam++
+			if s.AutoTrashSpam {
+				if err := s.Client.Trash(ctx, a.ID); err != nil && !errors.As(err, &nf) {
+					return err
+				}
+				v.Trashed = true
+				res.Trashed++
+			}
+		default:
+			res.Skip++
+		}
+		if err := s.Sink.Record(ctx, v); err != nil {
+			return fmt.Errorf("gmail: sync: record %s: %w", a.ID, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,250 @@
+package relaydb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/scouts-hq/scouts/relay"
+)
+
+// setGmail writes a Gmail scout's settings inside UpsertScout's
+// transaction. A new sealed token (a reconnect) also clears an
+// auth-expired state; an update without one keeps the current token.
+func (d *DB) setGmail(ctx context.Context, tx *sql.Tx, s relay.CloudScout) error {
+	g := s.Gmail
+	if g == nil {
+		return nil
+	}
+	rules := g.Rules
+	if rules == "" {
+		rules = "[]"
+	}
+	var token any
+	if len(g.TokenSealed) > 0 {
+		token = g.TokenSealed
+	}
+	if s.Mode == relay.ModeRelayPing {
+		// Switching to ping mode drops the token: the relay must not keep
+		// a credential it no longer needs.
+		_, err := tx.ExecContext(ctx, d.q(`UPDATE cloud_scouts SET gmail_email = ?, auto_trash_spam = ?, inactivity_pause_days = ?,
+			rules = ?, refresh_token_enc = NULL WHERE id = ?`),
+			strings.ToLower(g.Email), g.AutoTrashSpam, g.InactivityPauseDays, rules, s.ID)
+		return err
+	}
+	_, err := tx.ExecContext(ctx, d.q(`UPDATE cloud_scouts SET gmail_email = ?, auto_trash_spam = ?, inactivity_pause_days = ?,
+		rules = ?, refresh_token_enc = COALESCE(?, refresh_token_enc),
+		state = CASE WHEN ? THEN 'ok' ELSE state END,
+		state_message = CASE WHEN ? THEN '' ELSE state_message END WHERE id = ?`),
+		strings.ToLower(g.Email), g.AutoTrashSpam, g.InactivityPauseDays, rules, token, token != nil, token != nil, s.ID)
+	return err
+}
+
+const gmailColumns = `id, user_id, name, mode, enabled, created_at, updated_at, COALESCE(gmail_email, ''), refresh_token_enc,
+	auto_trash_spam, inactivity_pause_days, rules, COALESCE(gmail_history_id, ''), last_sync_at, watch_expires_at, state, state_message`
+
+func scanGmail(row interface{ Scan(...any) error }) (relay.CloudScout, error) {
+	s := relay.CloudScout{Kind: relay.KindGmail, Gmail: &relay.GmailScout{}}
+	g := s.Gmail
+	var created, updated int64
+	var cursor string
+	var lastSync, watch sql.NullInt64
+	err := row.Scan(&s.ID, &s.UserID, &s.Name, &s.Mode, &s.Enabled, &created, &updated, &g.Email, &g.TokenSealed,
+		&g.AutoTrashSpam, &g.InactivityPauseDays, &g.Rules, &cursor, &lastSync, &watch, &g.State, &g.StateMessage)
+	if err != nil {
+		return s, err
+	}
+	s.CreatedAt, s.UpdatedAt = time.UnixMilli(created).UTC(), time.UnixMilli(updated).UTC()
+	if cursor != "" {
+		g.Cursor, _ = strconv.ParseUint(cursor, 10, 64)
+	}
+	if lastSync.Valid {
+		g.LastSyncAt = time.UnixMilli(lastSync.Int64).UTC()
+	}
+	if watch.Valid {
+		g.WatchExpires = time.UnixMilli(watch.Int64).UTC()
+	}
+	return s, nil
+}
+
+func (d *DB) gmailScouts(ctx context.Context, where string, args ...any) ([]relay.CloudScout, error) {
+	rows, err := d.db.Read().QueryContext(ctx, d.q(`SELECT `+gmailColumns+` FROM cloud_scouts WHERE kind = 'gmail' AND `+where+` ORDER BY id`), args...)
+	if err != nil {
+		return nil, fmt.Errorf("relaydb: gmail scouts: %w", err)
+	}
+	defer rows.Close()
+	var out []relay.CloudScout
+	for rows.Next() {
+		s, err := scanGmail(rows)
+		if err != nil {
+			return nil, fmt.Errorf("relaydb: gmail scouts: %w", err)
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("relaydb: gmail scouts: %w", err)
+	}
+	return out, nil
+}
+
+// GmailScouts returns every enabled Gmail scout.
+func (d *DB) GmailScouts(ctx context.Context) ([]relay.CloudScout, error) {
+	return d.gmailScouts(ctx, "enabled = ?", true)
+}
+
+// GmailScoutsByEmail returns the enabled Gmail scouts watching a mailbox
+// (several users may watch the same address, each with their own scout).
+func (d *DB) GmailScoutsByEmail(ctx context.Context, email string) ([]relay.CloudScout, error) {
+	return d.gmailScouts(ctx, "enabled = ? AND gmail_email = ?", true, strings.ToLower(email))
+}
+
+// GmailScout returns one Gmail scout, enabled or not.
+func (d *DB) GmailScout(ctx context.Context, id string) (relay.CloudScout, error) {
+	out, err := d.gmailScouts(ctx, "id = ?", id)
+	if err != nil {
+		return relay.CloudScout{}, err
+	}
+	if len(out) == 0 {
+		return relay.CloudScout{}, notFound("gmail scout", id)
+	}
+	return out[0], nil
+}
+
+// AdvanceCursor moves a scout's history cursor forward, never back: two
+// syncs racing (two relay instances, a push during a poll) cannot undo
+// each other's progress.
+func (d *DB) AdvanceCursor(ctx context.Context, scoutID string, cursor uint64) error {
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		var cur sql.NullString
+		if err := tx.QueryRowContext(ctx, d.q(`SELECT gmail_history_id FROM cloud_scouts WHERE id = ?`), scoutID).Scan(&cur); err != nil {
+			return err
+		}
+		old, _ := strconv.ParseUint(cur.String, 10, 64)
+		now := d.now().UnixMilli()
+		if cursor <= old {
+			_, err := tx.ExecContext(ctx, d.q(`UPDATE cloud_scouts SET last_sync_at = ? WHERE id = ?`), now, scoutID)
+			return err
+		}
+		_, err := tx.ExecContext(ctx, d.q(`UPDATE cloud_scouts SET gmail_history_id = ?, last_sync_at = ? WHERE id = ?`),
+			strconv.FormatUint(cursor, 10), now, scoutID)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("relaydb: advance cursor of %s: %w", scoutID, err)
+	}
+	return nil
+}
+
+// SetWatch records when a scout's Gmail watch expires.
+func (d *DB) SetWatch(ctx context.Context, scoutID string, expires time.Time) error {
+	_, err := d.db.Writer().ExecContext(ctx, d.q(`UPDATE cloud_scouts SET watch_expires_at = ? WHERE id = ?`), expires.UnixMilli(), scoutID)
+	if err != nil {
+		return fmt.Errorf("relaydb: set watch of %s: %w", scoutID, err)
+	}
+	return nil
+}
+
+// SetScoutState records a scout's health; disable also turns it off (an
+// expired authorisation: nothing will work until the user reconnects). It
+// reports whether the state changed, so callers tell desktops only then.
+func (d *DB) SetScoutState(ctx context.Context, scoutID, state, message string, disable bool) (changed bool, err error) {
+	err = d.tx(ctx, func(tx *sql.Tx) error {
+		var cur, curMsg string
+		if err := tx.QueryRowContext(ctx, d.q(`SELECT state, state_message FROM cloud_scouts WHERE id = ?`), scoutID).Scan(&cur, &curMsg); err != nil {
+			return err
+		}
+		changed = cur != state || curMsg != message
+		q := `UPDATE cloud_scouts SET state = ?, state_message = ? WHERE id = ?`
+		args := []any{state, message, scoutID}
+		if disable {
+			q = `UPDATE cloud_scouts SET state = ?, state_message = ?, enabled = ?, updated_at = ? WHERE id = ?`
+			args = []any{state, message, false, d.now().UnixMilli(), scoutID}
+		}
+		_, err := tx.ExecContext(ctx, d.q(q), args...)
+		return err
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, notFound("scout", scoutID)
+	}
+	if err != nil {
+		return false, fmt.Errorf("relaydb: set state of %s: %w", scoutID, err)
+	}
+	return changed, nil
+}
+
+// AddPushHint persists a push notification; it is what the push endpoint
+// does before answering Pub/Sub.
+func (d *DB) AddPushHint(ctx context.Context, email string, historyID uint64) error {
+	_, err := d.db.Writer().ExecContext(ctx, d.q(`INSERT INTO push_inbox (email, history_id, received_at) VALUES (?, ?, ?)`),
+		strings.ToLower(email), strconv.FormatUint(historyID, 10), d.now().UnixMilli())
+	if err != nil {
+		return fmt.Errorf("relaydb: persist push: %w", err)
+	}
+	return nil
+}
+
+// PushHints returns up to limit persisted hints, oldest first.
+func (d *DB) PushHints(ctx context.Context, limit int) ([]relay.PushHint, error) {
+	rows, err := d.db.Read().QueryContext(ctx, d.q(`SELECT id, email, history_id, received_at FROM push_inbox ORDER BY id LIMIT ?`), limit)
+	if err != nil {
+		return nil, fmt.Errorf("relaydb: push hints: %w", err)
+	}
+	defer rows.Close()
+	var out []relay.PushHint
+	for rows.Next() {
+		var h relay.PushHint
+		var hid string
+		var at int64
+		if err := rows.Scan(&h.ID, &h.Email, &hid, &at); err != nil {
+			return nil, fmt.Errorf("relaydb: push hints: %w", err)
+		}
+		h.HistoryID, _ = strconv.ParseUint(hid, 10, 64)
+		h.ReceivedAt = time.UnixMilli(at).UTC()
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// DeleteHints removes hints whose sync is done.
+func (d *DB) DeleteHints(ctx context.Context, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	_, err := d.db.Writer().ExecContext(ctx, d.q(`DELETE FROM push_inbox WHERE id IN `+inList(len(ids))), args...)
+	if err != nil {
+		return fmt.Errorf("relaydb: delete push hints: %w", err)
+	}
+	return nil
+}
+
+// Queued reports whether a scout already has a queue row for an item.
+func (d *DB) Queued(ctx context.Context, scoutID, ref string) (bool, error) {
+	var n int
+	err := d.db.Read().QueryRowContext(ctx, d.q(`SELECT COUNT(*) FROM triage_queue WHERE scout_id = ? AND source_msg_ref = ?`), scoutID, ref).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("relaydb: queued: %w", err)
+	}
+	return n > 0, nil
+}
+
+// LastDeviceSeen returns when any of a user's active devices was last
+// connected (zero if never): the inactivity pause reads it.
+func (d *DB) LastDeviceSeen(ctx context.Context, userID string) (time.Time, error) {
+	var last sql.NullInt64
+	err := d.db.Read().QueryRowContext(ctx, d.q(`SELECT MAX(last_seen_at) FROM devices WHERE user_id = ? AND revoked_at IS NULL`), userID).Scan(&last)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("relaydb: last device seen: %w", err)
+	}
+	if !last.Valid {
+		return time.Time{}, nil
+	}
+	return time.UnixMilli(last.Int64).UTC(), nil
+}
