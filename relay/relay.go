@@ -115,6 +115,7 @@ type QueueItem struct {
 	SourceRef   string
 	Verdict     string
 	Reason      string
+	Path        string
 	Status      string
 	Seq         int64
 	TriagedAt   time.Time

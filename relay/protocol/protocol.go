@@ -146,18 +146,21 @@ type Welcome struct {
 // fields; Subject, Sender and Snippet are fetched from the source at
 // delivery time and Sealed is content only the device can open.
 type Proposal struct {
-	ID         string    `json:"id"`
-	ScoutID    string    `json:"scout_id"`
-	SourceType string    `json:"source_type"`
-	SourceRef  string    `json:"source_ref"`
-	Verdict    string    `json:"verdict"`
-	Reason     string    `json:"reason,omitempty"`
-	Category   string    `json:"category,omitempty"`
-	TriagedAt  time.Time `json:"triaged_at"`
-	ExpiresAt  time.Time `json:"expires_at"`
-	Subject    string    `json:"subject,omitempty"`
-	Sender     string    `json:"sender,omitempty"`
-	Snippet    string    `json:"snippet,omitempty"`
+	ID         string `json:"id"`
+	ScoutID    string `json:"scout_id"`
+	SourceType string `json:"source_type"`
+	SourceRef  string `json:"source_ref"`
+	Verdict    string `json:"verdict"`
+	Reason     string `json:"reason,omitempty"`
+	// Path names the triage step that decided ("rule:vip",
+	// "heuristic:list", "model:…", "default").
+	Path      string    `json:"path,omitempty"`
+	Category  string    `json:"category,omitempty"`
+	TriagedAt time.Time `json:"triaged_at"`
+	ExpiresAt time.Time `json:"expires_at"`
+	Subject   string    `json:"subject,omitempty"`
+	Sender    string    `json:"sender,omitempty"`
+	Snippet   string    `json:"snippet,omitempty"`
 	// Sealed is a NaCl anonymous sealed box (X25519, XSalsa20-Poly1305) to
 	// this device's public key, holding a JSON WebhookPayload.
 	Sealed []byte `json:"sealed,omitempty"`
@@ -234,12 +237,34 @@ type ScoutConfig struct {
 	// HookTokenHash is the hex SHA-256 of a webhook scout's token: the
 	// desktop makes the token and shows it once; the relay never sees it.
 	HookTokenHash string `json:"hook_token_hash,omitempty"`
-	// Gmail scouts (later): mode, spam handling, inactivity pause, and the
-	// OAuth refresh token in relay-triage mode (stored encrypted).
-	Mode                string `json:"mode,omitempty"`
-	AutoTrashSpam       bool   `json:"auto_trash_spam,omitempty"`
-	InactivityPauseDays int    `json:"inactivity_pause_days,omitempty"`
-	RefreshToken        string `json:"refresh_token,omitempty"`
+	// Gmail scouts: the mailbox, the mode (ModeRelayTriage or
+	// ModeRelayPing), spam handling, the inactivity pause in days (0: the
+	// relay's default), the user's rules, and in relay-triage mode the
+	// OAuth refresh token (stored encrypted; omitted on an update that
+	// keeps the current one).
+	Email               string       `json:"email,omitempty"`
+	Mode                string       `json:"mode,omitempty"`
+	AutoTrashSpam       bool         `json:"auto_trash_spam,omitempty"`
+	InactivityPauseDays int          `json:"inactivity_pause_days,omitempty"`
+	RefreshToken        string       `json:"refresh_token,omitempty"`
+	Rules               []TriageRule `json:"rules,omitempty"`
+}
+
+// Gmail scout modes.
+const (
+	ModeRelayTriage = "relay-triage"
+	ModeRelayPing   = "relay-ping"
+)
+
+// TriageRule is a user's allow/deny rule for a Gmail scout; the first rule
+// that matches decides. Action is "allow", "deny" or "ignore".
+type TriageRule struct {
+	ID           string   `json:"id"`
+	Action       string   `json:"action"`
+	Senders      []string `json:"senders,omitempty"`
+	Domains      []string `json:"domains,omitempty"`
+	ListIDs      []string `json:"list_ids,omitempty"`
+	SubjectWords []string `json:"subject_words,omitempty"`
 }
 
 // ScoutDisable is the body of scout_disable (desktop → relay).
@@ -254,7 +279,10 @@ type ConfigResult struct {
 	ScoutID string `json:"scout_id"`
 	// HookURL is where a webhook scout receives items.
 	HookURL string `json:"hook_url,omitempty"`
-	Error   *Error `json:"error,omitempty"`
+	// PushTopic is the Pub/Sub topic ("projects/P/topics/T") a relay-ping
+	// Gmail scout's desktop names when it sets up the mailbox's watch.
+	PushTopic string `json:"push_topic,omitempty"`
+	Error     *Error `json:"error,omitempty"`
 }
 
 // Error codes: stable numbers, grouped by hundreds.

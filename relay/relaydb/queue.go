@@ -21,6 +21,9 @@ type NewItem struct {
 	SourceRef  string // empty: the row's own id (webhook items)
 	Verdict    string
 	Reason     string
+	// Path names the triage step that decided ("rule:vip",
+	// "heuristic:list", "model:…"): the card's "why" says how.
+	Path string
 	// Sealed holds the item's content sealed to each device, by device id.
 	Sealed map[string][]byte
 	// IdempotencyKeyHash, when set, makes a repeat within IdempotencyTTL
@@ -88,9 +91,9 @@ func (d *DB) enqueue(ctx context.Context, it NewItem) (row relay.QueueItem, dup 
 			return fmt.Errorf("allocate sequence: %w", err)
 		}
 		row = relay.QueueItem{ID: id, UserID: it.UserID, ScoutID: it.ScoutID, SourceType: it.SourceType, SourceRef: ref,
-			Verdict: it.Verdict, Reason: it.Reason, Status: relay.StatusQueued, Seq: seq, TriagedAt: now, ExpiresAt: now.Add(relay.QueueTTL)}
-		if _, err := tx.ExecContext(ctx, d.q(`INSERT INTO triage_queue (id, user_id, scout_id, source_type, source_msg_ref, verdict, reason, status, seq, triaged_at, expires_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), row.ID, row.UserID, row.ScoutID, row.SourceType, row.SourceRef, row.Verdict, row.Reason,
+			Verdict: it.Verdict, Reason: it.Reason, Path: it.Path, Status: relay.StatusQueued, Seq: seq, TriagedAt: now, ExpiresAt: now.Add(relay.QueueTTL)}
+		if _, err := tx.ExecContext(ctx, d.q(`INSERT INTO triage_queue (id, user_id, scout_id, source_type, source_msg_ref, verdict, reason, path, status, seq, triaged_at, expires_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), row.ID, row.UserID, row.ScoutID, row.SourceType, row.SourceRef, row.Verdict, row.Reason, row.Path,
 			row.Status, row.Seq, row.TriagedAt.UnixMilli(), row.ExpiresAt.UnixMilli()); err != nil {
 			return fmt.Errorf("insert queue row: %w", err)
 		}
@@ -116,14 +119,14 @@ func (d *DB) enqueue(ctx context.Context, it NewItem) (row relay.QueueItem, dup 
 	return row, dup, nil
 }
 
-const queueCols = `q.id, q.user_id, q.scout_id, q.source_type, q.source_msg_ref, q.verdict, q.reason, q.status, q.seq,
+const queueCols = `q.id, q.user_id, q.scout_id, q.source_type, q.source_msg_ref, q.verdict, q.reason, q.path, q.status, q.seq,
 	q.triaged_at, q.delivered_at, q.acked_at, q.expires_at`
 
 func scanQueue(row interface{ Scan(...any) error }, extra ...any) (relay.QueueItem, error) {
 	var r relay.QueueItem
 	var triaged, expires int64
 	var delivered, acked sql.NullInt64
-	dest := append([]any{&r.ID, &r.UserID, &r.ScoutID, &r.SourceType, &r.SourceRef, &r.Verdict, &r.Reason, &r.Status, &r.Seq,
+	dest := append([]any{&r.ID, &r.UserID, &r.ScoutID, &r.SourceType, &r.SourceRef, &r.Verdict, &r.Reason, &r.Path, &r.Status, &r.Seq,
 		&triaged, &delivered, &acked, &expires}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return r, err

@@ -93,3 +93,17 @@ func (h *hub) count() int {
 	}
 	return n
 }
+
+// send hands a frame to every session of a user without waiting: a
+// session whose queue is full misses it (such frames are hints, re-derived
+// on reconnection).
+func (h *hub) send(userID string, b []byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for s := range h.byUser[userID] {
+		select {
+		case s.out <- b:
+		default:
+		}
+	}
+}

@@ -19,6 +19,7 @@ type metrics struct {
 	pushToAck    prometheus.Histogram
 	hookRequests *prometheus.CounterVec
 	frames       *prometheus.CounterVec
+	pushes       *prometheus.CounterVec
 }
 
 func newMetrics(db *relaydb.DB) *metrics {
@@ -37,8 +38,10 @@ func newMetrics(db *relaydb.DB) *metrics {
 			Help: "Webhook requests by result."}, []string{"result"}),
 		frames: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "scouts_relay_frames_received_total",
 			Help: "Frames received from devices, by type."}, []string{"type"}),
+		pushes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "scouts_relay_gmail_pushes_total",
+			Help: "Gmail push notifications by result (accepted, refused, malformed, failed)."}, []string{"result"}),
 	}
-	m.reg.MustRegister(m.connections, m.deliveries, m.acks, m.pushToAck, m.hookRequests, m.frames,
+	m.reg.MustRegister(m.connections, m.deliveries, m.acks, m.pushToAck, m.hookRequests, m.frames, m.pushes,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		queueDepth{db: db})
 	return m

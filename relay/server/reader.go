@@ -171,31 +171,48 @@ func (s *session) configure(ctx context.Context, f protocol.Frame) protocol.Conf
 			return fail(protocol.CodeBadFrame, err.Error(), "")
 		}
 		scoutID = cfg.ScoutID
-		if cfg.Kind != relay.KindWebhook {
-			return fail(protocol.CodeInvalidConfig, "this relay runs webhook scouts only (got "+cfg.Kind+")", scoutID)
+		if cfg.Kind != relay.KindWebhook && cfg.Kind != relay.KindGmail {
+			return fail(protocol.CodeInvalidConfig, "unknown scout kind "+cfg.Kind+" (want webhook or gmail)", scoutID)
 		}
 		if cfg.Name == "" || len(cfg.Name) > 200 {
 			return fail(protocol.CodeInvalidConfig, "a scout needs a name of 1 to 200 bytes", scoutID)
 		}
-		if f.Type == protocol.TypeScoutRegister && len(cfg.HookTokenHash) != 64 {
+		if cfg.Kind == relay.KindWebhook && f.Type == protocol.TypeScoutRegister && len(cfg.HookTokenHash) != 64 {
 			return fail(protocol.CodeInvalidConfig, "a webhook scout needs hook_token_hash (hex SHA-256)", scoutID)
 		}
 	}
 	if scoutID == "" || len(scoutID) > 100 {
 		return fail(protocol.CodeInvalidConfig, "scout_id is required (at most 100 bytes)", scoutID)
 	}
-	res, _, err := s.srv.db.ApplyOnce(ctx, s.dev.UserID, f.ID, func(tx *sql.Tx) ([]byte, error) {
+	cloud := relay.CloudScout{ID: scoutID, UserID: s.dev.UserID, Kind: cfg.Kind, Name: cfg.Name,
+		Mode: cfg.Mode, Enabled: cfg.Enabled, HookTokenHash: cfg.HookTokenHash}
+	result := protocol.ConfigResult{OK: true, ScoutID: scoutID}
+	if f.Type == protocol.TypeScoutDisable {
+		result.HookURL = s.srv.hookURL(scoutID)
+	} else {
+		if cfg.Kind == relay.KindGmail {
+			c, perr := s.srv.configureGmail(cfg, f.Type == protocol.TypeScoutRegister)
+			if perr != nil {
+				return fail(perr.Code, perr.Message, scoutID)
+			}
+			c.UserID = s.dev.UserID
+			cloud = c
+			result.PushTopic = s.srv.cfg.Gmail.Topic()
+		} else {
+			result.HookURL = s.srv.hookURL(scoutID)
+		}
+	}
+	res, replayed, err := s.srv.db.ApplyOnce(ctx, s.dev.UserID, f.ID, func(tx *sql.Tx) ([]byte, error) {
 		var err error
 		if f.Type == protocol.TypeScoutDisable {
 			err = s.srv.db.DisableScout(ctx, tx, s.dev.UserID, scoutID)
 		} else {
-			err = s.srv.db.UpsertScout(ctx, tx, relay.CloudScout{ID: scoutID, UserID: s.dev.UserID, Kind: cfg.Kind, Name: cfg.Name,
-				Mode: cfg.Mode, Enabled: cfg.Enabled, HookTokenHash: cfg.HookTokenHash})
+			err = s.srv.db.UpsertScout(ctx, tx, cloud)
 		}
 		if err != nil {
 			return nil, err
 		}
-		return json.Marshal(protocol.ConfigResult{OK: true, ScoutID: scoutID, HookURL: s.srv.hookURL(scoutID)})
+		return json.Marshal(result)
 	})
 	switch scouts.ErrorCode(err) {
 	case "":
@@ -210,6 +227,9 @@ func (s *session) configure(ctx context.Context, f protocol.Frame) protocol.Conf
 	var out protocol.ConfigResult
 	if err := json.Unmarshal(res, &out); err != nil {
 		return fail(protocol.CodeInternal, "internal error", scoutID)
+	}
+	if !replayed && (cloud.Kind == relay.KindGmail || f.Type == protocol.TypeScoutDisable) {
+		s.srv.gmailConfigured(ctx, scoutID)
 	}
 	return out
 }

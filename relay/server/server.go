@@ -16,6 +16,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/scouts-hq/scouts/relay/gmailscout"
+	"github.com/scouts-hq/scouts/relay/pushauth"
 	"github.com/scouts-hq/scouts/relay/relaydb"
 )
 
@@ -39,6 +41,10 @@ type Config struct {
 	RevocationPoll time.Duration
 	// Retention is how long acknowledged and expired rows are kept. Default 30 days.
 	Retention time.Duration
+	// Gmail runs Gmail scouts and PushAuth admits their push
+	// notifications; without both the relay runs webhook scouts only.
+	Gmail    *gmailscout.Service
+	PushAuth *pushauth.Verifier
 }
 
 // Server is the relay.
@@ -86,6 +92,7 @@ func New(cfg Config) *Server {
 	cfg.DB.OnQueued(s.hub.notify)
 	s.mux.HandleFunc("GET /api/v1/device", s.handleDevice)
 	s.mux.HandleFunc("POST /api/v1/hooks/{scout}", s.handleHook)
+	s.mux.HandleFunc("POST /api/v1/scouts/webhooks/gmail", s.handleGmailPush)
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok\n")) })
 	s.mux.HandleFunc("GET /readyz", s.handleReady)
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
@@ -129,6 +136,9 @@ func (s *Server) Run(ctx context.Context) {
 	go s.sweeper(ctx)
 	if relaydb.IsPostgres(s.db.DSN()) {
 		go s.listen(ctx)
+	}
+	if s.cfg.Gmail != nil {
+		s.cfg.Gmail.Run(ctx)
 	}
 	<-ctx.Done()
 }

@@ -96,6 +96,9 @@ func (s *Server) handleDevice(w http.ResponseWriter, r *http.Request) {
 		s.hub.wg.Done()
 	}()
 	sess.log.Info("device connected", "resume_after", hello.LastAckedSeq, "client", hello.Client)
+	if s.cfg.Gmail != nil {
+		s.cfg.Gmail.DeviceConnected(ctx, dev.UserID)
+	}
 	err = sess.run(ctx, hello.LastAckedSeq)
 	sess.closed.Lock()
 	code, reason := sess.closed.code, sess.closed.reason
@@ -279,7 +282,7 @@ func (s *session) fill(ctx context.Context, sent int64) (int64, error) {
 		}
 		var delivered []string
 		for _, row := range rows {
-			b, err := encodeRow(row)
+			b, err := s.srv.encodeRow(ctx, row)
 			if err != nil {
 				return sent, err
 			}
@@ -301,12 +304,17 @@ func (s *session) fill(ctx context.Context, sent int64) (int64, error) {
 	}
 }
 
-func encodeRow(row relay.QueueItem) ([]byte, error) {
+func (s *Server) encodeRow(ctx context.Context, row relay.QueueItem) ([]byte, error) {
 	if row.Status == relay.StatusExpired {
 		return protocol.Encode(protocol.TypeProposalExpired, "", row.Seq, protocol.ProposalExpired{
 			ID: row.ID, ScoutID: row.ScoutID, SourceType: row.SourceType, SourceRef: row.SourceRef, ExpiredAt: row.ExpiresAt})
 	}
-	return protocol.Encode(protocol.TypeProposal, "", row.Seq, protocol.Proposal{
+	p := protocol.Proposal{
 		ID: row.ID, ScoutID: row.ScoutID, SourceType: row.SourceType, SourceRef: row.SourceRef, Verdict: row.Verdict,
-		Reason: row.Reason, TriagedAt: row.TriagedAt, ExpiresAt: row.ExpiresAt, Sealed: row.Sealed})
+		Reason: row.Reason, Path: row.Path, TriagedAt: row.TriagedAt, ExpiresAt: row.ExpiresAt, Sealed: row.Sealed}
+	if s.cfg.Gmail != nil {
+		// The card's subject, sender and snippet exist only in this frame.
+		s.cfg.Gmail.Enrich(ctx, row, &p)
+	}
+	return protocol.Encode(protocol.TypeProposal, "", row.Seq, p)
 }

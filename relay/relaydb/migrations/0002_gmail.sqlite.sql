@@ -17,3 +17,6 @@ CREATE TABLE push_inbox (
     received_at BIGINT NOT NULL
 );
 CREATE INDEX push_inbox_email ON push_inbox (email);
+
+-- The triage step that decided (content-free: "rule:vip", "heuristic:…").
+ALTER TABLE triage_queue ADD COLUMN path TEXT NOT NULL DEFAULT '';
