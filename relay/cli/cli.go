@@ -36,6 +36,7 @@ Usage:
   scouts-relay device add EMAIL --name NAME     (prints the device token once, on the last line)
   scouts-relay device list EMAIL
   scouts-relay device revoke ID
+  scouts-relay keys new [ID]         print a token key line for --token-keys-file
   scouts-relay version
 
 Every flag can also be set with an environment variable SCOUTS_RELAY_<FLAG>
@@ -63,6 +64,8 @@ func Main(args []string, env Env) int {
 		err = user(ctx, args[1:], env)
 	case "device":
 		err = device(ctx, args[1:], env)
+	case "keys":
+		err = keys(args[1:], env)
 	case "version":
 		fmt.Fprintln(env.Stdout, "scouts-relay", env.Version)
 	default:
@@ -142,6 +145,7 @@ func serve(ctx context.Context, args []string, env Env) error {
 	window := f.Int("window", 64, "unacknowledged proposals per device")
 	grace := f.Duration("shutdown-grace", 10*time.Second, "how long shutdown waits for sessions to close")
 	logLevel := f.String("log-level", "info", "debug, info, warn or error")
+	g := gmailFlags(f)
 	if _, err := f.parse(args); err != nil {
 		return err
 	}
@@ -163,7 +167,20 @@ func serve(ctx context.Context, args []string, env Env) error {
 	if pub == "" {
 		pub = "http://" + l.Addr().String()
 	}
-	srv := server.New(server.Config{DB: db, Logger: log, PublicURL: pub, Heartbeat: *heartbeat, Window: *window})
+	var srv *server.Server
+	gsvc, verifier, err := g.build(db, log, func(userID, typ string, data any) { srv.Send(userID, typ, data) })
+	if err != nil {
+		return err
+	}
+	srv = server.New(server.Config{DB: db, Logger: log, PublicURL: pub, Heartbeat: *heartbeat, Window: *window,
+		Gmail: gsvc, PushAuth: verifier})
+	if gsvc != nil && g.subscription != "" {
+		go func() {
+			if err := gsvc.Pull(ctx, g.subscription); err != nil {
+				log.Error("gmail pull stopped", "err", err)
+			}
+		}()
+	}
 	fmt.Fprintf(env.Stdout, "scouts-relay %s listening on http://%s (database: %s, public URL: %s)\n", env.Version, l.Addr(), db.Dialect(), pub)
 	log.Info("relay started", "addr", l.Addr().String(), "dialect", string(db.Dialect()), "public_url", pub, "version", env.Version)
 	err = srv.ServeListener(ctx, l, *grace)

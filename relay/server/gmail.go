@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/scouts-hq/scouts/relay"
+	"github.com/scouts-hq/scouts/relay/gmailscout"
 	"github.com/scouts-hq/scouts/relay/protocol"
 	"github.com/scouts-hq/scouts/relay/pushauth"
 	"github.com/scouts-hq/scouts/scouts/triage"
@@ -24,19 +24,6 @@ type pushEnvelope struct {
 		MessageID string `json:"messageId"`
 	} `json:"message"`
 	Subscription string `json:"subscription"`
-}
-
-// gmailNotification is what Gmail publishes: historyId is a number in
-// Gmail's own messages but a string in some client libraries' re-publishes,
-// so both are read.
-type gmailNotification struct {
-	EmailAddress string          `json:"emailAddress"`
-	HistoryID    json.RawMessage `json:"historyId"`
-}
-
-func parseHistoryID(raw json.RawMessage) (uint64, error) {
-	s := strings.Trim(strings.TrimSpace(string(raw)), `"`)
-	return strconv.ParseUint(s, 10, 64)
 }
 
 // handleGmailPush receives Gmail's notifications from Pub/Sub: check who
@@ -94,23 +81,7 @@ func decodePush(body []byte) (email string, historyID uint64, err error) {
 	if err != nil {
 		return "", 0, fmt.Errorf("message data: %w", err)
 	}
-	return DecodeNotification(data)
-}
-
-// DecodeNotification reads Gmail's Pub/Sub message data.
-func DecodeNotification(data []byte) (email string, historyID uint64, err error) {
-	var n gmailNotification
-	if err := json.Unmarshal(data, &n); err != nil {
-		return "", 0, fmt.Errorf("notification: %w", err)
-	}
-	if !strings.Contains(n.EmailAddress, "@") {
-		return "", 0, errors.New("notification has no emailAddress")
-	}
-	hid, err := parseHistoryID(n.HistoryID)
-	if err != nil {
-		return "", 0, fmt.Errorf("notification historyId: %w", err)
-	}
-	return strings.ToLower(n.EmailAddress), hid, nil
+	return gmailscout.DecodeNotification(data)
 }
 
 // configureGmail validates a Gmail scout's configuration and builds what

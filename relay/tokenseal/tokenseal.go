@@ -2,7 +2,7 @@
 // relay-triage Gmail scouts: AES-256-GCM, a fresh random nonce per seal,
 // and the id of the key written into each sealed blob so keys can be
 // rotated — a new key seals, old keys still open until every token has
-// been resealed (`scouts-relay keys reseal`) or reconnected.
+// been resealed or its account reconnected.
 //
 // The additional data binds a blob to its scout: a sealed token copied to
 // another tenant's row does not open.
