@@ -52,6 +52,8 @@ type Handler interface {
 	OpDone(ctx context.Context, key string, res protocol.ConfigResult) error
 	// ScoutStatus reports a cloud scout's health.
 	ScoutStatus(ctx context.Context, st protocol.ScoutStatus)
+	// MailboxChanged is relay-ping mode's hint: sync that Gmail scout now.
+	MailboxChanged(ctx context.Context, mc protocol.MailboxChanged)
 	// State reports the connection's state.
 	State(st State)
 }

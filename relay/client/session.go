@@ -220,6 +220,11 @@ func (c *Client) handle(ctx context.Context, batch []protocol.Frame, write func(
 			if f.DecodeData(&st) == nil {
 				c.cfg.Handler.ScoutStatus(ctx, st)
 			}
+		case protocol.TypeMailboxChanged:
+			var mc protocol.MailboxChanged
+			if f.DecodeData(&mc) == nil {
+				c.cfg.Handler.MailboxChanged(ctx, mc)
+			}
 		case protocol.TypeError:
 			var pe protocol.Error
 			f.DecodeData(&pe)

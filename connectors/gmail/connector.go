@@ -1,0 +1,166 @@
+package gmail
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/triage"
+)
+
+// Cursor is where a desktop Gmail scout keeps its place.
+type Cursor interface {
+	// Load returns the history id synced up to (0: none yet) and when.
+	Load(ctx context.Context) (cursor uint64, at time.Time, err error)
+	// Save moves the cursor forward (never back).
+	Save(ctx context.Context, cursor uint64) error
+}
+
+// ConnectorOptions configure a desktop Gmail scout (local and relay-ping
+// modes: the desktop reads the mailbox with its own keyring token).
+type ConnectorOptions struct {
+	Client        *Client
+	Pipeline      *triage.Pipeline
+	Cursor        Cursor
+	AutoTrashSpam bool
+	// Seen reports whether the scout already has a suggestion for a
+	// message, so it is not fetched again.
+	Seen func(ctx context.Context, id string) (bool, error)
+	// Hints, for relay-ping mode, delivers the relay's mailbox_changed
+	// hints; nil in local mode, where the engine polls.
+	Hints <-chan struct{}
+	// OnRecovered is told when a lost history cursor was recovered.
+	OnRecovered func(note string)
+	Logger      *slog.Logger
+}
+
+// Connector is a desktop Gmail scout's source: it implements
+// scouts.SourceConnector and scouts.Archiver.
+type Connector struct {
+	o ConnectorOptions
+}
+
+// NewConnector builds the connector.
+func NewConnector(o ConnectorOptions) (*Connector, error) {
+	if o.Client == nil || o.Pipeline == nil || o.Cursor == nil || o.Seen == nil {
+		return nil, errors.New("gmail: connector needs a client, a pipeline, a cursor and Seen")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Connector{o: o}, nil
+}
+
+// MessageURL opens a message in Gmail's web interface.
+func MessageURL(id string) string { return "https://mail.google.com/mail/#all/" + id }
+
+// ListNew syncs from the cursor and hands the relevant mail to the engine
+// as one page; the cursor moves only after the engine recorded it.
+func (c *Connector) ListNew(ctx context.Context, page func(context.Context, []scouts.ItemRef) error) error {
+	cursor, at, err := c.o.Cursor.Load(ctx)
+	if err != nil {
+		return fmt.Errorf("gmail: load cursor: %w", err)
+	}
+	sink := &refSink{seen: c.o.Seen}
+	syncer := &Syncer{Client: c.o.Client, Pipeline: c.o.Pipeline, AutoTrashSpam: c.o.AutoTrashSpam, Sink: sink, Logger: c.o.Logger}
+	res, err := syncer.Run(ctx, cursor, at)
+	if err != nil {
+		return err
+	}
+	if len(sink.refs) > 0 {
+		if res.Recovered != "" {
+			for i := range sink.refs {
+				sink.refs[i].Notes = append(sink.refs[i].Notes, res.Recovered)
+			}
+		}
+		if err := page(ctx, sink.refs); err != nil {
+			return err
+		}
+	}
+	if res.Recovered != "" && c.o.OnRecovered != nil {
+		c.o.OnRecovered(res.Recovered)
+	}
+	if err := c.o.Cursor.Save(ctx, res.Cursor); err != nil {
+		return fmt.Errorf("gmail: save cursor: %w", err)
+	}
+	return nil
+}
+
+type refSink struct {
+	seen func(ctx context.Context, id string) (bool, error)
+	refs []scouts.ItemRef
+}
+
+func (r *refSink) Seen(ctx context.Context, id string) (bool, error) { return r.seen(ctx, id) }
+
+func (r *refSink) Record(_ context.Context, v Verdict) error {
+	if v.Decision.Verdict != triage.Relevant {
+		return nil
+	}
+	meta := cardMeta(v.ID, v.Card)
+	meta.Reason = Why(v.Decision.Reason, v.Decision.Path)
+	r.refs = append(r.refs, scouts.ItemRef{Ref: v.ID, Meta: &meta})
+	return nil
+}
+
+// Why is a card's "why": the reason, and which step decided.
+func Why(reason, path string) string {
+	reason = strings.TrimSpace(reason)
+	if path == "" {
+		return reason
+	}
+	return reason + " (decided by " + path + ")"
+}
+
+func cardMeta(id string, c Card) scouts.ItemMetadata {
+	return scouts.ItemMetadata{Title: c.Subject, Sender: c.Sender, Excerpt: c.Snippet, URL: MessageURL(id),
+		ProposedKind: scouts.EntityTask, ReceivedAt: c.Received}
+}
+
+// FetchMetadata reads a message's card.
+func (c *Connector) FetchMetadata(ctx context.Context, ref string) (scouts.ItemMetadata, error) {
+	m, err := c.o.Client.Metadata(ctx, ref)
+	var nf *NotFoundError
+	if errors.As(err, &nf) {
+		return scouts.ItemMetadata{}, scouts.Skip(nf.Error())
+	}
+	if err != nil {
+		return scouts.ItemMetadata{}, err
+	}
+	return cardMeta(ref, m.Card()), nil
+}
+
+// FetchContent reads the whole message, transiently.
+func (c *Connector) FetchContent(ctx context.Context, ref string) (scouts.ItemContent, error) {
+	f, err := c.o.Client.Read(ctx, ref)
+	if err != nil {
+		return scouts.ItemContent{}, err
+	}
+	return scouts.ItemContent{Text: f.Text, ContentType: "text/plain"}, nil
+}
+
+// Archive removes the message from the Inbox.
+func (c *Connector) Archive(ctx context.Context, ref string) error { return c.o.Client.Archive(ctx, ref) }
+
+// Watch waits for the relay's hints in relay-ping mode; local mode is
+// polled.
+func (c *Connector) Watch(ctx context.Context, notify func()) error {
+	if c.o.Hints == nil {
+		return scouts.ErrCannotWatch
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-c.o.Hints:
+			notify()
+		}
+	}
+}
+
+// Close releases nothing: the client holds no connection of its own.
+func (c *Connector) Close() error { return nil }
