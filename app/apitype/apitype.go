@@ -152,6 +152,8 @@ type Approve struct {
 	StartsAt  *string `json:"starts_at,omitempty"`
 	EndsAt    *string `json:"ends_at,omitempty"`
 	Location  *string `json:"location,omitempty"`
+	// Gmail, for a Gmail suggestion, also archives or labels the message.
+	Gmail *GmailAction `json:"gmail,omitempty"`
 }
 
 // Entity is a task, note, event or project. Kind-specific fields appear
@@ -221,6 +223,31 @@ type Content struct {
 	Text        string `json:"text"`
 	ContentType string `json:"content_type"`
 	Truncated   bool   `json:"truncated"`
+	// HTML is a Gmail message's HTML version, sanitised (no scripts,
+	// styles, forms, frames or images); empty for other items.
+	HTML    string `json:"html,omitempty"`
+	Subject string `json:"subject,omitempty"`
+	From    string `json:"from,omitempty"`
+}
+
+// GmailConnect answers POST /api/v1/gmail/connect: the consent URL the
+// browser was sent to; the account appears in GET /api/v1/gmail/accounts
+// (and an event on the stream) once the user has consented.
+type GmailConnect struct {
+	AuthURL string `json:"auth_url"`
+}
+
+// GmailAccount is one connected Gmail account.
+type GmailAccount struct {
+	Email       string    `json:"email"`
+	ConnectedAt time.Time `json:"connected_at"`
+}
+
+// GmailAction is what approving a Gmail suggestion also does in Gmail,
+// through the durable outbox.
+type GmailAction struct {
+	Archive bool   `json:"archive,omitempty"`
+	Label   string `json:"label,omitempty"`
 }
 
 // Settings is GET/PUT /api/v1/settings.

@@ -14,6 +14,7 @@ import (
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/connectors/directory"
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/triage"
 )
 
 // Config configures a Core.
@@ -33,6 +34,15 @@ type Config struct {
 	// SetSettings calls it before storing a change, so that a failure is
 	// the answer to the change; the agent also calls it at start.
 	Autostart func(enabled bool) error
+	// Gmail, when set, lets the user connect Gmail accounts and run Gmail
+	// scouts; GmailAPIURL points the client at Google (default) or a fake.
+	Gmail       GmailAuth
+	GmailAPIURL string
+	// Model, ModelBudget and ModelDailyTokens configure the optional LLM
+	// step of Gmail triage on this desktop.
+	Model            triage.Model
+	ModelBudget      triage.Budget
+	ModelDailyTokens int
 }
 
 // Core is an open agent core. Its methods are safe for concurrent use.
@@ -47,6 +57,9 @@ type Core struct {
 	started time.Time
 
 	relay  *relayLink // nil without a relay
+
+	gmailHints gmailHints
+	gmailKick  chan struct{}
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
@@ -69,11 +82,11 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 	if err != nil {
 		return nil, fmt.Errorf("core: %w", err)
 	}
-	c := &Core{DB: db, cfg: cfg, log: cfg.Logger, now: cfg.Now, started: cfg.Now()}
+	c := &Core{DB: db, cfg: cfg, log: cfg.Logger, now: cfg.Now, started: cfg.Now(), gmailKick: make(chan struct{}, 1)}
 	c.Bus = NewBus(4096, c.started.UnixMicro())
 	c.Engine = scouts.NewEngine(scouts.EngineConfig{
 		Store:        db,
-		Openers:      map[scouts.Kind]scouts.Opener{scouts.KindFolder: c.openFolder},
+		Openers:      map[scouts.Kind]scouts.Opener{scouts.KindFolder: c.openFolder, scouts.KindGmail: c.openGmail},
 		Remote:       map[scouts.Kind]bool{scouts.KindWebhook: true},
 		Emit:         c.Bus.Publish,
 		Logger:       cfg.Logger,
@@ -107,6 +120,8 @@ func (c *Core) Start(ctx context.Context) error {
 	if err := c.Engine.Start(ctx); err != nil {
 		return err
 	}
+	c.wg.Add(1)
+	go func() { defer c.wg.Done(); c.gmailOutbox(ctx) }()
 	return c.startRelay(ctx)
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/scouts-hq/scouts/connectors/gmail"
 	"github.com/scouts-hq/scouts/relay/client"
 	"github.com/scouts-hq/scouts/relay/protocol"
 	"github.com/scouts-hq/scouts/scouts"
@@ -155,6 +156,15 @@ func proposalItem(it client.Item) scouts.ItemRef {
 		Title: p.Subject, Sender: p.Sender, Excerpt: p.Snippet}
 	ref := scouts.ItemRef{Ref: p.ID, Meta: &meta}
 	switch {
+	case p.SourceType == string(scouts.KindGmail):
+		// A Gmail item is its message: the desktop reads and archives it
+		// by that id, and a message triaged twice is one suggestion.
+		ref.Ref = p.SourceRef
+		meta.URL = gmail.MessageURL(p.SourceRef)
+		meta.Reason = gmail.Why(p.Reason, p.Path)
+		if meta.Title == "" {
+			meta.Title = "Gmail message (its subject could not be read at delivery)"
+		}
 	case it.Payload != nil:
 		meta.Title, meta.URL, meta.Body = it.Payload.Title, it.Payload.URL, it.Payload.Body
 		meta.Excerpt = excerpt(it.Payload.Body, 280)
@@ -192,14 +202,18 @@ func (l *relayLink) expire(ctx context.Context, e *protocol.ProposalExpired) err
 	if err != nil {
 		return err
 	}
-	sug, err := l.c.DB.SuggestionByRef(ctx, e.ScoutID, e.ID)
+	ref := e.ID
+	if e.SourceType == string(scouts.KindGmail) {
+		ref = e.SourceRef
+	}
+	sug, err := l.c.DB.SuggestionByRef(ctx, e.ScoutID, ref)
 	if scouts.ErrorCode(err) == scouts.ENotFound {
 		meta := scouts.ItemMetadata{Title: "An item expired on the relay before it reached this desktop", ProposedKind: scouts.EntityTask,
 			Reason: "The relay kept it 30 days without an acknowledgement", ReceivedAt: e.ExpiredAt}
-		if _, err := l.c.Engine.Ingest(ctx, s, []scouts.ItemRef{{Ref: e.ID, Meta: &meta}}); err != nil {
+		if _, err := l.c.Engine.Ingest(ctx, s, []scouts.ItemRef{{Ref: ref, Meta: &meta}}); err != nil {
 			return err
 		}
-		sug, err = l.c.DB.SuggestionByRef(ctx, e.ScoutID, e.ID)
+		sug, err = l.c.DB.SuggestionByRef(ctx, e.ScoutID, ref)
 	}
 	if err != nil {
 		return err
@@ -220,7 +234,16 @@ func (l *relayLink) PendingOps(ctx context.Context) ([]client.Op, error) {
 	for _, e := range entries {
 		switch e.Action {
 		case protocol.TypeScoutRegister, protocol.TypeScoutUpdate, protocol.TypeScoutDisable:
-			ops = append(ops, client.Op{Key: e.Key, Type: e.Action, Data: json.RawMessage(e.Params)})
+			data, err := l.c.withRefreshToken(ctx, []byte(e.Params))
+			if err != nil {
+				// No token (the account was disconnected, the keyring is
+				// locked): the operation waits, and the scout says why.
+				var op protocol.ScoutConfig
+				json.Unmarshal([]byte(e.Params), &op)
+				l.c.Engine.RecordHealth(ctx, op.ScoutID, 0, fmt.Errorf("cannot hand Gmail access to the relay: %w", err))
+				continue
+			}
+			ops = append(ops, client.Op{Key: e.Key, Type: e.Action, Data: json.RawMessage(data)})
 		}
 	}
 	return ops, nil

@@ -50,6 +50,9 @@ func (c *Core) CreateScout(ctx context.Context, in NewScout) (Created, error) {
 	if err := c.DB.CreateScout(ctx, s); err != nil {
 		return out, err
 	}
+	if err := c.queueGmailOp(ctx, protocol.TypeScoutRegister, s); err != nil {
+		return out, err
+	}
 	if s.Kind == scouts.KindWebhook {
 		// Registered through the outbox: it reaches the relay when it can,
 		// exactly once, even if the desktop is offline now.
@@ -99,7 +102,9 @@ func (c *Core) checkScout(ctx context.Context, s *scouts.Scout) error {
 			s.Name = "Webhook"
 		}
 	case scouts.KindGmail:
-		return scouts.Errorf(scouts.EInvalid, "%s scouts are not available in this version yet", s.Kind)
+		if err := c.checkGmail(ctx, s); err != nil {
+			return err
+		}
 	}
 	return s.Validate()
 }
@@ -179,6 +184,9 @@ func (c *Core) UpdateScout(ctx context.Context, id string, p ScoutPatch) (Create
 	if err := c.DB.UpdateScout(ctx, s); err != nil {
 		return out, err
 	}
+	if err := c.queueGmailOp(ctx, protocol.TypeScoutUpdate, s); err != nil {
+		return out, err
+	}
 	if s.Kind == scouts.KindWebhook {
 		op := protocol.ScoutConfig{ScoutID: s.ID, Kind: string(s.Kind), Name: s.Name, Enabled: s.Enabled}
 		if p.RotateHookToken {
@@ -201,7 +209,7 @@ func (c *Core) DeleteScout(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	if s.Kind == scouts.KindWebhook {
+	if s.Kind == scouts.KindWebhook || isRelayGmail(s) {
 		if err := c.queueRelayOp(ctx, protocol.TypeScoutDisable, protocol.ScoutDisable{ScoutID: id}); err != nil {
 			return err
 		}

@@ -213,6 +213,14 @@ func (s *Server) handleApprove(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	if in.Gmail != nil {
+		// Queued durably after the approval committed; keyed by the
+		// suggestion, so approving again queues nothing twice.
+		if err := s.core.QueueGmailAction(r.Context(), r.PathValue("id"), core.GmailAction{Archive: in.Gmail.Archive, Label: in.Gmail.Label}); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
 	status := http.StatusOK
 	if created {
 		status = http.StatusCreated
@@ -357,6 +365,14 @@ func (s *Server) handleUndo(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleContent(w http.ResponseWriter, r *http.Request) {
+	if f, err := s.core.ReadGmail(r.Context(), r.PathValue("id")); err == nil {
+		w.Header().Set("Cache-Control", "no-store")
+		writeJSON(w, http.StatusOK, apitype.Content{Text: f.Text, ContentType: "text/plain", HTML: f.HTML, Subject: f.Subject, From: f.From})
+		return
+	} else if scouts.ErrorCode(err) != scouts.EInvalid {
+		s.fail(w, r, err)
+		return
+	}
 	c, err := s.core.Engine.Content(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.fail(w, r, err)
@@ -439,4 +455,34 @@ func convertAll[T, U any](in []T, conv func(T) U) []U {
 		out = append(out, conv(v))
 	}
 	return out
+}
+
+func (s *Server) handleGmailConnect(w http.ResponseWriter, r *http.Request) {
+	u, err := s.core.ConnectGmail(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, apitype.GmailConnect{AuthURL: u})
+}
+
+func (s *Server) handleGmailAccounts(w http.ResponseWriter, r *http.Request) {
+	list, err := s.core.GmailAccounts(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	out := make([]apitype.GmailAccount, 0, len(list))
+	for _, a := range list {
+		out = append(out, apitype.GmailAccount{Email: a.Email, ConnectedAt: a.ConnectedAt})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) handleGmailDisconnect(w http.ResponseWriter, r *http.Request) {
+	if err := s.core.DisconnectGmail(r.Context(), r.PathValue("email")); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }

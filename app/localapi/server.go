@@ -96,6 +96,9 @@ func (s *Server) routes() {
 
 	m.HandleFunc("GET /api/v1/audit", s.handleAudit)
 	m.HandleFunc("GET /api/v1/folders", s.handleFolders)
+	m.HandleFunc("POST /api/v1/gmail/connect", s.handleGmailConnect)
+	m.HandleFunc("GET /api/v1/gmail/accounts", s.handleGmailAccounts)
+	m.HandleFunc("DELETE /api/v1/gmail/accounts/{email}", s.handleGmailDisconnect)
 	m.HandleFunc("GET /api/v1/stream", s.handleStream)
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.Method+" "+r.URL.Path)

@@ -1,0 +1,512 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/scouts-hq/scouts/connectors/gmail"
+	"github.com/scouts-hq/scouts/relay/protocol"
+	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/triage"
+)
+
+// GmailAuth is where the desktop's Gmail accounts live: the OAuth flow and
+// the keyring (app/gmailauth).
+type GmailAuth interface {
+	// Connect starts the consent flow and returns the URL the browser was
+	// sent to; the account appears when the user has consented.
+	Connect(ctx context.Context) (authURL string, err error)
+	Accounts(ctx context.Context) ([]GmailAccount, error)
+	TokenSource(ctx context.Context, email string) (oauth2.TokenSource, error)
+	RefreshToken(ctx context.Context, email string) (string, error)
+	Disconnect(ctx context.Context, email string) error
+}
+
+// GmailAccount is a connected account.
+type GmailAccount struct {
+	Email       string
+	ConnectedAt time.Time
+}
+
+// Gmail modes on the desktop: local (no relay) and the two relay modes.
+const (
+	GmailLocal       = "local"
+	GmailRelayPing   = protocol.ModeRelayPing
+	GmailRelayTriage = protocol.ModeRelayTriage
+)
+
+// GmailConfig is a Gmail scout's configuration.
+type GmailConfig struct {
+	Email               string        `json:"email"`
+	Mode                string        `json:"mode"`
+	AutoTrashSpam       bool          `json:"auto_trash_spam,omitempty"`
+	InactivityPauseDays int           `json:"inactivity_pause_days,omitempty"`
+	Rules               []triage.Rule `json:"rules,omitempty"`
+}
+
+func parseGmailConfig(raw json.RawMessage) (GmailConfig, error) {
+	var g GmailConfig
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&g); err != nil {
+		return g, scouts.Errorf(scouts.EInvalid, "gmail scout config: %v", err)
+	}
+	g.Email = strings.ToLower(strings.TrimSpace(g.Email))
+	if g.Mode == "" {
+		g.Mode = GmailLocal
+	}
+	switch g.Mode {
+	case GmailLocal, GmailRelayPing, GmailRelayTriage:
+	default:
+		return g, scouts.Errorf(scouts.EInvalid, "gmail scout mode %q: want local, relay-ping or relay-triage", g.Mode)
+	}
+	if !strings.Contains(g.Email, "@") {
+		return g, scouts.Errorf(scouts.EInvalid, "gmail scout config needs the connected account's email")
+	}
+	if g.InactivityPauseDays < 0 || g.InactivityPauseDays > 365 {
+		return g, scouts.Errorf(scouts.EInvalid, "inactivity_pause_days must be 0 to 365")
+	}
+	if err := triage.ValidateRules(g.Rules); err != nil {
+		return g, err
+	}
+	return g, nil
+}
+
+// checkGmail validates a Gmail scout against what the desktop has: the
+// account connected, a relay for the relay modes.
+func (c *Core) checkGmail(ctx context.Context, s *scouts.Scout) error {
+	g, err := parseGmailConfig(s.Config)
+	if err != nil {
+		return err
+	}
+	if c.cfg.Gmail == nil {
+		return scouts.Errorf(scouts.EInvalid, "Gmail is not set up on this desktop: start the agent with --google-client-id (see docs/gmail.md)")
+	}
+	if g.Mode != GmailLocal && c.relay == nil {
+		return scouts.Errorf(scouts.EInvalid, "%s mode needs a relay: start the agent with --relay, or use local mode", g.Mode)
+	}
+	accounts, err := c.cfg.Gmail.Accounts(ctx)
+	if err != nil {
+		return err
+	}
+	found := false
+	for _, a := range accounts {
+		found = found || strings.EqualFold(a.Email, g.Email)
+	}
+	if !found {
+		return scouts.Errorf(scouts.EInvalid, "%s is not connected: connect it first (POST /api/v1/gmail/connect)", g.Email)
+	}
+	s.Config, _ = json.Marshal(g)
+	if s.Name == "" {
+		s.Name = "Gmail " + g.Email
+	}
+	return nil
+}
+
+// gmailRelayOp is a Gmail scout's configuration for the relay. The
+// refresh token is not in it: it would sit in the outbox table in clear.
+// PendingOps adds it from the keyring when the operation is sent.
+func gmailRelayOp(s scouts.Scout, g GmailConfig) protocol.ScoutConfig {
+	op := protocol.ScoutConfig{ScoutID: s.ID, Kind: string(scouts.KindGmail), Name: s.Name, Enabled: s.Enabled,
+		Email: g.Email, Mode: g.Mode, AutoTrashSpam: g.AutoTrashSpam, InactivityPauseDays: g.InactivityPauseDays}
+	for _, r := range g.Rules {
+		op.Rules = append(op.Rules, protocol.TriageRule{ID: r.ID, Action: string(r.Action), Senders: r.Senders,
+			Domains: r.Domains, ListIDs: r.ListIDs, SubjectWords: r.SubjectWords})
+	}
+	return op
+}
+
+// withRefreshToken fills a relay-triage registration's token from the
+// keyring at send time.
+func (c *Core) withRefreshToken(ctx context.Context, raw []byte) ([]byte, error) {
+	var op protocol.ScoutConfig
+	if err := json.Unmarshal(raw, &op); err != nil || op.Kind != string(scouts.KindGmail) || op.Mode != GmailRelayTriage || !op.Enabled {
+		return raw, nil
+	}
+	if c.cfg.Gmail == nil {
+		return nil, errors.New("gmail is not set up on this desktop")
+	}
+	rt, err := c.cfg.Gmail.RefreshToken(ctx, op.Email)
+	if err != nil {
+		return nil, err
+	}
+	op.RefreshToken = rt
+	return json.Marshal(op)
+}
+
+// gmailHints routes the relay's mailbox_changed hints to relay-ping
+// scouts' connectors.
+type gmailHints struct {
+	mu sync.Mutex
+	ch map[string]chan struct{}
+}
+
+func (h *gmailHints) channel(scoutID string) chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.ch == nil {
+		h.ch = map[string]chan struct{}{}
+	}
+	ch := h.ch[scoutID]
+	if ch == nil {
+		ch = make(chan struct{}, 1)
+		h.ch[scoutID] = ch
+	}
+	return ch
+}
+
+func (h *gmailHints) hint(scoutID string) {
+	select {
+	case h.channel(scoutID) <- struct{}{}:
+	default: // a sync is already due; hints coalesce
+	}
+}
+
+// openGmail builds a Gmail scout's connector. In relay-triage mode it
+// lists nothing (the relay triages) but still reads and archives mail.
+func (c *Core) openGmail(ctx context.Context, s scouts.Scout) (scouts.SourceConnector, error) {
+	g, err := parseGmailConfig(s.Config)
+	if err != nil {
+		return nil, err
+	}
+	client, err := c.gmailClient(ctx, g.Email)
+	if err != nil {
+		return nil, err
+	}
+	pcfg := triage.Config{Scout: s.ID, ScoutName: s.Name, Rules: g.Rules, Logger: c.log}
+	if c.cfg.Model != nil {
+		pcfg.Model, pcfg.Budget, pcfg.DailyTokens = c.cfg.Model, c.cfg.ModelBudget, c.cfg.ModelDailyTokens
+	}
+	pipe, err := triage.New(pcfg)
+	if err != nil {
+		return nil, err
+	}
+	o := gmail.ConnectorOptions{Client: client, Pipeline: pipe, AutoTrashSpam: g.AutoTrashSpam,
+		Cursor: gmailCursor{c: c, scoutID: s.ID},
+		Seen: func(ctx context.Context, id string) (bool, error) {
+			_, err := c.DB.SuggestionByRef(ctx, s.ID, id)
+			if scouts.ErrorCode(err) == scouts.ENotFound {
+				return false, nil
+			}
+			return err == nil, err
+		},
+		OnRecovered: func(note string) { c.log.Warn("gmail: recovered", "scout", s.ID, "note", note) },
+		Logger:      c.log.With("scout", s.ID)}
+	switch g.Mode {
+	case GmailRelayPing:
+		o.Hints = c.gmailHints.channel(s.ID)
+	case GmailRelayTriage:
+		return relayTriaged{Connector: mustConnector(o)}, nil
+	}
+	return gmail.NewConnector(o)
+}
+
+func mustConnector(o gmail.ConnectorOptions) *gmail.Connector {
+	conn, _ := gmail.NewConnector(o)
+	return conn
+}
+
+// relayTriaged is a relay-triage scout on the desktop: the relay lists and
+// triages; the desktop reads ("read full email") and archives.
+type relayTriaged struct{ *gmail.Connector }
+
+func (relayTriaged) ListNew(context.Context, func(context.Context, []scouts.ItemRef) error) error { return nil }
+func (relayTriaged) Watch(ctx context.Context, _ func()) error {
+	<-ctx.Done()
+	return nil
+}
+
+func (c *Core) gmailClient(ctx context.Context, email string) (*gmail.Client, error) {
+	if c.cfg.Gmail == nil {
+		return nil, scouts.Errorf(scouts.EUnavailable, "Gmail is not set up on this desktop (--google-client-id)")
+	}
+	ts, err := c.cfg.Gmail.TokenSource(ctx, email)
+	if err != nil {
+		return nil, err
+	}
+	return gmail.NewClient(ctx, gmail.Options{BaseURL: c.cfg.GmailAPIURL, TokenSource: ts, Logger: c.log})
+}
+
+// gmailCursor keeps a desktop Gmail scout's history id in sync_state.
+type gmailCursor struct {
+	c       *Core
+	scoutID string
+}
+
+func (g gmailCursor) Load(ctx context.Context) (uint64, time.Time, error) {
+	v, err := g.c.DB.SyncSeq(ctx, "gmail-cursor:"+g.scoutID)
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	at, err := g.c.DB.SyncSeq(ctx, "gmail-synced:"+g.scoutID)
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	var t time.Time
+	if at > 0 {
+		t = time.UnixMilli(at)
+	}
+	return uint64(v), t, nil
+}
+
+func (g gmailCursor) Save(ctx context.Context, cursor uint64) error {
+	if err := g.c.DB.AdvanceSyncSeq(ctx, "gmail-cursor:"+g.scoutID, int64(cursor)); err != nil {
+		return err
+	}
+	return g.c.DB.AdvanceSyncSeq(ctx, "gmail-synced:"+g.scoutID, g.c.now().UnixMilli())
+}
+
+// GmailAction is what approving a Gmail suggestion also does in Gmail.
+type GmailAction struct {
+	Archive bool   `json:"archive,omitempty"`
+	Label   string `json:"label,omitempty"`
+}
+
+const outboxGmailModify = "gmail.modify"
+
+type gmailModify struct {
+	ScoutID   string `json:"scout_id"`
+	MessageID string `json:"message_id"`
+	GmailAction
+}
+
+// QueueGmailAction records a Gmail change for an approved suggestion in
+// the durable outbox, keyed by the suggestion so a repeated approval does
+// not queue it twice; the outbox worker applies it when Gmail answers.
+func (c *Core) QueueGmailAction(ctx context.Context, suggestionID string, a GmailAction) error {
+	if !a.Archive && strings.TrimSpace(a.Label) == "" {
+		return nil
+	}
+	sg, err := c.DB.GetSuggestion(ctx, suggestionID)
+	if err != nil {
+		return err
+	}
+	s, err := c.DB.GetScout(ctx, sg.ScoutID)
+	if err != nil {
+		return err
+	}
+	if s.Kind != scouts.KindGmail {
+		return scouts.Errorf(scouts.EInvalid, "only Gmail suggestions can be archived or labelled in Gmail")
+	}
+	b, _ := json.Marshal(gmailModify{ScoutID: s.ID, MessageID: sg.SourceRef, GmailAction: a})
+	if err := c.DB.AddOutbox(ctx, "gmail:"+suggestionID, outboxGmailModify, b); err != nil {
+		return err
+	}
+	c.kickGmail()
+	return nil
+}
+
+func (c *Core) kickGmail() {
+	select {
+	case c.gmailKick <- struct{}{}:
+	default:
+	}
+}
+
+// gmailOutbox applies queued Gmail changes, retrying transient failures
+// with backoff; archiving and labelling are idempotent in Gmail, so a
+// retry after a crash between the call and the bookkeeping changes
+// nothing twice.
+func (c *Core) gmailOutbox(ctx context.Context) {
+	wait := time.Second
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.gmailKick:
+		case <-t.C:
+		}
+		retry := c.applyGmailOutbox(ctx)
+		if retry {
+			t.Reset(wait)
+			wait = min(wait*2, 5*time.Minute)
+		} else {
+			wait = time.Second
+		}
+	}
+}
+
+func (c *Core) applyGmailOutbox(ctx context.Context) (retry bool) {
+	entries, err := c.DB.PendingOutbox(ctx)
+	if err != nil {
+		return true
+	}
+	for _, e := range entries {
+		if e.Action != outboxGmailModify {
+			continue
+		}
+		var m gmailModify
+		if err := json.Unmarshal([]byte(e.Params), &m); err != nil {
+			c.DB.FinishOutbox(ctx, e.Key, true, "unreadable: "+err.Error(), nil)
+			continue
+		}
+		err := c.applyGmailModify(ctx, m)
+		var nf *gmail.NotFoundError
+		switch {
+		case err == nil:
+			c.DB.FinishOutbox(ctx, e.Key, false, "", nil)
+		case errors.As(err, &nf), gmail.IsAuth(err), scouts.ErrorCode(err) == scouts.ENotFound:
+			c.DB.FinishOutbox(ctx, e.Key, true, err.Error(), nil)
+			c.log.Warn("gmail: change not applied", "key", e.Key, "err", err)
+		default:
+			retry = true
+			c.log.Info("gmail: change will be retried", "key", e.Key, "err", err)
+		}
+	}
+	return retry
+}
+
+func (c *Core) applyGmailModify(ctx context.Context, m gmailModify) error {
+	s, err := c.DB.GetScout(ctx, m.ScoutID)
+	if err != nil {
+		return err
+	}
+	g, err := parseGmailConfig(s.Config)
+	if err != nil {
+		return err
+	}
+	client, err := c.gmailClient(ctx, g.Email)
+	if err != nil {
+		return err
+	}
+	var add, remove []string
+	if m.Archive {
+		remove = append(remove, "INBOX")
+	}
+	if l := strings.TrimSpace(m.Label); l != "" {
+		id, err := client.LabelID(ctx, l)
+		if err != nil {
+			return err
+		}
+		add = append(add, id)
+	}
+	return client.Modify(ctx, m.MessageID, add, remove)
+}
+
+// ReadGmail fetches a Gmail suggestion's message for reading: text and
+// sanitised HTML, never stored.
+func (c *Core) ReadGmail(ctx context.Context, suggestionID string) (gmail.Full, error) {
+	sg, err := c.DB.GetSuggestion(ctx, suggestionID)
+	if err != nil {
+		return gmail.Full{}, err
+	}
+	s, err := c.DB.GetScout(ctx, sg.ScoutID)
+	if err != nil {
+		return gmail.Full{}, err
+	}
+	if s.Kind != scouts.KindGmail {
+		return gmail.Full{}, scouts.Errorf(scouts.EInvalid, "suggestion %s is not a Gmail message", suggestionID)
+	}
+	g, err := parseGmailConfig(s.Config)
+	if err != nil {
+		return gmail.Full{}, err
+	}
+	client, err := c.gmailClient(ctx, g.Email)
+	if err != nil {
+		return gmail.Full{}, err
+	}
+	f, err := client.Read(ctx, sg.SourceRef)
+	var nf *gmail.NotFoundError
+	if errors.As(err, &nf) {
+		return f, scouts.Errorf(scouts.ENotFound, "%s", nf.Error())
+	}
+	if gmail.IsAuth(err) {
+		return f, scouts.Errorf(scouts.EUnavailable, "Gmail access for %s expired — reconnect", g.Email)
+	}
+	return f, err
+}
+
+// MailboxChanged handles relay-ping mode's hint.
+func (l *relayLink) MailboxChanged(ctx context.Context, mc protocol.MailboxChanged) {
+	l.c.gmailHints.hint(mc.ScoutID)
+}
+
+func isRelayGmail(s scouts.Scout) bool {
+	if s.Kind != scouts.KindGmail {
+		return false
+	}
+	g, err := parseGmailConfig(s.Config)
+	return err == nil && g.Mode != GmailLocal
+}
+
+// queueGmailOp tells the relay about a Gmail scout in a relay mode.
+func (c *Core) queueGmailOp(ctx context.Context, typ string, s scouts.Scout) error {
+	if !isRelayGmail(s) {
+		return nil
+	}
+	g, _ := parseGmailConfig(s.Config)
+	return c.queueRelayOp(ctx, typ, gmailRelayOp(s, g))
+}
+
+// EventGmailAccounts is published when an account is connected or
+// disconnected.
+const EventGmailAccounts = "gmail.accounts"
+
+func (c *Core) gmailAuth() (GmailAuth, error) {
+	if c.cfg.Gmail == nil {
+		return nil, scouts.Errorf(scouts.EUnavailable, "Gmail is not set up on this desktop: start the agent with --google-client-id (see docs/gmail.md)")
+	}
+	return c.cfg.Gmail, nil
+}
+
+// ConnectGmail starts connecting an account (see GmailAuth.Connect).
+func (c *Core) ConnectGmail(ctx context.Context) (string, error) {
+	a, err := c.gmailAuth()
+	if err != nil {
+		return "", err
+	}
+	return a.Connect(ctx)
+}
+
+// GmailConnected is called by the auth flow when an account was connected:
+// scouts of that account that were failing for want of a token restart.
+func (c *Core) GmailConnected(ctx context.Context, email string) {
+	list, _ := c.GmailAccounts(ctx)
+	c.Bus.Publish(scouts.Event{Type: EventGmailAccounts, Data: list})
+	all, err := c.DB.ListScouts(ctx)
+	if err != nil {
+		return
+	}
+	for _, s := range all {
+		if s.Kind != scouts.KindGmail {
+			continue
+		}
+		if g, err := parseGmailConfig(s.Config); err == nil && strings.EqualFold(g.Email, email) {
+			c.Engine.Sync(s)
+			// A reconnect hands the relay the new token.
+			c.queueGmailOp(ctx, protocol.TypeScoutUpdate, s)
+		}
+	}
+}
+
+// GmailAccounts lists the connected accounts.
+func (c *Core) GmailAccounts(ctx context.Context) ([]GmailAccount, error) {
+	a, err := c.gmailAuth()
+	if err != nil {
+		return nil, err
+	}
+	return a.Accounts(ctx)
+}
+
+// DisconnectGmail revokes an account's access and forgets its token; its
+// scouts stop until it is connected again.
+func (c *Core) DisconnectGmail(ctx context.Context, email string) error {
+	a, err := c.gmailAuth()
+	if err != nil {
+		return err
+	}
+	if err := a.Disconnect(ctx, email); err != nil {
+		return err
+	}
+	list, _ := c.GmailAccounts(ctx)
+	c.Bus.Publish(scouts.Event{Type: EventGmailAccounts, Data: list})
+	return nil
+}
