@@ -187,7 +187,7 @@ func (c *Core) openGmail(ctx context.Context, s scouts.Scout) (scouts.SourceConn
 	if err != nil {
 		return nil, err
 	}
-	o := gmail.ConnectorOptions{Client: client, Pipeline: pipe, AutoTrashSpam: g.AutoTrashSpam,
+	o := gmail.ConnectorOptions{Client: client, Pipeline: pipe, AutoTrashSpam: g.AutoTrashSpam, NotBefore: s.CreatedAt,
 		Cursor: gmailCursor{c: c, scoutID: s.ID},
 		Seen: func(ctx context.Context, id string) (bool, error) {
 			_, err := c.DB.SuggestionByRef(ctx, s.ID, id)

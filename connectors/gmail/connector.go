@@ -27,6 +27,8 @@ type ConnectorOptions struct {
 	Pipeline      *triage.Pipeline
 	Cursor        Cursor
 	AutoTrashSpam bool
+	// NotBefore is when the scout was created (see Syncer.NotBefore).
+	NotBefore time.Time
 	// Seen reports whether the scout already has a suggestion for a
 	// message, so it is not fetched again.
 	Seen func(ctx context.Context, id string) (bool, error)
@@ -66,7 +68,8 @@ func (c *Connector) ListNew(ctx context.Context, page func(context.Context, []sc
 		return fmt.Errorf("gmail: load cursor: %w", err)
 	}
 	sink := &refSink{seen: c.o.Seen}
-	syncer := &Syncer{Client: c.o.Client, Pipeline: c.o.Pipeline, AutoTrashSpam: c.o.AutoTrashSpam, Sink: sink, Logger: c.o.Logger}
+	syncer := &Syncer{Client: c.o.Client, Pipeline: c.o.Pipeline, AutoTrashSpam: c.o.AutoTrashSpam, Sink: sink, Logger: c.o.Logger,
+		NotBefore: c.o.NotBefore}
 	res, err := syncer.Run(ctx, cursor, at)
 	if err != nil {
 		return err

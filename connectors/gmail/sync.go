@@ -47,7 +47,10 @@ type Syncer struct {
 	// BackfillLimit bounds how many messages a resync reads after the
 	// history cursor was lost (default 500).
 	BackfillLimit int
-	Logger        *slog.Logger
+	// NotBefore is when the scout began: a resync never suggests mail
+	// that arrived before it (the baseline left that mail alone).
+	NotBefore time.Time
+	Logger    *slog.Logger
 }
 
 // Result reports what a sync did; all of it is content-free.
@@ -87,7 +90,7 @@ func (s *Syncer) Run(ctx context.Context, cursor uint64, lastSync time.Time) (Re
 		return res, nil
 	}
 	next, err := s.Client.History(ctx, cursor, func(ctx context.Context, batch []Added) error {
-		return s.judge(ctx, batch, &res)
+		return s.judge(ctx, batch, &res, time.Time{})
 	})
 	if IsHistoryGone(err) {
 		return s.resync(ctx, cursor, lastSync, &res, log)
@@ -115,6 +118,9 @@ func (s *Syncer) resync(ctx context.Context, cursor uint64, lastSync time.Time, 
 	if !since.IsZero() {
 		since = since.Add(-time.Hour) // Gmail's after: is coarse; overlap, the sink dedupes
 	}
+	if since.Before(s.NotBefore) {
+		since = s.NotBefore
+	}
 	ids, more, err := s.Client.Backfill(ctx, since, limit)
 	if err != nil {
 		return *res, err
@@ -123,7 +129,7 @@ func (s *Syncer) resync(ctx context.Context, cursor uint64, lastSync time.Time, 
 	for i, j := 0, len(ids)-1; i < j; i, j = i+1, j-1 {
 		ids[i], ids[j] = ids[j], ids[i]
 	}
-	if err := s.judge(ctx, ids, res); err != nil {
+	if err := s.judge(ctx, ids, res, s.NotBefore); err != nil {
 		return *res, err
 	}
 	res.Cursor = max(cursor, hid)
@@ -143,7 +149,7 @@ func describeSince(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04 UTC")
 }
 
-func (s *Syncer) judge(ctx context.Context, batch []Added, res *Result) error {
+func (s *Syncer) judge(ctx context.Context, batch []Added, res *Result, notBefore time.Time) error {
 	for _, a := range batch {
 		res.Listed++
 		seen, err := s.Sink.Seen(ctx, a.ID)
@@ -162,6 +168,10 @@ func (s *Syncer) judge(ctx context.Context, batch []Added, res *Result) error {
 		}
 		if err != nil {
 			return err
+		}
+		if !notBefore.IsZero() && !m.Received.IsZero() && m.Received.Before(notBefore) {
+			res.Skip++ // older than the scout: the baseline's, not new mail
+			continue
 		}
 		if Skipped(m.Triage.Labels) {
 			// Listed from a backfill, or moved to spam since it arrived.

@@ -128,7 +128,7 @@ func (s *Service) syncScout(ctx context.Context, scoutID string, setupWatch bool
 		s.setState(ctx, sc, protocol.ScoutError, "The scout's rules are invalid: "+err.Error(), "", false)
 		return err
 	}
-	syncer := &gmail.Syncer{Client: client, Pipeline: pipe, AutoTrashSpam: g.AutoTrashSpam, Logger: s.log,
+	syncer := &gmail.Syncer{Client: client, Pipeline: pipe, AutoTrashSpam: g.AutoTrashSpam, Logger: s.log, NotBefore: sc.CreatedAt,
 		Sink: &queueSink{s: s, sc: sc}}
 	res, err := syncer.Run(ctx, g.Cursor, g.LastSyncAt)
 	if err != nil {

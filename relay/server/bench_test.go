@@ -69,6 +69,7 @@ func (h *benchHandler) Commit(ctx context.Context, items []client.Item) error {
 func (h *benchHandler) PendingOps(context.Context) ([]client.Op, error)             { return nil, nil }
 func (h *benchHandler) OpDone(context.Context, string, protocol.ConfigResult) error { return nil }
 func (h *benchHandler) ScoutStatus(context.Context, protocol.ScoutStatus)           {}
+func (h *benchHandler) MailboxChanged(context.Context, protocol.MailboxChanged)     {}
 func (h *benchHandler) State(st client.State) {
 	if st.State == client.StateOnline {
 		h.once.Do(func() { close(h.online) })

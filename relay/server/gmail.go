@@ -87,7 +87,9 @@ func decodePush(body []byte) (email string, historyID uint64, err error) {
 // configureGmail validates a Gmail scout's configuration and builds what
 // is stored: the refresh token sealed, nothing of it kept in the clear.
 func (s *Server) configureGmail(cfg protocol.ScoutConfig, register bool) (relay.CloudScout, *protocol.Error) {
-	bad := func(msg string) *protocol.Error { return &protocol.Error{Code: protocol.CodeInvalidConfig, Message: msg} }
+	bad := func(msg string) *protocol.Error {
+		return &protocol.Error{Code: protocol.CodeInvalidConfig, Message: msg}
+	}
 	if s.cfg.Gmail == nil {
 		return relay.CloudScout{}, bad("this relay does not run Gmail scouts")
 	}

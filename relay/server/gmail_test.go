@@ -1,0 +1,313 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/scouts-hq/scouts/fakegoogle/gmailfake"
+	"github.com/scouts-hq/scouts/fakegoogle/oauthfake"
+	"github.com/scouts-hq/scouts/relay"
+	"github.com/scouts-hq/scouts/relay/gmailscout"
+	"github.com/scouts-hq/scouts/relay/protocol"
+	"github.com/scouts-hq/scouts/relay/pushauth"
+	"github.com/scouts-hq/scouts/relay/relaydb"
+	"github.com/scouts-hq/scouts/relay/server"
+	"github.com/scouts-hq/scouts/relay/tokenseal"
+)
+
+const (
+	ann        = "ann@example.com"
+	pushSecret = "0123456789abcdef-push-secret"
+	topic      = "projects/scouts-test/topics/gmail"
+)
+
+// gmailEnv is a relay with Gmail scouts, a fake Google (OAuth + Gmail)
+// whose notifications are pushed straight to the relay's endpoint, and
+// one device of Ann's.
+type gmailEnv struct {
+	*env
+	oauth    *oauthfake.Server
+	oauthURL string
+	gmail    *gmailfake.Server
+	dbPath   string
+}
+
+func newGmailEnv(t *testing.T, poll time.Duration) *gmailEnv {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	oauth := oauthfake.New(oauthfake.Options{Account: ann})
+	os := httptest.NewServer(oauth)
+	var relayURL string
+	gm := gmailfake.New(gmailfake.Options{Authorize: oauth.AccessTokenEmail,
+		Publish: func(ctx context.Context, _ string, data []byte) error {
+			return postPush(ctx, relayURL+"/api/v1/scouts/webhooks/gmail?token="+pushSecret, data)
+		}})
+	gm.AddMailbox(ann)
+	gs := httptest.NewServer(gm)
+	dbPath := filepath.Join(t.TempDir(), "relay.db")
+	db, err := relaydb.Open(ctx, dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := db.AddUser(ctx, ann)
+	dv, tok, _ := db.AddDevice(ctx, ann, "laptop")
+	keys, _ := tokenseal.Parse(tokenseal.NewKeyLine("k1"))
+	verifier, err := pushauth.New(pushauth.Config{Secret: pushSecret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var srv *server.Server
+	svc := gmailscout.New(gmailscout.Config{DB: db, Keys: keys, ClientID: oauthfake.DefaultClientID,
+		ClientSecret: oauthfake.DefaultClientSecret, TokenURL: os.URL + oauthfake.TokenPath, GmailURL: gs.URL,
+		Topic: topic, PollEvery: poll, Send: func(u, typ string, d any) { srv.Send(u, typ, d) }})
+	srv = server.New(server.Config{DB: db, Heartbeat: time.Hour, Gmail: svc, PushAuth: verifier})
+	hs := httptest.NewServer(srv.Handler())
+	relayURL = hs.URL
+	go srv.Run(ctx)
+	t.Cleanup(func() {
+		sctx, c := context.WithTimeout(context.Background(), 5*time.Second)
+		srv.Shutdown(sctx)
+		c()
+		hs.Close()
+		cancel()
+		gs.Close()
+		os.Close()
+		db.Close()
+	})
+	return &gmailEnv{env: &env{t: t, db: db, srv: srv, http: hs, token: tok, user: u.ID, dev: dv.ID},
+		oauth: oauth, oauthURL: os.URL, gmail: gm, dbPath: dbPath}
+}
+
+func postPush(ctx context.Context, url string, data []byte) error {
+	body, _ := json.Marshal(map[string]any{"message": map[string]string{"data": base64.StdEncoding.EncodeToString(data), "messageId": "1"},
+		"subscription": "projects/scouts-test/subscriptions/push"})
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	res.Body.Close()
+	if res.StatusCode/100 != 2 {
+		return fmt.Errorf("push answered %s", res.Status)
+	}
+	return nil
+}
+
+// refreshToken runs the installed-app flow against the fake, playing the
+// browser, as the desktop does before handing the token to the relay.
+func (g *gmailEnv) refreshToken() string {
+	t := g.t
+	codes := make(chan string, 1)
+	cb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { codes <- r.URL.Query().Get("code") }))
+	defer cb.Close()
+	ep := oauthfake.EndpointsAt(g.oauthURL)
+	cfg := oauth2.Config{ClientID: oauthfake.DefaultClientID, ClientSecret: oauthfake.DefaultClientSecret,
+		Endpoint:    oauth2.Endpoint{AuthURL: ep.Auth, TokenURL: ep.Token},
+		RedirectURL: cb.URL + "/oauth2/callback", Scopes: []string{"https://www.googleapis.com/auth/gmail.modify", "openid", "email"}}
+	v := oauth2.GenerateVerifier()
+	if _, err := g.oauth.Consent(context.Background(), cfg.AuthCodeURL("st", oauth2.AccessTypeOffline, oauth2.S256ChallengeOption(v))); err != nil {
+		t.Fatal(err)
+	}
+	tok, err := cfg.Exchange(context.Background(), <-codes, oauth2.VerifierOption(v))
+	if err != nil || tok.RefreshToken == "" {
+		t.Fatalf("exchange: %+v %v", tok, err)
+	}
+	return tok.RefreshToken
+}
+
+func (g *gmailEnv) deliver(subject, from, body string, labels ...string) string {
+	g.t.Helper()
+	raw := fmt.Sprintf("From: %s\r\nTo: %s\r\nSubject: %s\r\nDate: Mon, 2 Nov 2026 10:00:00 +0000\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n%s\r\n", from, ann, subject, body)
+	id, _, err := g.gmail.Deliver(ann, []byte(raw), labels...)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	return id
+}
+
+// frames reads until want proposals have arrived (acking each), returning
+// them and the scout_status frames seen on the way.
+func (r *raw) proposals(want int, stop func(protocol.ScoutStatus) bool) (props []protocol.Proposal, statuses []protocol.ScoutStatus) {
+	r.t.Helper()
+	for len(props) < want || (stop != nil && !slices.ContainsFunc(statuses, stop)) {
+		f, err := r.recv()
+		if err != nil {
+			r.t.Fatalf("after %d proposals and statuses %+v: %v", len(props), statuses, err)
+		}
+		switch f.Type {
+		case protocol.TypeProposal:
+			var p protocol.Proposal
+			f.DecodeData(&p)
+			props = append(props, p)
+			r.send(protocol.TypeProposalAck, "", protocol.ProposalAck{Seqs: []int64{f.Seq}})
+		case protocol.TypeScoutStatus:
+			var st protocol.ScoutStatus
+			f.DecodeData(&st)
+			statuses = append(statuses, st)
+		}
+	}
+	return props, statuses
+}
+
+func (r *raw) configResult() protocol.ConfigResult {
+	r.t.Helper()
+	for {
+		f, err := r.recv()
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		if f.Type == protocol.TypeConfigResult {
+			var res protocol.ConfigResult
+			f.DecodeData(&res)
+			return res
+		}
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		<-tick.C
+	}
+}
+
+func TestGmailRelayTriage(t *testing.T) {
+	g := newGmailEnv(t, 300*time.Millisecond)
+	ctx := context.Background()
+	r := g.dial()
+	r.hello(g.token, 0)
+	rt := g.refreshToken()
+
+	g.deliver("Old mail", "Bob <bob@partner.example>", "before the scout") // never suggested
+	r.send(protocol.TypeScoutRegister, "op-1", protocol.ScoutConfig{ScoutID: "sc_gmail", Kind: "gmail", Name: "Gmail", Enabled: true,
+		Email: ann, Mode: protocol.ModeRelayTriage, RefreshToken: rt,
+		Rules: []protocol.TriageRule{{ID: "shops", Action: "deny", Domains: []string{"shop.example"}}}})
+	if res := r.configResult(); !res.OK || res.PushTopic != topic {
+		t.Fatalf("register: %+v", res)
+	}
+	waitFor(t, "baseline and watch", func() bool {
+		sc, err := g.db.GmailScout(ctx, "sc_gmail")
+		return err == nil && sc.Gmail.Cursor > 0 && !sc.Gmail.WatchExpires.IsZero()
+	})
+	sc, _ := g.db.GmailScout(ctx, "sc_gmail")
+	if bytes.Contains(sc.Gmail.TokenSealed, []byte(rt)) {
+		t.Fatal("the refresh token is stored in clear")
+	}
+
+	// Relevant mail becomes proposals with card fields and a why; a
+	// denied sender and a promotion do not.
+	want := []string{g.deliver("Contract draft", "Bob <bob@partner.example>", "BODY-MARKER-1 please review")}
+	g.deliver("50% off", "Deals <deals@shop.example>", "BODY-MARKER-2 sale")
+	g.deliver("Weekly picks", "News <news@letters.example>", "BODY-MARKER-3", "INBOX", "CATEGORY_PROMOTIONS")
+	want = append(want, g.deliver("Lunch?", "Cy <cy@friends.example>", "BODY-MARKER-4 tomorrow at noon"))
+	props, _ := r.proposals(2, nil)
+	for i, p := range props {
+		if p.SourceRef != want[i] || p.SourceType != "gmail" || p.Subject == "" || !strings.Contains(p.Sender, "@") ||
+			!strings.Contains(p.Snippet, "BODY-MARKER") || p.Reason == "" || p.Path == "" {
+			t.Fatalf("proposal %d: %+v (want ref %s with card and why)", i, p, want[i])
+		}
+	}
+
+	// Duplicate notifications: no duplicate proposals.
+	g.gmail.DuplicateNotifications(ann, true)
+	want = []string{g.deliver("Invoice 7", "Acme <billing@acme.example>", "BODY-MARKER-5"), g.deliver("Invoice 8", "Acme <billing@acme.example>", "BODY-MARKER-6")}
+	props, _ = r.proposals(2, nil)
+	g.gmail.DuplicateNotifications(ann, false)
+	// Dropped notification: the fallback poll finds it.
+	g.gmail.DropNotifications(ann, 1)
+	want = append(want, g.deliver("Dropped push", "Bob <bob@partner.example>", "BODY-MARKER-7"))
+	more, _ := r.proposals(1, nil)
+	props = append(props, more...)
+	var got []string
+	for _, p := range props {
+		got = append(got, p.SourceRef)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("proposals %v, want %v: duplicates or losses", got, want)
+	}
+
+	// A lost history cursor: recovered from the message list, with a note.
+	g.gmail.ExpireHistory(ann, g.gmail.HistoryID(ann)+1)
+	want = []string{g.deliver("After the gap", "Bob <bob@partner.example>", "BODY-MARKER-8")}
+	props, statuses := r.proposals(1, func(st protocol.ScoutStatus) bool { return strings.Contains(st.Message, "re-read") })
+	if props[0].SourceRef != want[0] {
+		t.Fatalf("after recovery got %s, want %s (statuses %+v)", props[0].SourceRef, want[0], statuses)
+	}
+
+	// Spam goes to the Trash only once the scout says so.
+	spam := g.deliver("Cheap pills", "X <x@shop.example>", "BODY-MARKER-9")
+	waitFor(t, "spam judged", func() bool { return g.gmail.Calls(ann)["messages.get"] > 0 && !hasPendingHints(g.db) })
+	if labels, _ := g.gmail.Message(ann, spam); slices.Contains(labels, "TRASH") {
+		t.Fatal("spam trashed with auto-trash off")
+	}
+	r.send(protocol.TypeScoutUpdate, "op-2", protocol.ScoutConfig{ScoutID: "sc_gmail", Kind: "gmail", Name: "Gmail", Enabled: true,
+		Email: ann, Mode: protocol.ModeRelayTriage, AutoTrashSpam: true,
+		Rules: []protocol.TriageRule{{ID: "shops", Action: "deny", Domains: []string{"shop.example"}}}})
+	if res := r.configResult(); !res.OK {
+		t.Fatalf("update: %+v", res)
+	}
+	spam2 := g.deliver("Cheap pills again", "X <x@shop.example>", "BODY-MARKER-10")
+	waitFor(t, "spam trashed", func() bool { l, _ := g.gmail.Message(ann, spam2); return slices.Contains(l, "TRASH") })
+
+	// Access revoked: the scout is disabled and the desktop told to reconnect.
+	g.gmail.RevokeAll(ann)
+	for _, tok := range []string{rt} {
+		g.oauth.Revoke(tok)
+	}
+	g.deliver("After revocation", "Bob <bob@partner.example>", "BODY-MARKER-11")
+	_, statuses = r.proposals(0, func(st protocol.ScoutStatus) bool { return st.State == protocol.ScoutAuthExpired })
+	st := statuses[len(statuses)-1]
+	if st.Action != "reconnect" || !strings.Contains(st.Message, "reconnect") {
+		t.Fatalf("auth status %+v", st)
+	}
+	if sc, _ := g.db.GmailScout(ctx, "sc_gmail"); sc.Enabled {
+		t.Fatal("scout still enabled after its access expired")
+	}
+
+	// Nothing of the mail is at rest on the relay.
+	g.db.Close()
+	assertNoMarkers(t, g.dbPath)
+}
+
+func hasPendingHints(db *relaydb.DB) bool {
+	h, err := db.PushHints(context.Background(), 1)
+	return err != nil || len(h) > 0
+}
+
+func assertNoMarkers(t *testing.T, dbPath string) {
+	t.Helper()
+	files, _ := filepath.Glob(dbPath + "*")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range []string{"BODY-MARKER", "Contract draft", "please review", "Lunch?"} {
+			if bytes.Contains(b, []byte(m)) {
+				t.Errorf("%s holds %q", filepath.Base(f), m)
+			}
+		}
+	}
+}
+
+var _ = relay.KindGmail
