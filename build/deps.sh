@@ -20,7 +20,7 @@ say() { printf 'deps: %s\n' "$*" >&2; }
 # session bus (dbus-x11 brings dbus-daemon) and take screenshots with
 # ImageMagick's import.
 run_pkgs=(git ca-certificates build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev)
-test_pkgs=("${run_pkgs[@]}" xvfb dbus-x11 imagemagick)
+test_pkgs=("${run_pkgs[@]}" xvfb dbus-x11 gnome-keyring imagemagick)
 if [ -z "${SCOUTS_CHROMIUM:-}" ]; then
 	test_pkgs+=(chromium)
 fi
