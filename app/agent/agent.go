@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/app/core"
+	"github.com/scouts-hq/scouts/scouts/triage"
 	"github.com/scouts-hq/scouts/app/localapi"
 )
 
@@ -50,6 +51,12 @@ type Config struct {
 	// Autostart, when set, applies the "autostart" setting to the OS (see
 	// core.Config.Autostart); the agent applies it at start too.
 	Autostart func(enabled bool) error
+	// Gmail, when set, lets the user connect Gmail accounts (tokens in
+	// the OS keyring) and run Gmail scouts.
+	Gmail *GmailConfig
+	// Model is the optional LLM step of Gmail triage.
+	Model            triage.Model
+	ModelDailyTokens int
 }
 
 // Run runs the agent until ctx ends, then shuts down gracefully.
@@ -85,10 +92,22 @@ func Run(ctx context.Context, cfg Config) error {
 		defer tcp.Close()
 	}
 
-	c, err := core.Open(ctx, core.Config{DataDir: dir, Version: cfg.Version, Logger: log,
-		RelayURL: cfg.RelayURL, RelayToken: cfg.RelayToken, Autostart: cfg.Autostart})
+	ccfg := core.Config{DataDir: dir, Version: cfg.Version, Logger: log,
+		RelayURL: cfg.RelayURL, RelayToken: cfg.RelayToken, Autostart: cfg.Autostart}
+	var gmailAcc *gmailAccounts
+	if cfg.Gmail != nil {
+		gmailAcc = newGmailAccounts(dir, cfg.Gmail, log)
+		ccfg.Gmail, ccfg.GmailAPIURL = gmailAcc, cfg.Gmail.APIURL
+	}
+	if cfg.Model != nil {
+		ccfg.Model, ccfg.ModelBudget, ccfg.ModelDailyTokens = cfg.Model, triage.NewMemoryBudget(nil), cfg.ModelDailyTokens
+	}
+	c, err := core.Open(ctx, ccfg)
 	if err != nil {
 		return err
+	}
+	if gmailAcc != nil {
+		gmailAcc.core.Store(c)
 	}
 	defer c.Close()
 	if cfg.Autostart != nil {

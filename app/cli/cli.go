@@ -228,6 +228,7 @@ func runAgent(ctx context.Context, args []string, env Env) error {
 	tokenFile := f.String("device-token-file", "", "file holding this device's relay token (from scouts-relay device add)")
 	ui := f.Bool("ui", false, "also serve the web UI on the loopback listener (default --listen 127.0.0.1:0) and print its link")
 	noTray := f.Bool("no-tray", false, "no tray icon (desktop notifications still show when the desktop has a session bus)")
+	g := gmailFlags(f)
 	pos, err := f.parse(args)
 	if err != nil {
 		return err
@@ -267,6 +268,9 @@ func runAgent(ctx context.Context, args []string, env Env) error {
 	ctx, desk := newDesktop(ctx, dir, !*noTray, cfg.Logger)
 	cfg.Ready = desk.ready
 	cfg.Autostart = autostartHook(dir)
+	if err := g.apply(&cfg, env); err != nil {
+		return err
+	}
 	err = agent.Run(ctx, cfg)
 	desk.wait()
 	return err

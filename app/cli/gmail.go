@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/scouts-hq/scouts/app/agent"
+	"github.com/scouts-hq/scouts/app/gmailauth"
+	"github.com/scouts-hq/scouts/scouts/triage/llm"
+)
+
+// gmailOptions are the agent's Gmail flags. Every Google endpoint is a
+// flag so the agent runs against fakes or behind a proxy.
+type gmailOptions struct {
+	clientID, secretFile         string
+	authURL, tokenURL, revokeURL string
+	apiURL, keyring              string
+	llmURL, llmModel, llmKeyFile string
+	llmDailyTokens               int
+}
+
+func gmailFlags(f *flags) *gmailOptions {
+	o := &gmailOptions{}
+	f.StringVar(&o.clientID, "google-client-id", "", "your Google Cloud OAuth client id (Desktop app), to connect Gmail; see docs/gmail.md")
+	f.StringVar(&o.secretFile, "google-client-secret-file", "", "file holding that client's secret (or set SCOUTS_GOOGLE_CLIENT_SECRET)")
+	f.StringVar(&o.authURL, "google-auth-url", gmailauth.GoogleAuthURL, "Google's OAuth consent endpoint")
+	f.StringVar(&o.tokenURL, "google-token-url", gmailauth.GoogleTokenURL, "Google's OAuth token endpoint")
+	f.StringVar(&o.revokeURL, "google-revoke-url", gmailauth.GoogleRevokeURL, "Google's OAuth revocation endpoint")
+	f.StringVar(&o.apiURL, "gmail-api-url", "https://gmail.googleapis.com/", "Gmail API root")
+	f.StringVar(&o.keyring, "keyring", "auto", "where tokens live: auto, secret-service, keychain, wincred or file (passphrase from SCOUTS_KEYRING_PASSPHRASE or SCOUTS_KEYRING_PASSPHRASE_FILE)")
+	f.StringVar(&o.llmURL, "llm-url", "", "OpenAI-compatible API root for the optional model step of Gmail triage")
+	f.StringVar(&o.llmModel, "llm-model", "", "model name")
+	f.StringVar(&o.llmKeyFile, "llm-key-file", "", "file holding the model API key")
+	f.IntVar(&o.llmDailyTokens, "llm-daily-tokens", 200_000, "hard daily token cap per scout")
+	return o
+}
+
+func (o *gmailOptions) apply(cfg *agent.Config, env Env) error {
+	if o.llmURL != "" {
+		key := ""
+		if o.llmKeyFile != "" {
+			k, err := llm.ReadKeyFile(o.llmKeyFile)
+			if err != nil {
+				return err
+			}
+			key = k
+		}
+		m, err := llm.New(llm.Config{BaseURL: o.llmURL, Model: o.llmModel, APIKey: key})
+		if err != nil {
+			return usageErrorf("--llm-url: %v", err)
+		}
+		cfg.Model, cfg.ModelDailyTokens = m, o.llmDailyTokens
+	}
+	if o.clientID == "" {
+		return nil
+	}
+	secret := os.Getenv("SCOUTS_GOOGLE_CLIENT_SECRET")
+	if o.secretFile != "" {
+		b, err := os.ReadFile(o.secretFile)
+		if err != nil {
+			return fmt.Errorf("--google-client-secret-file: %w", err)
+		}
+		secret = strings.TrimSpace(string(b))
+	}
+	cfg.Gmail = &agent.GmailConfig{ClientID: o.clientID, ClientSecret: secret, AuthURL: o.authURL, TokenURL: o.tokenURL,
+		RevokeURL: o.revokeURL, APIURL: o.apiURL, Keyring: o.keyring, Getenv: os.Getenv}
+	return nil
+}
