@@ -57,6 +57,9 @@ type Config struct {
 	// Model is the optional LLM step of Gmail triage.
 	Model            triage.Model
 	ModelDailyTokens int
+	// PollInterval is how often scouts that cannot be watched (a local
+	// Gmail scout) are polled; default 5 minutes.
+	PollInterval time.Duration
 }
 
 // Run runs the agent until ctx ends, then shuts down gracefully.
@@ -92,7 +95,7 @@ func Run(ctx context.Context, cfg Config) error {
 		defer tcp.Close()
 	}
 
-	ccfg := core.Config{DataDir: dir, Version: cfg.Version, Logger: log,
+	ccfg := core.Config{DataDir: dir, Version: cfg.Version, Logger: log, PollInterval: cfg.PollInterval,
 		RelayURL: cfg.RelayURL, RelayToken: cfg.RelayToken, Autostart: cfg.Autostart}
 	var gmailAcc *gmailAccounts
 	if cfg.Gmail != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/scouts-hq/scouts/app/agent"
 	"github.com/scouts-hq/scouts/app/gmailauth"
@@ -18,6 +19,8 @@ type gmailOptions struct {
 	apiURL, keyring              string
 	llmURL, llmModel, llmKeyFile string
 	llmDailyTokens               int
+	openBrowser                  bool
+	poll                         time.Duration
 }
 
 func gmailFlags(f *flags) *gmailOptions {
@@ -33,10 +36,16 @@ func gmailFlags(f *flags) *gmailOptions {
 	f.StringVar(&o.llmModel, "llm-model", "", "model name")
 	f.StringVar(&o.llmKeyFile, "llm-key-file", "", "file holding the model API key")
 	f.IntVar(&o.llmDailyTokens, "llm-daily-tokens", 200_000, "hard daily token cap per scout")
+	f.BoolVar(&o.openBrowser, "open-browser", true, "open the system browser for Gmail consent (false: only return the link, for headless machines)")
+	f.DurationVar(&o.poll, "poll-interval", 5*time.Minute, "how often scouts without push (local-mode Gmail) are polled")
 	return o
 }
 
 func (o *gmailOptions) apply(cfg *agent.Config, env Env) error {
+	if o.poll < time.Second {
+		return usageErrorf("--poll-interval must be at least 1s")
+	}
+	cfg.PollInterval = o.poll
 	if o.llmURL != "" {
 		key := ""
 		if o.llmKeyFile != "" {
@@ -65,5 +74,8 @@ func (o *gmailOptions) apply(cfg *agent.Config, env Env) error {
 	}
 	cfg.Gmail = &agent.GmailConfig{ClientID: o.clientID, ClientSecret: secret, AuthURL: o.authURL, TokenURL: o.tokenURL,
 		RevokeURL: o.revokeURL, APIURL: o.apiURL, Keyring: o.keyring, Getenv: os.Getenv}
+	if !o.openBrowser {
+		cfg.Gmail.OpenBrowser = func(string) error { return nil }
+	}
 	return nil
 }

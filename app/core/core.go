@@ -58,7 +58,8 @@ type Core struct {
 
 	relay  *relayLink // nil without a relay
 
-	gmailHints gmailHints
+	gmailHints  gmailHints
+	relayHealth sync.Map // scout id → error the relay last reported (nil: ok)
 	gmailKick  chan struct{}
 	cancel context.CancelFunc
 	wg     sync.WaitGroup

@@ -202,7 +202,11 @@ func (c *Core) openGmail(ctx context.Context, s scouts.Scout) (scouts.SourceConn
 	case GmailRelayPing:
 		o.Hints = c.gmailHints.channel(s.ID)
 	case GmailRelayTriage:
-		return relayTriaged{Connector: mustConnector(o)}, nil
+		return relayTriaged{Connector: mustConnector(o), health: func() error {
+			v, _ := c.relayHealth.Load(s.ID)
+			err, _ := v.(error)
+			return err
+		}}, nil
 	}
 	return gmail.NewConnector(o)
 }
@@ -214,9 +218,16 @@ func mustConnector(o gmail.ConnectorOptions) *gmail.Connector {
 
 // relayTriaged is a relay-triage scout on the desktop: the relay lists and
 // triages; the desktop reads ("read full email") and archives.
-type relayTriaged struct{ *gmail.Connector }
+type relayTriaged struct {
+	*gmail.Connector
+	health func() error
+}
 
-func (relayTriaged) ListNew(context.Context, func(context.Context, []scouts.ItemRef) error) error { return nil }
+// ListNew lists nothing; it reports the relay's last word on the scout so
+// the scout's health shows it ("Gmail access expired — reconnect").
+func (r relayTriaged) ListNew(context.Context, func(context.Context, []scouts.ItemRef) error) error {
+	return r.health()
+}
 func (relayTriaged) Watch(ctx context.Context, _ func()) error {
 	<-ctx.Done()
 	return nil

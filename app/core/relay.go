@@ -295,8 +295,28 @@ func (l *relayLink) ScoutStatus(ctx context.Context, st protocol.ScoutStatus) {
 	if st.State != protocol.ScoutOK {
 		err = fmt.Errorf("%s", st.Message)
 	}
+	// Kept for the scout's own runs, which would otherwise report a
+	// healthy (empty) run over the relay's news.
+	l.c.relayHealth.Store(st.ScoutID, err)
 	l.c.Engine.RecordHealth(ctx, st.ScoutID, 0, err)
+	if st.Message != "" {
+		// Worth keeping even when all is well again ("recovered: the
+		// messages since … were re-read").
+		ev := scouts.AuditEvent{TraceID: scouts.NewID("tr"), Stage: scouts.StageSource, Type: AuditScoutStatus,
+			Outcome: scouts.OutcomeOK, Summary: st.Message, Refs: map[string]string{"scout_id": st.ScoutID, "state": st.State, "actor": "relay"},
+			At: l.c.now()}
+		if st.State != protocol.ScoutOK {
+			ev.Outcome = scouts.OutcomeError
+		}
+		if err := l.c.DB.AppendAudit(ctx, ev); err != nil {
+			l.c.log.Warn("record scout status", "scout", st.ScoutID, "err", err)
+		}
+	}
 }
+
+// AuditScoutStatus records a cloud scout's status change reported by the
+// relay.
+const AuditScoutStatus = "scout.status"
 
 // webhookConfig is a webhook scout's configuration on the desktop.
 type webhookConfig struct {
