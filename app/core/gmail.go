@@ -48,6 +48,9 @@ type GmailConfig struct {
 	AutoTrashSpam       bool          `json:"auto_trash_spam,omitempty"`
 	InactivityPauseDays int           `json:"inactivity_pause_days,omitempty"`
 	Rules               []triage.Rule `json:"rules,omitempty"`
+	// PushTopic is set by the relay for relay-ping scouts: the topic the
+	// desktop's watch publishes to.
+	PushTopic string `json:"push_topic,omitempty"`
 }
 
 func parseGmailConfig(raw json.RawMessage) (GmailConfig, error) {
@@ -201,6 +204,7 @@ func (c *Core) openGmail(ctx context.Context, s scouts.Scout) (scouts.SourceConn
 	switch g.Mode {
 	case GmailRelayPing:
 		o.Hints = c.gmailHints.channel(s.ID)
+		o.Topic, o.Watches = g.PushTopic, gmailCursor{c: c, scoutID: s.ID}
 	case GmailRelayTriage:
 		return relayTriaged{Connector: mustConnector(o), health: func() error {
 			v, _ := c.relayHealth.Load(s.ID)
@@ -520,4 +524,37 @@ func (c *Core) DisconnectGmail(ctx context.Context, email string) error {
 	list, _ := c.GmailAccounts(ctx)
 	c.Bus.Publish(scouts.Event{Type: EventGmailAccounts, Data: list})
 	return nil
+}
+
+// WatchExpiry and SaveWatch keep a relay-ping scout's watch expiry.
+func (g gmailCursor) WatchExpiry(ctx context.Context) (time.Time, error) {
+	v, err := g.c.DB.SyncSeq(ctx, "gmail-watch:"+g.scoutID)
+	if err != nil || v == 0 {
+		return time.Time{}, err
+	}
+	return time.UnixMilli(v), nil
+}
+
+func (g gmailCursor) SaveWatch(ctx context.Context, exp time.Time) error {
+	return g.c.DB.AdvanceSyncSeq(ctx, "gmail-watch:"+g.scoutID, exp.UnixMilli())
+}
+
+// gmailTopic records the topic the relay named for a relay-ping scout
+// and restarts the scout so its watch is set up.
+func (c *Core) gmailTopic(ctx context.Context, scoutID, topic string) {
+	s, err := c.DB.GetScout(ctx, scoutID)
+	if err != nil || s.Kind != scouts.KindGmail {
+		return
+	}
+	g, err := parseGmailConfig(s.Config)
+	if err != nil || g.Mode != GmailRelayPing || g.PushTopic == topic {
+		return
+	}
+	g.PushTopic = topic
+	s.Config, _ = json.Marshal(g)
+	s.UpdatedAt = c.now()
+	if err := c.DB.UpdateScout(ctx, s); err == nil {
+		c.Engine.Sync(s)
+		c.Bus.Publish(scouts.Event{Type: scouts.EventScoutUpdated, Data: s})
+	}
 }

@@ -272,6 +272,9 @@ func (l *relayLink) OpDone(ctx context.Context, key string, res protocol.ConfigR
 		return nil
 	}
 	l.c.Engine.RecordHealth(ctx, res.ScoutID, 0, nil)
+	if res.PushTopic != "" {
+		l.c.gmailTopic(ctx, res.ScoutID, res.PushTopic)
+	}
 	if res.HookURL != "" {
 		// The relay knows its public address better than the desktop.
 		if s, err := l.c.DB.GetScout(ctx, res.ScoutID); err == nil {

@@ -35,9 +35,20 @@ type ConnectorOptions struct {
 	// Hints, for relay-ping mode, delivers the relay's mailbox_changed
 	// hints; nil in local mode, where the engine polls.
 	Hints <-chan struct{}
+	// Topic, in relay-ping mode, is the relay's Pub/Sub topic: the desktop
+	// holds the token, so it keeps the mailbox's watch alive, renewing it
+	// when it expires within a day. Watches records the expiry.
+	Topic   string
+	Watches WatchStore
 	// OnRecovered is told when a lost history cursor was recovered.
 	OnRecovered func(note string)
 	Logger      *slog.Logger
+}
+
+// WatchStore keeps when a scout's watch expires.
+type WatchStore interface {
+	WatchExpiry(ctx context.Context) (time.Time, error)
+	SaveWatch(ctx context.Context, expires time.Time) error
 }
 
 // Connector is a desktop Gmail scout's source: it implements
@@ -63,6 +74,9 @@ func MessageURL(id string) string { return "https://mail.google.com/mail/#all/" 
 // ListNew syncs from the cursor and hands the relevant mail to the engine
 // as one page; the cursor moves only after the engine recorded it.
 func (c *Connector) ListNew(ctx context.Context, page func(context.Context, []scouts.ItemRef) error) error {
+	if err := c.ensureWatch(ctx); err != nil {
+		return err
+	}
 	cursor, at, err := c.o.Cursor.Load(ctx)
 	if err != nil {
 		return fmt.Errorf("gmail: load cursor: %w", err)
@@ -167,3 +181,22 @@ func (c *Connector) Watch(ctx context.Context, notify func()) error {
 
 // Close releases nothing: the client holds no connection of its own.
 func (c *Connector) Close() error { return nil }
+
+// ensureWatch creates or renews the watch when it expires within a day.
+func (c *Connector) ensureWatch(ctx context.Context) error {
+	if c.o.Topic == "" || c.o.Watches == nil {
+		return nil
+	}
+	exp, err := c.o.Watches.WatchExpiry(ctx)
+	if err != nil {
+		return err
+	}
+	if time.Until(exp) > 24*time.Hour {
+		return nil
+	}
+	_, exp, err = c.o.Client.Watch(ctx, c.o.Topic)
+	if err != nil {
+		return fmt.Errorf("gmail: renew the watch: %w", err)
+	}
+	return c.o.Watches.SaveWatch(ctx, exp)
+}
