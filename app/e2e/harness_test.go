@@ -90,9 +90,15 @@ func testEnv(home string) []string {
 // (it prints the URL only once it serves).
 func startAgent(t *testing.T, dataDir, home string, extra ...string) *agentProc {
 	t.Helper()
+	return startAgentEnv(t, dataDir, home, nil, extra...)
+}
+
+// startAgentEnv is startAgent with extra environment variables.
+func startAgentEnv(t *testing.T, dataDir, home string, env []string, extra ...string) *agentProc {
+	t.Helper()
 	args := append([]string{"agent", "--data", dataDir, "--listen", "127.0.0.1:0", "--inbox", "", "--log-level", "debug"}, extra...)
 	cmd := exec.Command(scoutsBinary(t), args...)
-	cmd.Env = testEnv(home)
+	cmd.Env = append(testEnv(home), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

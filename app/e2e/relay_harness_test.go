@@ -31,12 +31,18 @@ type relayProc struct {
 // a relay where desktops expect it); "" picks a free port.
 func startRelay(t *testing.T, dsn, listen string, extra ...string) *relayProc {
 	t.Helper()
+	return startRelayEnv(t, dsn, listen, nil, extra...)
+}
+
+// startRelayEnv is startRelay with extra environment variables.
+func startRelayEnv(t *testing.T, dsn, listen string, env []string, extra ...string) *relayProc {
+	t.Helper()
 	if listen == "" {
 		listen = "127.0.0.1:0"
 	}
 	args := append([]string{"serve", "--listen", listen, "--database", dsn, "--log-level", "debug"}, extra...)
 	cmd := exec.Command(relayBinary(t), args...)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH")}, env...)
 	stdout, _ := cmd.StdoutPipe()
 	r := &relayProc{t: t, cmd: cmd, dsn: dsn, stderr: &lockedBuffer{}, exited: make(chan struct{})}
 	cmd.Stderr = r.stderr

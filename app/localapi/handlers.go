@@ -463,7 +463,7 @@ func (s *Server) handleGmailConnect(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusAccepted, apitype.GmailConnect{AuthURL: u})
+	writeJSON(w, http.StatusOK, apitype.GmailConnect{AuthURL: u})
 }
 
 func (s *Server) handleGmailAccounts(w http.ResponseWriter, r *http.Request) {

@@ -307,3 +307,23 @@ func (c *Client) SuggestionsAfter(ctx context.Context, afterID string) ([]apityp
 	var out []apitype.Suggestion
 	return out, c.call(ctx, "GET", "/api/v1/suggestions?limit=1000&after_id="+url.QueryEscape(afterID), nil, &out)
 }
+
+// ConnectGmail starts connecting a Gmail account and returns the consent
+// URL (the agent also opens it in the browser).
+func (c *Client) ConnectGmail(ctx context.Context) (apitype.GmailConnect, error) {
+	var out apitype.GmailConnect
+	err := c.call(ctx, http.MethodPost, "/api/v1/gmail/connect", struct{}{}, &out)
+	return out, err
+}
+
+// GmailAccounts lists the connected Gmail accounts.
+func (c *Client) GmailAccounts(ctx context.Context) ([]apitype.GmailAccount, error) {
+	var out []apitype.GmailAccount
+	err := c.call(ctx, http.MethodGet, "/api/v1/gmail/accounts", nil, &out)
+	return out, err
+}
+
+// DisconnectGmail revokes and forgets an account.
+func (c *Client) DisconnectGmail(ctx context.Context, email string) error {
+	return c.call(ctx, http.MethodDelete, "/api/v1/gmail/accounts/"+url.PathEscape(email), nil, nil)
+}
