@@ -553,8 +553,12 @@ func (c *Core) gmailTopic(ctx context.Context, scoutID, topic string) {
 	g.PushTopic = topic
 	s.Config, _ = json.Marshal(g)
 	s.UpdatedAt = c.now()
-	if err := c.DB.UpdateScout(ctx, s); err == nil {
-		c.Engine.Sync(s)
-		c.Bus.Publish(scouts.Event{Type: scouts.EventScoutUpdated, Data: s})
+	if err := c.DB.UpdateScout(ctx, s); err != nil {
+		c.log.Warn("gmail: record the relay's push topic", "scout", scoutID, "err", err)
+		return
 	}
+	c.log.Info("gmail: relay-ping scout watches the relay's topic", "scout", scoutID, "topic", topic)
+	c.Engine.Sync(s)
+	c.log.Info("gmail: restarted", "scout", scoutID)
+	c.Bus.Publish(scouts.Event{Type: scouts.EventScoutUpdated, Data: s})
 }

@@ -50,6 +50,10 @@ func (c *Core) CreateScout(ctx context.Context, in NewScout) (Created, error) {
 	if err := c.DB.CreateScout(ctx, s); err != nil {
 		return out, err
 	}
+	// The runner starts before the relay hears of the scout: the relay's
+	// answer may update the scout (a relay-ping topic) and restart it, and
+	// must not be overtaken by this start with the older configuration.
+	c.Engine.Sync(s)
 	if err := c.queueGmailOp(ctx, protocol.TypeScoutRegister, s); err != nil {
 		return out, err
 	}
@@ -61,7 +65,6 @@ func (c *Core) CreateScout(ctx context.Context, in NewScout) (Created, error) {
 			return out, err
 		}
 	}
-	c.Engine.Sync(s)
 	c.Bus.Publish(scouts.Event{Type: scouts.EventScoutUpdated, Data: s})
 	out.Scout = s
 	return out, nil
@@ -184,6 +187,7 @@ func (c *Core) UpdateScout(ctx context.Context, id string, p ScoutPatch) (Create
 	if err := c.DB.UpdateScout(ctx, s); err != nil {
 		return out, err
 	}
+	c.Engine.Sync(s) // before the relay's answer can restart it (see CreateScout)
 	if err := c.queueGmailOp(ctx, protocol.TypeScoutUpdate, s); err != nil {
 		return out, err
 	}
@@ -196,7 +200,6 @@ func (c *Core) UpdateScout(ctx context.Context, id string, p ScoutPatch) (Create
 			return out, err
 		}
 	}
-	c.Engine.Sync(s)
 	c.Bus.Publish(scouts.Event{Type: scouts.EventScoutUpdated, Data: s})
 	out.Scout = s
 	return out, nil

@@ -76,13 +76,16 @@ func (g *google) agentFlags(t *testing.T) []string {
 }
 
 // waitFake waits for a condition on the in-process fakes.
-func waitFake(t *testing.T, what string, cond func() bool) {
+func waitFake(t *testing.T, what string, cond func() bool, explain ...func() string) {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for !cond() {
 		if time.Now().After(deadline) {
+			for _, e := range explain {
+				t.Log(e())
+			}
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		<-tick.C
@@ -160,7 +163,24 @@ func waitGmailSuggestions(t *testing.T, a *agentProc, ch <-chan apitype.StreamEv
 		w := slices.Clone(want)
 		slices.Sort(w)
 		if len(got) > len(w) {
-			t.Fatalf("%d suggestions, want %d: duplicates or extras %v", len(got), len(w), got)
+			var extra []string
+			for _, id := range got {
+				if !slices.Contains(w, id) {
+					extra = append(extra, id)
+				}
+			}
+			for _, s := range list {
+				if slices.Contains(extra, s.SourceRef) {
+					t.Logf("extra: %+v", s)
+					evs, _ := a.client.Audit(context.Background(), s.TraceID)
+					for _, e := range evs {
+						t.Logf("  audit: %s %s %s", e.At, e.Type, e.Summary)
+					}
+					sc, _ := a.client.Scout(context.Background(), scoutID)
+					t.Logf("  scout created %s", sc.CreatedAt.Format(time.RFC3339Nano))
+				}
+			}
+			t.Fatalf("%d suggestions, want %d: extras %v", len(got), len(w), extra)
 		}
 		if slices.Equal(got, w) {
 			return list
@@ -239,7 +259,7 @@ func testGmailMode(t *testing.T, mode, transport string) {
 	waitFake(t, "the scout's baseline (and watch)", func() bool {
 		c := g.gmail.Calls(gmailUser)
 		return c["profile"] >= 1 && (mode == "local" || c["watch"] >= 1)
-	})
+	}, func() string { return fmt.Sprintf("Gmail calls so far: %v", g.gmail.Calls(gmailUser)) })
 
 	// Batch 1: real corpus mail through the mailbox.
 	start := g.gmail.HistoryID(gmailUser)

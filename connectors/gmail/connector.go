@@ -194,6 +194,7 @@ func (c *Connector) ensureWatch(ctx context.Context) error {
 	if time.Until(exp) > 24*time.Hour {
 		return nil
 	}
+	c.o.Logger.Info("gmail: setting up the watch", "topic", c.o.Topic, "expired", exp)
 	_, exp, err = c.o.Client.Watch(ctx, c.o.Topic)
 	if err != nil {
 		return fmt.Errorf("gmail: renew the watch: %w", err)

@@ -169,8 +169,10 @@ func (s *Syncer) judge(ctx context.Context, batch []Added, res *Result, notBefor
 		if err != nil {
 			return err
 		}
-		if !notBefore.IsZero() && !m.Received.IsZero() && m.Received.Before(notBefore) {
-			res.Skip++ // older than the scout: the baseline's, not new mail
+		if !notBefore.IsZero() && !m.Received.IsZero() && !m.Received.After(notBefore) {
+			// As old as the scout: the baseline's, not new mail (Gmail's
+			// clock counts milliseconds; the same one counts as before).
+			res.Skip++
 			continue
 		}
 		if Skipped(m.Triage.Labels) {
