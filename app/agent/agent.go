@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/app/core"
-	"github.com/scouts-hq/scouts/scouts/triage"
 	"github.com/scouts-hq/scouts/app/localapi"
+	"github.com/scouts-hq/scouts/scouts/triage"
 )
 
 // Config configures the agent.

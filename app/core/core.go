@@ -56,13 +56,13 @@ type Core struct {
 	now     func() time.Time
 	started time.Time
 
-	relay  *relayLink // nil without a relay
+	relay *relayLink // nil without a relay
 
 	gmailHints  gmailHints
 	relayHealth sync.Map // scout id → error the relay last reported (nil: ok)
-	gmailKick  chan struct{}
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	gmailKick   chan struct{}
+	cancel      context.CancelFunc
+	wg          sync.WaitGroup
 }
 
 // Open opens the database in cfg.DataDir and builds the engine. Call Start

@@ -207,8 +207,8 @@ Hi Ann, please review draft %d (%s) by Friday.
 
 func TestGmailRelayTriagePush(t *testing.T) { testGmailMode(t, "relay-triage", "push") }
 func TestGmailRelayTriagePull(t *testing.T) { testGmailMode(t, "relay-triage", "pull") }
-func TestGmailRelayPing(t *testing.T)        { testGmailMode(t, "relay-ping", "push") }
-func TestGmailLocal(t *testing.T)            { testGmailMode(t, "local", "") }
+func TestGmailRelayPing(t *testing.T)       { testGmailMode(t, "relay-ping", "push") }
+func TestGmailLocal(t *testing.T)           { testGmailMode(t, "local", "") }
 
 func testGmailMode(t *testing.T, mode, transport string) {
 	ctx := context.Background()

@@ -161,7 +161,9 @@ func (c *Connector) FetchContent(ctx context.Context, ref string) (scouts.ItemCo
 }
 
 // Archive removes the message from the Inbox.
-func (c *Connector) Archive(ctx context.Context, ref string) error { return c.o.Client.Archive(ctx, ref) }
+func (c *Connector) Archive(ctx context.Context, ref string) error {
+	return c.o.Client.Archive(ctx, ref)
+}
 
 // Watch waits for the relay's hints in relay-ping mode; local mode is
 // polled.

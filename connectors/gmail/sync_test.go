@@ -112,9 +112,9 @@ func TestSyncBaselineThenNewMail(t *testing.T) {
 		t.Fatalf("baseline: %+v %v", res, err)
 	}
 	want := []string{e.deliver(t, personal(1)), e.deliver(t, personal(2))}
-	e.deliver(t, bulk, "INBOX", "CATEGORY_PROMOTIONS") // a promotion: skipped by a heuristic
-	e.deliver(t, personal(3), "SPAM")          // Gmail's own spam verdict: left alone
-	e.deliver(t, personal(4), "SENT")          // what Ann sent
+	e.deliver(t, bulk, "INBOX", "CATEGORY_PROMOTIONS")       // a promotion: skipped by a heuristic
+	e.deliver(t, personal(3), "SPAM")                        // Gmail's own spam verdict: left alone
+	e.deliver(t, personal(4), "SENT")                        // what Ann sent
 	want = append(want, e.deliver(t, personal(5), "UNREAD")) // filtered out of the Inbox: still read
 	res2, err := s.Run(context.Background(), res.Cursor, time.Now())
 	if err != nil {
