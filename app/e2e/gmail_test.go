@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/oauth2"
 
@@ -22,6 +24,7 @@ import (
 	"github.com/scouts-hq/scouts/relay/tokenseal"
 	"github.com/scouts-hq/scouts/scouts/triage"
 	"github.com/scouts-hq/scouts/scouts/triage/corpus"
+	"github.com/scouts-hq/scouts/scouts/triage/mailtext"
 )
 
 const (
@@ -145,6 +148,13 @@ func gmailSuggestions(t *testing.T, a *agentProc, scoutID string) []apitype.Sugg
 	if err != nil {
 		t.Fatal(err)
 	}
+	for page := list; len(page) == 1000; {
+		// The world has one scout, so paging by id alone stays in it.
+		if page, err = a.client.SuggestionsAfter(context.Background(), page[len(page)-1].ID); err != nil {
+			t.Fatal(err)
+		}
+		list = append(list, page...)
+	}
 	return list
 }
 
@@ -210,7 +220,17 @@ func TestGmailRelayTriagePull(t *testing.T) { testGmailMode(t, "relay-triage", "
 func TestGmailRelayPing(t *testing.T)       { testGmailMode(t, "relay-ping", "push") }
 func TestGmailLocal(t *testing.T)           { testGmailMode(t, "local", "") }
 
-func testGmailMode(t *testing.T, mode, transport string) {
+// gmailWorld is a desktop (and, but in local mode, a relay) with a Gmail
+// scout on the fake mailbox, past its baseline.
+type gmailWorld struct {
+	g     *google
+	relay *relayProc
+	a     *agentProc
+	scout string
+}
+
+func startGmailWorld(t *testing.T, mode, transport string) *gmailWorld {
+	t.Helper()
 	ctx := context.Background()
 	var emu *emulator
 	if mode != "local" {
@@ -246,7 +266,6 @@ func testGmailMode(t *testing.T, mode, transport string) {
 		flags = append(flags, "--relay", relay.url, "--device-token-file", tokenFile)
 	}
 	a := startAgentEnv(t, t.TempDir(), home, env, flags...)
-	stream := a.events(t)
 	g.connect(t, a)
 
 	// Mail from before the scout: never suggested.
@@ -260,6 +279,15 @@ func testGmailMode(t *testing.T, mode, transport string) {
 		c := g.gmail.Calls(gmailUser)
 		return c["profile"] >= 1 && (mode == "local" || c["watch"] >= 1)
 	}, func() string { return fmt.Sprintf("Gmail calls so far: %v", g.gmail.Calls(gmailUser)) })
+	return &gmailWorld{g: g, relay: relay, a: a, scout: sc.ID}
+}
+
+func testGmailMode(t *testing.T, mode, transport string) {
+	ctx := context.Background()
+	w := startGmailWorld(t, mode, transport)
+	g, a, relay := w.g, w.a, w.relay
+	sc := struct{ ID string }{w.scout}
+	stream := a.events(t)
 
 	// Batch 1: real corpus mail through the mailbox.
 	start := g.gmail.HistoryID(gmailUser)
@@ -353,4 +381,56 @@ func assertRelayHoldsNoMail(t *testing.T, r *relayProc, fragments []string) {
 			}
 		}
 	}
+}
+
+// TestGmailRelayHoldsNoContent: after relay-triage has judged and
+// delivered over 2 000 real corpus messages, none of 200 random fragments
+// of their bodies is in the relay's database files or its log.
+func TestGmailRelayHoldsNoContent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("2 000 messages through the relay: skipped with -short")
+	}
+	w := startGmailWorld(t, "relay-triage", "push")
+	c := corpus.ForTest(t)
+	start := w.g.gmail.HistoryID(gmailUser)
+	n, err := gmailfake.LoadCorpus(w.g.gmail, gmailUser, c, gmailfake.CorpusOptions{Groups: corpus.DevGroups(), Limit: 2100})
+	if err != nil || n < 2000 {
+		t.Fatalf("loaded %d corpus messages: %v", n, err)
+	}
+	want := w.g.expected(t, start)
+	waitGmailSuggestions(t, w.a, w.a.events(t), w.scout, want)
+	frags := bodyFragments(t, c, 200)
+	w.relay.kill()
+	assertRelayHoldsNoMail(t, w.relay, frags)
+	t.Logf("%d messages, %d suggestions, %d fragments searched", n, len(want), len(frags))
+}
+
+// bodyFragments picks n random 24-character fragments of the corpus'
+// message bodies (text a person wrote, not headers).
+func bodyFragments(t *testing.T, c *corpus.Corpus, n int) []string {
+	t.Helper()
+	var bodies []string
+	for _, g := range corpus.DevGroups() {
+		items, err := c.Load(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range items {
+			text, err := mailtext.Extract(it.Raw, 4000)
+			if err == nil && len(text) > 200 {
+				bodies = append(bodies, text)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var out []string
+	for len(out) < n {
+		b := bodies[rng.IntN(len(bodies))]
+		i := 40 + rng.IntN(len(b)-100)
+		frag := strings.TrimSpace(b[i : i+24])
+		if len(strings.Fields(frag)) >= 3 && utf8.ValidString(frag) {
+			out = append(out, frag)
+		}
+	}
+	return out
 }
