@@ -20,7 +20,10 @@ say() { printf 'deps: %s\n' "$*" >&2; }
 # session bus (dbus-x11 brings dbus-daemon) and take screenshots with
 # ImageMagick's import.
 run_pkgs=(git ca-certificates build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev)
-test_pkgs=("${run_pkgs[@]}" xvfb dbus-x11 gnome-keyring imagemagick)
+# The Gmail tests run Google's Pub/Sub emulator (Java; Google's apt
+# repository's google-cloud-cli-pubsub-emulator) and gnome-keyring in a
+# private DBus session.
+test_pkgs=("${run_pkgs[@]}" xvfb dbus-x11 gnome-keyring imagemagick default-jre-headless google-cloud-cli-pubsub-emulator)
 if [ -z "${SCOUTS_CHROMIUM:-}" ]; then
 	test_pkgs+=(chromium)
 fi
@@ -72,7 +75,15 @@ fi
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
 	for p in "${pkgs[@]}"; do
+		# Any Java runtime runs the emulator, not only Debian's default one.
+		if [ "$p" = default-jre-headless ] && command -v java >/dev/null 2>&1; then
+			continue
+		fi
 		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+			if [ "$p" = google-cloud-cli-pubsub-emulator ] && ! apt-cache show "$p" >/dev/null 2>&1; then
+				say "the Pub/Sub emulator comes from Google's apt repository: see https://cloud.google.com/sdk/docs/install#deb, then apt-get install google-cloud-cli-pubsub-emulator"
+				exit 1
+			fi
 			missing+=("$p")
 		fi
 	done
@@ -88,6 +99,9 @@ else
 		xvfb) command -v Xvfb >/dev/null 2>&1 || missing+=("Xvfb") ;;
 		dbus-x11) command -v dbus-daemon >/dev/null 2>&1 || missing+=("dbus-daemon") ;;
 		imagemagick) command -v import >/dev/null 2>&1 || missing+=("ImageMagick") ;;
+		gnome-keyring) command -v gnome-keyring-daemon >/dev/null 2>&1 || missing+=("gnome-keyring") ;;
+		default-jre-headless) command -v java >/dev/null 2>&1 || missing+=("a Java runtime") ;;
+		google-cloud-cli-pubsub-emulator) command -v gcloud >/dev/null 2>&1 || missing+=("the Google Cloud CLI with its Pub/Sub emulator") ;;
 		esac
 	done
 	if [ "${#missing[@]}" -gt 0 ]; then
