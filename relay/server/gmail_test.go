@@ -45,7 +45,7 @@ type gmailEnv struct {
 	dbPath   string
 }
 
-func newGmailEnv(t *testing.T, poll time.Duration) *gmailEnv {
+func newGmailEnv(t testing.TB, poll time.Duration) *gmailEnv {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	oauth := oauthfake.New(oauthfake.Options{Account: ann})

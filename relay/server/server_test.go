@@ -18,7 +18,7 @@ import (
 )
 
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	db    *relaydb.DB
 	srv   *server.Server
 	http  *httptest.Server
@@ -53,7 +53,7 @@ func newEnv(t *testing.T, cfg server.Config) *env {
 
 // raw is a hand-driven device connection, for misbehaving on purpose.
 type raw struct {
-	t *testing.T
+	t testing.TB
 	c *websocket.Conn
 }
 
