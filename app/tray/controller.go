@@ -130,7 +130,13 @@ func (c *controller) do(ctx context.Context, a action) {
 	case actOpen:
 		err = c.openWindow("")
 	case actConnectGmail:
-		// Gmail scouts are added in the window's Scouts view.
+		// The agent sends the browser to Google's consent page and stores
+		// the token when the user consents; the window's Scouts view shows
+		// the account arrive (or, without a Google client configured, how
+		// to set one up).
+		if _, cerr := c.client.ConnectGmail(ctx); cerr != nil {
+			c.log.Info("tray: Gmail cannot be connected from here", "err", cerr)
+		}
 		err = c.openWindow("scouts")
 	case actTogglePause:
 		c.mu.Lock()
