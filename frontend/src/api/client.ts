@@ -91,6 +91,8 @@ export class Api {
   updateScout = (id: string, p: PatchScout) => this.request<Scout>('PATCH', `/scouts/${enc(id)}`, p);
   deleteScout = (id: string) => this.request<void>('DELETE', `/scouts/${enc(id)}`);
   runScout = (id: string) => this.request<void>('POST', `/scouts/${enc(id)}/run`, {});
+  /** Starts connecting a Gmail account: the agent opens Google's consent page. */
+  connectGmail = () => this.request<{ auth_url: string }>('POST', '/gmail/connect', {});
 
   folders = (path?: string, hidden = false) => {
     const q = new URLSearchParams();

@@ -379,6 +379,18 @@ export class Actions {
     }
   }
 
+  /** Reconnects Gmail: the agent opens Google's consent page in the browser. */
+  async connectGmail(): Promise<string | undefined> {
+    try {
+      const { auth_url } = await this.api.connectGmail();
+      this.info('Continue in your browser: sign in to Google and allow Scouts.');
+      return auth_url;
+    } catch (err) {
+      this.fail('Could not start connecting Gmail.', err);
+      return undefined;
+    }
+  }
+
   private putScout(sc: Scout) {
     this.store.update((s) => ({ ...s, scouts: upsert(s.scouts, sc) }));
   }

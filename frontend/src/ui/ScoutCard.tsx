@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type { Scout } from '../api/types';
 import { age, fullTime, plural, tildePath } from '../logic/format';
 import { useActions } from './hooks';
+import { needsReconnect } from '../logic/gmail';
 
 const KIND_NAME: Record<string, string> = { folder: 'Folder', webhook: 'Webhook', gmail: 'Gmail' };
 
@@ -58,6 +59,14 @@ export function ScoutCard({ sc, home, now }: { sc: Scout; home?: string; now: nu
         <p class="error-text small" role="status">
           The last run failed: {h.last_error}.{' '}
           {sc.kind === 'folder' ? 'Check that the folder exists and is readable, then press Run now.' : ''}
+        </p>
+      )}
+      {sc.kind === 'gmail' && needsReconnect(h.last_error) && (
+        <p class="small">
+          <button type="button" class="primary" onClick={() => void actions.connectGmail()}>
+            Reconnect Gmail
+          </button>{' '}
+          <span class="muted">Opens Google’s sign-in in your browser; the scout resumes once you allow access.</span>
         </p>
       )}
       {notRunning && !h.last_error && (
