@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/scouts-hq/scouts/scouts/triage"
@@ -160,6 +161,15 @@ func (s *Syncer) judge(ctx context.Context, batch []Added, res *Result, notBefor
 			res.Seen++
 			continue
 		}
+		if s.promotionNeedsNoRead(a.Labels) {
+			// Skipped unread: five quota units saved per Promotions mail.
+			res.Skip++
+			if err := s.Sink.Record(ctx, Verdict{ID: a.ID, ThreadID: a.ThreadID, Decision: triage.Decision{Verdict: triage.Skip,
+				Reason: "In Gmail's Promotions tab.", Path: triage.PathHeuristic + "label-promotions", Confidence: 0.9}}); err != nil {
+				return fmt.Errorf("gmail: sync: record %s: %w", a.ID, err)
+			}
+			continue
+		}
 		m, err := s.Client.Metadata(ctx, a.ID)
 		var nf *NotFoundError
 		if errors.As(err, &nf) {
@@ -208,4 +218,13 @@ func (s *Syncer) judge(ctx context.Context, batch []Added, res *Result, notBefor
 		}
 	}
 	return nil
+}
+
+// promotionNeedsNoRead reports whether a mail can be skipped from its
+// history labels alone: Gmail filed it under Promotions, no user rule
+// could rescue it, and nothing trashes spam — so whatever its headers say
+// (a promotion skipped, or forged and called spam), no card appears and
+// nothing is done to it.
+func (s *Syncer) promotionNeedsNoRead(labels []string) bool {
+	return !s.AutoTrashSpam && !s.Pipeline.HasRules() && slices.Contains(labels, triage.LabelPromotions)
 }

@@ -220,3 +220,7 @@ func cleanReason(s string) string {
 	}
 	return s
 }
+
+// HasRules reports whether the scout has user rules: a rule can rescue any
+// mail, so nothing may be decided without reading its headers.
+func (p *Pipeline) HasRules() bool { return len(p.rules) > 0 }
