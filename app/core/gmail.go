@@ -164,6 +164,20 @@ func (h *gmailHints) channel(scoutID string) chan struct{} {
 	return ch
 }
 
+// hintAll wakes every relay-ping scout: after the desktop was away from
+// the relay, hints sent meanwhile were lost.
+func (h *gmailHints) hintAll() {
+	h.mu.Lock()
+	ids := make([]string, 0, len(h.ch))
+	for id := range h.ch {
+		ids = append(ids, id)
+	}
+	h.mu.Unlock()
+	for _, id := range ids {
+		h.hint(id)
+	}
+}
+
 func (h *gmailHints) hint(scoutID string) {
 	select {
 	case h.channel(scoutID) <- struct{}{}:
@@ -203,7 +217,7 @@ func (c *Core) openGmail(ctx context.Context, s scouts.Scout) (scouts.SourceConn
 		Logger:      c.log.With("scout", s.ID)}
 	switch g.Mode {
 	case GmailRelayPing:
-		o.Hints = c.gmailHints.channel(s.ID)
+		o.Hints, o.PollEvery = c.gmailHints.channel(s.ID), c.cfg.PollInterval
 		o.Topic, o.Watches = g.PushTopic, gmailCursor{c: c, scoutID: s.ID}
 	case GmailRelayTriage:
 		return relayTriaged{Connector: mustConnector(o), health: func() error {

@@ -106,6 +106,10 @@ func (l *relayLink) State(st client.State) {
 	if prev.State != st.State || prev.Error != st.Error || !prev.NextRetry.Equal(st.NextRetry) {
 		l.c.Bus.Publish(scouts.Event{Type: EventRelayState, Data: l.c.RelayStatus(context.Background())})
 	}
+	if st.State == client.StateOnline && prev.State != client.StateOnline {
+		// mailbox_changed hints are not queued for absent desktops.
+		l.c.gmailHints.hintAll()
+	}
 }
 
 func (l *relayLink) LastAcked(ctx context.Context) (int64, error) {

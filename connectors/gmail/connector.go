@@ -33,8 +33,10 @@ type ConnectorOptions struct {
 	// message, so it is not fetched again.
 	Seen func(ctx context.Context, id string) (bool, error)
 	// Hints, for relay-ping mode, delivers the relay's mailbox_changed
-	// hints; nil in local mode, where the engine polls.
-	Hints <-chan struct{}
+	// hints; nil in local mode, where the engine polls. PollEvery is the
+	// fallback sync between hints, for notifications Pub/Sub lost.
+	Hints     <-chan struct{}
+	PollEvery time.Duration
 	// Topic, in relay-ping mode, is the relay's Pub/Sub topic: the desktop
 	// holds the token, so it keeps the mailbox's watch alive, renewing it
 	// when it expires within a day. Watches records the expiry.
@@ -171,11 +173,19 @@ func (c *Connector) Watch(ctx context.Context, notify func()) error {
 	if c.o.Hints == nil {
 		return scouts.ErrCannotWatch
 	}
+	every := c.o.PollEvery
+	if every <= 0 {
+		every = 5 * time.Minute
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-c.o.Hints:
+			notify()
+		case <-t.C:
 			notify()
 		}
 	}
