@@ -213,7 +213,16 @@ func (c *Core) openGmail(ctx context.Context, s scouts.Scout) (scouts.SourceConn
 			}
 			return err == nil, err
 		},
-		OnRecovered: func(note string) { c.log.Warn("gmail: recovered", "scout", s.ID, "note", note) },
+		OnRecovered: func(note string) {
+			// Recorded for the scout even when the re-read found nothing
+			// new (the items it did find carry the note too).
+			c.log.Warn("gmail: recovered", "scout", s.ID, "note", note)
+			ev := scouts.AuditEvent{TraceID: scouts.NewID("tr"), Stage: scouts.StageSource, Type: AuditScoutStatus,
+				Outcome: scouts.OutcomeOK, Summary: note, Refs: map[string]string{"scout_id": s.ID, "actor": "scout"}, At: c.now()}
+			if err := c.DB.AppendAudit(context.Background(), ev); err != nil {
+				c.log.Warn("gmail: record the recovery", "scout", s.ID, "err", err)
+			}
+		},
 		Logger:      c.log.With("scout", s.ID)}
 	switch g.Mode {
 	case GmailRelayPing:
