@@ -11,6 +11,7 @@ import type {
   EntityInput,
   EntityKind,
   Folders,
+  GmailAccount,
   PatchScout,
   Scout,
   Settings,
@@ -93,6 +94,7 @@ export class Api {
   runScout = (id: string) => this.request<void>('POST', `/scouts/${enc(id)}/run`, {});
   /** Starts connecting a Gmail account: the agent opens Google's consent page. */
   connectGmail = () => this.request<{ auth_url: string }>('POST', '/gmail/connect', {});
+  gmailAccounts = () => this.request<GmailAccount[]>('GET', '/gmail/accounts');
 
   folders = (path?: string, hidden = false) => {
     const q = new URLSearchParams();

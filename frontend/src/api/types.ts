@@ -239,3 +239,9 @@ export interface StreamPayloads {
 export type StreamEvent = {
   [T in StreamEventType]: { type: T; data: StreamPayloads[T]; id?: string };
 }[StreamEventType];
+
+/** A connected Gmail account (GET /api/v1/gmail/accounts). */
+export interface GmailAccount {
+  email: string;
+  connected_at: string;
+}

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { scoutList, type AppState } from '../state/model';
 import { AddFolderScout } from './AddFolderScout';
+import { AddGmailScout } from './AddGmailScout';
 import { ScoutCard } from './ScoutCard';
 import { useNow } from './hooks';
 
@@ -8,6 +9,7 @@ export function ScoutsView({ s, add }: { s: AppState; add?: boolean }) {
   const now = useNow();
   const scouts = scoutList(s);
   const [adding, setAdding] = useState(!!add);
+  const [addingGmail, setAddingGmail] = useState(false);
   useEffect(() => setAdding(!!add), [add]);
   return (
     <section class="view" aria-labelledby="scouts-h">
@@ -25,12 +27,16 @@ export function ScoutsView({ s, add }: { s: AppState; add?: boolean }) {
             if (add) location.hash = '#/scouts';
           }}
         />
+      ) : addingGmail ? (
+        <AddGmailScout hasRelay={!!s.status?.relay} onDone={() => setAddingGmail(false)} />
       ) : (
         <div class="actions">
           <button type="button" class="primary" onClick={() => setAdding(true)}>
             Add a folder scout
           </button>
-          <span class="muted small">Gmail scouts arrive with a later version.</span>
+          <button type="button" onClick={() => setAddingGmail(true)}>
+            Add a Gmail scout
+          </button>
         </div>
       )}
       {!s.scouts.loaded && <p class="muted">Loading scouts…</p>}
