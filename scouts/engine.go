@@ -124,9 +124,17 @@ func (e *Engine) Stop() {
 // Sync makes the running state of s match its definition: it (re)starts the
 // runner of an enabled scout with its current configuration and stops a
 // disabled one. Call it after every change to a scout.
+//
+// A definition older (by UpdatedAt) than the one running is ignored: two
+// callers racing with different versions of a scout leave the newer one
+// running, whichever calls last.
 func (e *Engine) Sync(s Scout) {
 	e.mu.Lock()
 	old := e.runners[s.ID]
+	if old != nil && old.scout.UpdatedAt.After(s.UpdatedAt) {
+		e.mu.Unlock()
+		return
+	}
 	delete(e.runners, s.ID)
 	ctx := e.ctx
 	e.mu.Unlock()
@@ -152,11 +160,24 @@ func (e *Engine) Sync(s Scout) {
 	r.cancel = cancel
 	e.mu.Lock()
 	if cur := e.runners[s.ID]; cur != nil {
-		// A concurrent Sync for the same scout won; keep its runner.
+		if !s.UpdatedAt.After(cur.scout.UpdatedAt) {
+			// A concurrent Sync with this version or a newer one won.
+			e.mu.Unlock()
+			cancel()
+			conn.Close()
+			return
+		}
+		// A concurrent Sync started an older version: ours replaces it.
+		delete(e.runners, s.ID)
 		e.mu.Unlock()
-		cancel()
-		conn.Close()
-		return
+		cur.stop()
+		e.mu.Lock()
+		if e.runners[s.ID] != nil {
+			e.mu.Unlock()
+			cancel()
+			conn.Close()
+			return
+		}
 	}
 	e.runners[s.ID] = r
 	e.mu.Unlock()

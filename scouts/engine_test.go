@@ -516,3 +516,44 @@ func TestUndoWithinTheWindowOnly(t *testing.T) {
 		t.Fatalf("a refused undo changed the status to %s", got.Status)
 	}
 }
+
+
+// Two callers racing with different versions of a scout (the relay's
+// answer and an account reconnect, say): the newer one keeps running
+// whichever calls Sync last.
+func TestSyncKeepsTheNewerVersion(t *testing.T) {
+	ctx := context.Background()
+	db, err := localdb.Open(ctx, filepath.Join(t.TempDir(), "scouts.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var mu sync.Mutex
+	var opened []string
+	src := newSource()
+	e := scouts.NewEngine(scouts.EngineConfig{Store: db, PollInterval: time.Hour, SweepInterval: time.Hour,
+		Openers: map[scouts.Kind]scouts.Opener{scouts.KindFolder: func(_ context.Context, s scouts.Scout) (scouts.SourceConnector, error) {
+			mu.Lock()
+			opened = append(opened, string(s.Config))
+			mu.Unlock()
+			return src, nil
+		}}})
+	if err := e.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer e.Stop()
+	t0 := time.Now().UTC()
+	older := scouts.Scout{ID: "sc_1", Kind: scouts.KindFolder, Name: "x", Enabled: true, Config: []byte(`"v1"`), CreatedAt: t0, UpdatedAt: t0}
+	newer := older
+	newer.Config, newer.UpdatedAt = []byte(`"v2"`), t0.Add(time.Millisecond)
+	e.Sync(newer)
+	e.Sync(older) // stale: ignored
+	if !e.IsRunning("sc_1") {
+		t.Fatal("the scout is not running")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(opened) != 1 || opened[0] != `"v2"` {
+		t.Fatalf("opened %v: the stale version replaced the newer one", opened)
+	}
+}

@@ -575,7 +575,13 @@ func (c *Core) gmailTopic(ctx context.Context, scoutID, topic string) {
 	}
 	g.PushTopic = topic
 	s.Config, _ = json.Marshal(g)
+	// Strictly newer than the version being started, even within one
+	// millisecond, so the engine keeps this one (see Engine.Sync).
+	prev := s.UpdatedAt
 	s.UpdatedAt = c.now()
+	if !s.UpdatedAt.After(prev) {
+		s.UpdatedAt = prev.Add(time.Millisecond)
+	}
 	if err := c.DB.UpdateScout(ctx, s); err != nil {
 		c.log.Warn("gmail: record the relay's push topic", "scout", scoutID, "err", err)
 		return
