@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -45,7 +46,7 @@ type gmailEnv struct {
 	dbPath   string
 }
 
-func newGmailEnv(t testing.TB, poll time.Duration) *gmailEnv {
+func newGmailEnv(t testing.TB, poll time.Duration, opts ...func(*gmailscout.Config)) *gmailEnv {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	oauth := oauthfake.New(oauthfake.Options{Account: ann})
@@ -70,9 +71,13 @@ func newGmailEnv(t testing.TB, poll time.Duration) *gmailEnv {
 		t.Fatal(err)
 	}
 	var srv *server.Server
-	svc := gmailscout.New(gmailscout.Config{DB: db, Keys: keys, ClientID: oauthfake.DefaultClientID,
+	gcfg := gmailscout.Config{DB: db, Keys: keys, ClientID: oauthfake.DefaultClientID,
 		ClientSecret: oauthfake.DefaultClientSecret, TokenURL: os.URL + oauthfake.TokenPath, GmailURL: gs.URL,
-		Topic: topic, PollEvery: poll, Send: func(u, typ string, d any) { srv.Send(u, typ, d) }})
+		Topic: topic, PollEvery: poll, Send: func(u, typ string, d any) { srv.Send(u, typ, d) }}
+	for _, o := range opts {
+		o(&gcfg)
+	}
+	svc := gmailscout.New(gcfg)
 	srv = server.New(server.Config{DB: db, Heartbeat: time.Hour, Gmail: svc, PushAuth: verifier})
 	hs := httptest.NewServer(srv.Handler())
 	relayURL = hs.URL
@@ -311,3 +316,46 @@ func assertNoMarkers(t *testing.T, dbPath string) {
 }
 
 var _ = relay.KindGmail
+
+// A scout whose user's desktops have all been away longer than its
+// inactivity period pauses (and says so) instead of piling up verdicts; it
+// resumes by itself once a desktop is back.
+func TestGmailInactivityPause(t *testing.T) {
+	var now atomic.Pointer[time.Time]
+	t0 := time.Now()
+	now.Store(&t0)
+	g := newGmailEnv(t, time.Hour, func(c *gmailscout.Config) {
+		c.Now = func() time.Time { return *now.Load() }
+	})
+	// The relay's database shares the clock: devices are "seen" on it.
+	g.db.SetClock(func() time.Time { return *now.Load() })
+	r := g.dial()
+	r.hello(g.token, 0)
+	r.send(protocol.TypeScoutRegister, "op-1", protocol.ScoutConfig{ScoutID: "sc_p", Kind: "gmail", Name: "Gmail", Enabled: true,
+		Email: ann, Mode: protocol.ModeRelayTriage, RefreshToken: g.refreshToken(), InactivityPauseDays: 3})
+	if res := r.configResult(); !res.OK {
+		t.Fatalf("register: %+v", res)
+	}
+	waitFor(t, "baseline", func() bool {
+		sc, err := g.db.GmailScout(context.Background(), "sc_p")
+		return err == nil && sc.Gmail.Cursor > 0
+	})
+	// Four days later, with no desktop since: the next push pauses it.
+	later := t0.Add(4 * 24 * time.Hour)
+	now.Store(&later)
+	g.deliver("While away", "Bob <bob@partner.example>", "BODY")
+	_, statuses := r.proposals(0, func(st protocol.ScoutStatus) bool { return st.State == protocol.ScoutPaused })
+	if st := statuses[len(statuses)-1]; !strings.Contains(st.Message, "3 days") {
+		t.Fatalf("pause status %+v", st)
+	}
+	if n := g.gmail.Calls(ann)["messages.get"]; n != 0 {
+		t.Fatalf("a paused scout read %d messages", n)
+	}
+	// A desktop connects: the scout resumes and the waiting mail arrives.
+	r2 := g.dial()
+	r2.hello(g.token, 0)
+	props, _ := r2.proposals(1, nil)
+	if props[0].Subject != "While away" {
+		t.Fatalf("after resuming: %+v", props[0])
+	}
+}
