@@ -359,3 +359,48 @@ func TestGmailInactivityPause(t *testing.T) {
 		t.Fatalf("after resuming: %+v", props[0])
 	}
 }
+
+// A watch close to expiry is renewed; a renewal that fails is shown on the
+// scout and retried until it works — never a silent lapse.
+func TestGmailWatchRenewal(t *testing.T) {
+	var now atomic.Pointer[time.Time]
+	t0 := time.Now()
+	now.Store(&t0)
+	g := newGmailEnv(t, time.Hour, func(c *gmailscout.Config) {
+		c.Now = func() time.Time { return *now.Load() }
+		c.RenewCheck = 20 * time.Millisecond
+	})
+	g.db.SetClock(func() time.Time { return *now.Load() })
+	r := g.dial()
+	r.hello(g.token, 0)
+	r.send(protocol.TypeScoutRegister, "op-1", protocol.ScoutConfig{ScoutID: "sc_w", Kind: "gmail", Name: "Gmail", Enabled: true,
+		Email: ann, Mode: protocol.ModeRelayTriage, RefreshToken: g.refreshToken()})
+	if res := r.configResult(); !res.OK {
+		t.Fatalf("register: %+v", res)
+	}
+	var first time.Time
+	waitFor(t, "the first watch", func() bool {
+		sc, err := g.db.GmailScout(context.Background(), "sc_w")
+		first = sc.Gmail.WatchExpires
+		return err == nil && !first.IsZero()
+	})
+	if d := first.Sub(t0); d < 6*24*time.Hour || d > 8*24*time.Hour {
+		t.Fatalf("watch expires in %s, want about 7 days", d)
+	}
+	// Six and a half days on, Gmail refuses the renewal for a while.
+	g.gmail.Fail(ann, "watch", http.StatusServiceUnavailable, -1, 0)
+	later := t0.Add(6*24*time.Hour + 12*time.Hour)
+	now.Store(&later)
+	_, statuses := r.proposals(0, func(st protocol.ScoutStatus) bool {
+		return st.State == protocol.ScoutError && strings.Contains(st.Message, "watch")
+	})
+	t.Logf("while failing: %s", statuses[len(statuses)-1].Message)
+	// Gmail answers again: the watch is renewed and the scout is well.
+	g.gmail.Fail(ann, "watch", 0, 0, 0)
+	r.proposals(0, func(st protocol.ScoutStatus) bool { return st.State == protocol.ScoutOK })
+	sc, _ := g.db.GmailScout(context.Background(), "sc_w")
+	// (The fake dates watches by its own clock, the real one.)
+	if !sc.Gmail.WatchExpires.After(first) {
+		t.Fatalf("watch still expires %s after the renewal (first: %s)", sc.Gmail.WatchExpires, first)
+	}
+}
