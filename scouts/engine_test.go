@@ -517,7 +517,6 @@ func TestUndoWithinTheWindowOnly(t *testing.T) {
 	}
 }
 
-
 // Two callers racing with different versions of a scout (the relay's
 // answer and an account reconnect, say): the newer one keeps running
 // whichever calls Sync last.

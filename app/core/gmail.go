@@ -217,30 +217,22 @@ func (c *Core) openGmail(ctx context.Context, s scouts.Scout) (scouts.SourceConn
 			// Recorded for the scout even when the re-read found nothing
 			// new (the items it did find carry the note too).
 			c.log.Warn("gmail: recovered", "scout", s.ID, "note", note)
-			ev := scouts.AuditEvent{TraceID: scouts.NewID("tr"), Stage: scouts.StageSource, Type: AuditScoutStatus,
-				Outcome: scouts.OutcomeOK, Summary: note, Refs: map[string]string{"scout_id": s.ID, "actor": "scout"}, At: c.now()}
-			if err := c.DB.AppendAudit(context.Background(), ev); err != nil {
-				c.log.Warn("gmail: record the recovery", "scout", s.ID, "err", err)
-			}
+			c.auditScoutStatus(context.Background(), s.ID, "scout", protocol.ScoutOK, note)
 		},
-		Logger:      c.log.With("scout", s.ID)}
-	switch g.Mode {
-	case GmailRelayPing:
+		Logger: c.log.With("scout", s.ID)}
+	if g.Mode == GmailRelayPing {
 		o.Hints, o.PollEvery = c.gmailHints.channel(s.ID), c.cfg.PollInterval
 		o.Topic, o.Watches = g.PushTopic, gmailCursor{c: c, scoutID: s.ID}
-	case GmailRelayTriage:
-		return relayTriaged{Connector: mustConnector(o), health: func() error {
-			v, _ := c.relayHealth.Load(s.ID)
-			err, _ := v.(error)
-			return err
-		}}, nil
 	}
-	return gmail.NewConnector(o)
-}
-
-func mustConnector(o gmail.ConnectorOptions) *gmail.Connector {
-	conn, _ := gmail.NewConnector(o)
-	return conn
+	conn, err := gmail.NewConnector(o)
+	if err != nil || g.Mode != GmailRelayTriage {
+		return conn, err
+	}
+	return relayTriaged{Connector: conn, health: func() error {
+		v, _ := c.relayHealth.Load(s.ID)
+		err, _ := v.(error)
+		return err
+	}}, nil
 }
 
 // relayTriaged is a relay-triage scout on the desktop: the relay lists and

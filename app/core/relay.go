@@ -309,15 +309,21 @@ func (l *relayLink) ScoutStatus(ctx context.Context, st protocol.ScoutStatus) {
 	if st.Message != "" {
 		// Worth keeping even when all is well again ("recovered: the
 		// messages since … were re-read").
-		ev := scouts.AuditEvent{TraceID: scouts.NewID("tr"), Stage: scouts.StageSource, Type: AuditScoutStatus,
-			Outcome: scouts.OutcomeOK, Summary: st.Message, Refs: map[string]string{"scout_id": st.ScoutID, "state": st.State, "actor": "relay"},
-			At: l.c.now()}
-		if st.State != protocol.ScoutOK {
-			ev.Outcome = scouts.OutcomeError
-		}
-		if err := l.c.DB.AppendAudit(ctx, ev); err != nil {
-			l.c.log.Warn("record scout status", "scout", st.ScoutID, "err", err)
-		}
+		l.c.auditScoutStatus(ctx, st.ScoutID, "relay", st.State, st.Message)
+	}
+}
+
+// auditScoutStatus records news about a scout as a whole (not about one
+// item): a relay's status report, a recovered Gmail cursor.
+func (c *Core) auditScoutStatus(ctx context.Context, scoutID, actor, state, message string) {
+	ev := scouts.AuditEvent{TraceID: scouts.NewID("tr"), Stage: scouts.StageSource, Type: AuditScoutStatus,
+		Outcome: scouts.OutcomeOK, Summary: message, Refs: map[string]string{"scout_id": scoutID, "state": state, "actor": actor},
+		At: c.now()}
+	if state != protocol.ScoutOK {
+		ev.Outcome = scouts.OutcomeError
+	}
+	if err := c.DB.AppendAudit(ctx, ev); err != nil {
+		c.log.Warn("record scout status", "scout", scoutID, "err", err)
 	}
 }
 

@@ -286,7 +286,6 @@ func testGmailMode(t *testing.T, mode, transport string) {
 	ctx := context.Background()
 	w := startGmailWorld(t, mode, transport)
 	g, a, relay := w.g, w.a, w.relay
-	sc := struct{ ID string }{w.scout}
 	stream := a.events(t)
 
 	// Batch 1: real corpus mail through the mailbox.
@@ -298,7 +297,7 @@ func testGmailMode(t *testing.T, mode, transport string) {
 	if len(want) == 0 {
 		t.Fatal("the reference triage found nothing relevant in 40 corpus messages")
 	}
-	list := waitGmailSuggestions(t, a, stream, sc.ID, want)
+	list := waitGmailSuggestions(t, a, stream, w.scout, want)
 	for _, s := range list {
 		if s.Title == "" || s.Sender == "" || s.Reason == "" || !strings.Contains(s.Reason, "decided by") {
 			t.Fatalf("suggestion without subject, sender or why: %+v", s)
@@ -316,13 +315,13 @@ func testGmailMode(t *testing.T, mode, transport string) {
 	}
 	g.gmail.DuplicateNotifications(gmailUser, false)
 	want = append(want, more...)
-	list = waitGmailSuggestions(t, a, stream, sc.ID, want)
+	list = waitGmailSuggestions(t, a, stream, w.scout, want)
 
 	// A lost history cursor is recovered, and says so.
 	g.gmail.ExpireHistory(gmailUser, g.gmail.HistoryID(gmailUser)+1)
 	id, _, _ := g.gmail.Deliver(gmailUser, personalMail(9, "after-gap"))
 	want = append(want, id)
-	list = waitGmailSuggestions(t, a, stream, sc.ID, want)
+	list = waitGmailSuggestions(t, a, stream, w.scout, want)
 	waitFake(t, "the recovered note", func() bool {
 		evs, err := a.client.Audit(ctx, "")
 		return err == nil && slices.ContainsFunc(evs, func(e apitype.AuditEvent) bool { return strings.Contains(e.Summary, "re-read") })
@@ -351,7 +350,7 @@ func testGmailMode(t *testing.T, mode, transport string) {
 	g.gmail.RevokeAll(gmailUser)
 	g.gmail.Deliver(gmailUser, personalMail(10, "revoked"))
 	waitFake(t, "the reconnect message on the scout", func() bool {
-		s, err := a.client.Scout(ctx, sc.ID)
+		s, err := a.client.Scout(ctx, w.scout)
 		return err == nil && strings.Contains(s.Health.LastError, "reconnect")
 	})
 

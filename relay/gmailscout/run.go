@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -324,7 +325,7 @@ func (q *queueSink) Record(ctx context.Context, v gmail.Verdict) error {
 		return nil
 	}
 	reason := v.Decision.Reason
-	if isModelPath(v.Decision.Path) {
+	if strings.HasPrefix(v.Decision.Path, triage.PathModel) {
 		// A model's reason is written from the mail's content: it may be
 		// delivered, never stored.
 		reason = "Judged relevant by the scout's model."
@@ -333,10 +334,6 @@ func (q *queueSink) Record(ctx context.Context, v gmail.Verdict) error {
 	_, _, err := q.s.db.Enqueue(ctx, relaydb.NewItem{UserID: q.sc.UserID, ScoutID: q.sc.ID, SourceType: relay.KindGmail,
 		SourceRef: v.ID, Verdict: string(v.Decision.Verdict), Reason: reason, Path: v.Decision.Path})
 	return err
-}
-
-func isModelPath(p string) bool {
-	return len(p) >= len(triage.PathModel) && p[:len(triage.PathModel)] == triage.PathModel
 }
 
 func formatUint(v uint64) string { return strconv.FormatUint(v, 10) }

@@ -150,7 +150,7 @@ func quotaRun(b *testing.B, items []corpus.Item, burst, promoPct int) float64 {
 			}
 		}
 	}()
-	waitForB(b, func() bool {
+	waitFor(b, "the baseline", func() bool {
 		sc, err := g.db.GmailScout(context.Background(), "sc_q")
 		return err == nil && sc.Gmail.Cursor > 0
 	})
@@ -174,23 +174,11 @@ func quotaRun(b *testing.B, items []corpus.Item, burst, promoPct int) float64 {
 		// Wait until the relay's cursor reached the mailbox: the burst
 		// is judged.
 		hid := g.gmail.HistoryID(ann)
-		waitForB(b, func() bool {
+		waitFor(b, "the burst to be judged", func() bool {
 			sc, _ := g.db.GmailScout(context.Background(), "sc_q")
 			return sc.Gmail.Cursor >= hid
 		})
 		delivered += end - i
 	}
 	return float64(g.gmail.Quota(ann)-before) / float64(delivered)
-}
-
-func waitForB(b *testing.B, cond func() bool) {
-	deadline := time.Now().Add(30 * time.Second)
-	tick := time.NewTicker(2 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			b.Fatal("timed out")
-		}
-		<-tick.C
-	}
 }

@@ -20,7 +20,6 @@ import (
 
 	"github.com/scouts-hq/scouts/fakegoogle/gmailfake"
 	"github.com/scouts-hq/scouts/fakegoogle/oauthfake"
-	"github.com/scouts-hq/scouts/relay"
 	"github.com/scouts-hq/scouts/relay/gmailscout"
 	"github.com/scouts-hq/scouts/relay/protocol"
 	"github.com/scouts-hq/scouts/relay/pushauth"
@@ -183,7 +182,7 @@ func (r *raw) configResult() protocol.ConfigResult {
 	}
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
+func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	tick := time.NewTicker(10 * time.Millisecond)
@@ -314,8 +313,6 @@ func assertNoMarkers(t *testing.T, dbPath string) {
 		}
 	}
 }
-
-var _ = relay.KindGmail
 
 // A scout whose user's desktops have all been away longer than its
 // inactivity period pauses (and says so) instead of piling up verdicts; it
