@@ -42,57 +42,36 @@ type gmailEnv struct {
 	oauth    *oauthfake.Server
 	oauthURL string
 	gmail    *gmailfake.Server
-	dbPath   string
 }
 
 func newGmailEnv(t testing.TB, poll time.Duration, opts ...func(*gmailscout.Config)) *gmailEnv {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
 	oauth := oauthfake.New(oauthfake.Options{Account: ann})
 	os := httptest.NewServer(oauth)
-	var relayURL string
+	t.Cleanup(os.Close)
+	var e *env
 	gm := gmailfake.New(gmailfake.Options{Authorize: oauth.AccessTokenEmail,
 		Publish: func(ctx context.Context, _ string, data []byte) error {
-			return postPush(ctx, relayURL+"/api/v1/scouts/webhooks/gmail?token="+pushSecret, data)
+			return postPush(ctx, e.http.URL+"/api/v1/scouts/webhooks/gmail?token="+pushSecret, data)
 		}})
 	gm.AddMailbox(ann)
 	gs := httptest.NewServer(gm)
-	dbPath := filepath.Join(t.TempDir(), "relay.db")
-	db, err := relaydb.Open(ctx, dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, _ := db.AddUser(ctx, ann)
-	dv, tok, _ := db.AddDevice(ctx, ann, "laptop")
+	t.Cleanup(gs.Close)
 	keys, _ := tokenseal.Parse(tokenseal.NewKeyLine("k1"))
 	verifier, err := pushauth.New(pushauth.Config{Secret: pushSecret})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var srv *server.Server
-	gcfg := gmailscout.Config{DB: db, Keys: keys, ClientID: oauthfake.DefaultClientID,
-		ClientSecret: oauthfake.DefaultClientSecret, TokenURL: os.URL + oauthfake.TokenPath, GmailURL: gs.URL,
-		Topic: topic, PollEvery: poll, Send: func(u, typ string, d any) { srv.Send(u, typ, d) }}
-	for _, o := range opts {
-		o(&gcfg)
-	}
-	svc := gmailscout.New(gcfg)
-	srv = server.New(server.Config{DB: db, Heartbeat: time.Hour, Gmail: svc, PushAuth: verifier})
-	hs := httptest.NewServer(srv.Handler())
-	relayURL = hs.URL
-	go srv.Run(ctx)
-	t.Cleanup(func() {
-		sctx, c := context.WithTimeout(context.Background(), 5*time.Second)
-		srv.Shutdown(sctx)
-		c()
-		hs.Close()
-		cancel()
-		gs.Close()
-		os.Close()
-		db.Close()
+	e = newEnvWith(t, func(db *relaydb.DB, e *env) server.Config {
+		gcfg := gmailscout.Config{DB: db, Keys: keys, ClientID: oauthfake.DefaultClientID,
+			ClientSecret: oauthfake.DefaultClientSecret, TokenURL: os.URL + oauthfake.TokenPath, GmailURL: gs.URL,
+			Topic: topic, PollEvery: poll, Send: func(u, typ string, d any) { e.srv.Send(u, typ, d) }}
+		for _, o := range opts {
+			o(&gcfg)
+		}
+		return server.Config{Heartbeat: time.Hour, Gmail: gmailscout.New(gcfg), PushAuth: verifier}
 	})
-	return &gmailEnv{env: &env{t: t, db: db, srv: srv, http: hs, token: tok, user: u.ID, dev: dv.ID},
-		oauth: oauth, oauthURL: os.URL, gmail: gm, dbPath: dbPath}
+	return &gmailEnv{env: e, oauth: oauth, oauthURL: os.URL, gmail: gm}
 }
 
 func postPush(ctx context.Context, url string, data []byte) error {

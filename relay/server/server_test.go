@@ -18,37 +18,47 @@ import (
 )
 
 type env struct {
-	t     testing.TB
-	db    *relaydb.DB
-	srv   *server.Server
-	http  *httptest.Server
-	token string
-	user  string
-	dev   string
+	t      testing.TB
+	db     *relaydb.DB
+	dbPath string
+	srv    *server.Server
+	http   *httptest.Server
+	token  string
+	user   string
+	dev    string
 }
 
-func newEnv(t *testing.T, cfg server.Config) *env {
+func newEnv(t testing.TB, cfg server.Config) *env {
+	return newEnvWith(t, func(*relaydb.DB, *env) server.Config { return cfg })
+}
+
+// newEnvWith builds the server's configuration once the database exists
+// (a Gmail service needs it); e's server is set before anything runs.
+func newEnvWith(t testing.TB, config func(db *relaydb.DB, e *env) server.Config) *env {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	db, err := relaydb.Open(ctx, filepath.Join(t.TempDir(), "relay.db"))
+	dbPath := filepath.Join(t.TempDir(), "relay.db")
+	db, err := relaydb.Open(ctx, dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	u, _ := db.AddUser(ctx, "ann@example.com")
 	dv, tok, _ := db.AddDevice(ctx, "ann@example.com", "laptop")
+	e := &env{t: t, db: db, dbPath: dbPath, token: tok, user: u.ID, dev: dv.ID}
+	cfg := config(db, e)
 	cfg.DB = db
-	srv := server.New(cfg)
-	hs := httptest.NewServer(srv.Handler())
-	go srv.Run(ctx)
+	e.srv = server.New(cfg)
+	e.http = httptest.NewServer(e.srv.Handler())
+	go e.srv.Run(ctx)
 	t.Cleanup(func() {
 		sctx, c := context.WithTimeout(context.Background(), 5*time.Second)
-		srv.Shutdown(sctx)
+		e.srv.Shutdown(sctx)
 		c()
-		hs.Close()
+		e.http.Close()
 		cancel()
 		db.Close()
 	})
-	return &env{t: t, db: db, srv: srv, http: hs, token: tok, user: u.ID, dev: dv.ID}
+	return e
 }
 
 // raw is a hand-driven device connection, for misbehaving on purpose.
