@@ -98,6 +98,9 @@ type ItemContent struct {
 	ContentType string
 	// Truncated reports that Text stops before the item does.
 	Truncated bool
+	// HTML is the item's HTML version, already sanitised by the connector
+	// (a mail's), for showing; empty when the source has none.
+	HTML string
 }
 
 // ErrCannotWatch is returned by Watch when a source can only be polled.

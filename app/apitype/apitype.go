@@ -225,9 +225,7 @@ type Content struct {
 	Truncated   bool   `json:"truncated"`
 	// HTML is a Gmail message's HTML version, sanitised (no scripts,
 	// styles, forms, frames or images); empty for other items.
-	HTML    string `json:"html,omitempty"`
-	Subject string `json:"subject,omitempty"`
-	From    string `json:"from,omitempty"`
+	HTML string `json:"html,omitempty"`
 }
 
 // GmailConnect answers POST /api/v1/gmail/connect: the consent URL the

@@ -421,39 +421,6 @@ func (c *Core) applyGmailModify(ctx context.Context, m gmailModify) error {
 	return client.Modify(ctx, m.MessageID, add, remove)
 }
 
-// ReadGmail fetches a Gmail suggestion's message for reading: text and
-// sanitised HTML, never stored.
-func (c *Core) ReadGmail(ctx context.Context, suggestionID string) (gmail.Full, error) {
-	sg, err := c.DB.GetSuggestion(ctx, suggestionID)
-	if err != nil {
-		return gmail.Full{}, err
-	}
-	s, err := c.DB.GetScout(ctx, sg.ScoutID)
-	if err != nil {
-		return gmail.Full{}, err
-	}
-	if s.Kind != scouts.KindGmail {
-		return gmail.Full{}, scouts.Errorf(scouts.EInvalid, "suggestion %s is not a Gmail message", suggestionID)
-	}
-	g, err := parseGmailConfig(s.Config)
-	if err != nil {
-		return gmail.Full{}, err
-	}
-	client, err := c.gmailClient(ctx, g.Email)
-	if err != nil {
-		return gmail.Full{}, err
-	}
-	f, err := client.Read(ctx, sg.SourceRef)
-	var nf *gmail.NotFoundError
-	if errors.As(err, &nf) {
-		return f, scouts.Errorf(scouts.ENotFound, "%s", nf.Error())
-	}
-	if gmail.IsAuth(err) {
-		return f, scouts.Errorf(scouts.EUnavailable, "Gmail access for %s expired — reconnect", g.Email)
-	}
-	return f, err
-}
-
 // MailboxChanged handles relay-ping mode's hint.
 func (l *relayLink) MailboxChanged(ctx context.Context, mc protocol.MailboxChanged) {
 	l.c.gmailHints.hint(mc.ScoutID)

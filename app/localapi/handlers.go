@@ -365,14 +365,6 @@ func (s *Server) handleUndo(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleContent(w http.ResponseWriter, r *http.Request) {
-	if f, err := s.core.ReadGmail(r.Context(), r.PathValue("id")); err == nil {
-		w.Header().Set("Cache-Control", "no-store")
-		writeJSON(w, http.StatusOK, apitype.Content{Text: f.Text, ContentType: "text/plain", HTML: f.HTML, Subject: f.Subject, From: f.From})
-		return
-	} else if scouts.ErrorCode(err) != scouts.EInvalid {
-		s.fail(w, r, err)
-		return
-	}
 	c, err := s.core.Engine.Content(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.fail(w, r, err)
@@ -380,7 +372,7 @@ func (s *Server) handleContent(w http.ResponseWriter, r *http.Request) {
 	}
 	// The content is shown, never kept: tell every cache so.
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, apitype.Content{Text: c.Text, ContentType: c.ContentType, Truncated: c.Truncated})
+	writeJSON(w, http.StatusOK, apitype.Content{Text: c.Text, ContentType: c.ContentType, Truncated: c.Truncated, HTML: c.HTML})
 }
 
 func (s *Server) handlePause(paused bool) http.HandlerFunc {

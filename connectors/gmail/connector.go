@@ -156,10 +156,14 @@ func (c *Connector) FetchMetadata(ctx context.Context, ref string) (scouts.ItemM
 // FetchContent reads the whole message, transiently.
 func (c *Connector) FetchContent(ctx context.Context, ref string) (scouts.ItemContent, error) {
 	f, err := c.o.Client.Read(ctx, ref)
+	var nf *NotFoundError
+	if errors.As(err, &nf) {
+		return scouts.ItemContent{}, scouts.Skip(nf.Error())
+	}
 	if err != nil {
 		return scouts.ItemContent{}, err
 	}
-	return scouts.ItemContent{Text: f.Text, ContentType: "text/plain"}, nil
+	return scouts.ItemContent{Text: f.Text, ContentType: "text/plain", HTML: f.HTML}, nil
 }
 
 // Archive removes the message from the Inbox.
