@@ -15,6 +15,9 @@ const (
 	AuditEntityCreated     = "entity.created"
 	AuditUndone            = "suggestion.undone" // a decision taken back within the undo window
 	AuditEntityDeleted     = "entity.deleted"
+	AuditLaned             = "suggestion.laned"       // put in a lane below the inbox on arrival, and why
+	AuditMoved             = "suggestion.moved"       // moved between lanes (brought back to the inbox)
+	AuditMarkedSpam        = "suggestion.marked_spam" // a person said it is spam
 )
 
 // Audit stages: where in the pipeline an event happened.

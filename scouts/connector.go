@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/scouts-hq/scouts/scouts/learn"
 )
 
 // SourceConnector is one scout's link to its source: a folder, a Gmail
@@ -90,6 +92,17 @@ type ItemMetadata struct {
 	// with the suggestion to fill the entity and to be shown on demand.
 	// Sources that can be read again leave it empty.
 	Body string
+
+	// Evidence is what the learner may read of the item, transiently: the
+	// engine hashes it into features and keeps only the hashes. Nil means
+	// the card's fields (sender, title, excerpt, path) are all there is.
+	Evidence *learn.Item
+	// Lane is where the source's own triage puts the item (spam found by
+	// a heuristic or a rule; screened when there is nothing to act on), with
+	// LaneReason saying why; empty means the inbox unless the learner
+	// decides otherwise.
+	Lane       Lane
+	LaneReason string
 }
 
 // ItemContent is an item's text, held in memory only.

@@ -41,7 +41,7 @@ func (e *Engine) Approve(ctx context.Context, id string, a Approval) (Entity, bo
 		content, contentNote = e.fetchForApproval(ctx, cur)
 	}
 	now := e.cfg.Now()
-	sug, ent, created, err := e.cfg.Store.ApproveSuggestion(ctx, id, kind, now, func(s Suggestion) (Entity, []AuditEvent, error) {
+	sug, ent, created, err := e.cfg.Store.ApproveSuggestion(ctx, id, kind, actor, now, func(s Suggestion) (Entity, []AuditEvent, error) {
 		body := s.Excerpt
 		if content != nil && content.Text != "" {
 			body = clip(content.Text, MaxBodyBytes)
@@ -105,7 +105,7 @@ func (e *Engine) Reject(ctx context.Context, id, actor string) (Suggestion, erro
 		actor = "user"
 	}
 	now := e.cfg.Now()
-	sug, changed, err := e.cfg.Store.RejectSuggestion(ctx, id, now, func(s Suggestion) []AuditEvent {
+	sug, changed, err := e.cfg.Store.RejectSuggestion(ctx, id, actor, now, func(s Suggestion) []AuditEvent {
 		return []AuditEvent{{TraceID: s.TraceID, Stage: StageDecision, Type: AuditRejected, Outcome: OutcomeOK,
 			Summary: "Rejected by " + actor, Refs: map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "actor": actor}, At: now}}
 	})
@@ -209,4 +209,87 @@ func (e *Engine) sweepLoop(ctx context.Context) {
 		case <-t.C:
 		}
 	}
+}
+
+// MarkSpam decides that a pending suggestion is spam: it is rejected into
+// the Spam lane, and the learner learns it (undo takes it back).
+func (e *Engine) MarkSpam(ctx context.Context, id, actor string) (Suggestion, error) {
+	if actor == "" {
+		actor = "user"
+	}
+	now := e.cfg.Now()
+	sug, changed, err := e.cfg.Store.MarkSpam(ctx, id, now, func(s Suggestion) []AuditEvent {
+		return []AuditEvent{{TraceID: s.TraceID, Stage: StageDecision, Type: AuditMarkedSpam, Outcome: OutcomeOK,
+			Summary: "Marked as spam by " + actor + "; the learner learns from it",
+			Refs:    map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "actor": actor, "lane": string(LaneSpam)}, At: now}}
+	})
+	if err != nil {
+		return Suggestion{}, err
+	}
+	if changed {
+		e.emit(Event{Type: EventSuggestionResolved, Data: sug})
+	}
+	return sug, nil
+}
+
+// BringBack moves a pending suggestion from Screened or Spam to the inbox:
+// the person says it belongs there, and the learner learns that.
+func (e *Engine) BringBack(ctx context.Context, id, actor string) (Suggestion, error) {
+	if actor == "" {
+		actor = "user"
+	}
+	cur, err := e.cfg.Store.GetSuggestion(ctx, id)
+	if err != nil {
+		return Suggestion{}, err
+	}
+	rescue := RescueScreened
+	if cur.Lane == LaneSpam {
+		rescue = RescueSpam
+	}
+	now := e.cfg.Now()
+	sug, changed, err := e.cfg.Store.MoveLane(ctx, id, LaneInbox, rescue, now, func(s Suggestion) []AuditEvent {
+		return []AuditEvent{{TraceID: s.TraceID, Stage: StageDecision, Type: AuditMoved, Outcome: OutcomeOK,
+			Summary: fmt.Sprintf("Brought back from %s to the inbox by %s; the learner learns that it belongs there", s.Lane, actor),
+			Refs:    map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "actor": actor, "from": string(s.Lane), "lane": string(LaneInbox)}, At: now}}
+	})
+	if err != nil {
+		return Suggestion{}, err
+	}
+	if changed {
+		e.emit(Event{Type: EventSuggestionMoved, Data: sug})
+	}
+	return sug, nil
+}
+
+// Screen moves a pending suggestion out of the inbox into Screened without
+// deciding it ("not now, and not like this"). It teaches nothing by
+// itself: rejecting is the decision that teaches.
+func (e *Engine) Screen(ctx context.Context, id, actor string) (Suggestion, error) {
+	if actor == "" {
+		actor = "user"
+	}
+	now := e.cfg.Now()
+	sug, changed, err := e.cfg.Store.MoveLane(ctx, id, LaneScreened, RescueNone, now, func(s Suggestion) []AuditEvent {
+		return []AuditEvent{{TraceID: s.TraceID, Stage: StageDecision, Type: AuditMoved, Outcome: OutcomeOK,
+			Summary: fmt.Sprintf("Moved from %s to screened by %s", s.Lane, actor),
+			Refs:    map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "actor": actor, "from": string(s.Lane), "lane": string(LaneScreened)}, At: now}}
+	})
+	if err != nil {
+		return Suggestion{}, err
+	}
+	if changed {
+		e.emit(Event{Type: EventSuggestionMoved, Data: sug})
+	}
+	return sug, nil
+}
+
+// ResetLearner makes a scout's learner forget everything it was taught.
+func (e *Engine) ResetLearner(ctx context.Context, scoutID, actor string) error {
+	now := e.cfg.Now()
+	if err := e.cfg.Store.ResetLearner(ctx, scoutID, now); err != nil {
+		return err
+	}
+	return e.cfg.Store.AppendAudit(ctx, AuditEvent{TraceID: NewID("tr"), Stage: StageDecision, Type: "learner.reset", Outcome: OutcomeOK,
+		Summary: "The learner of this scout was reset by " + actor + ": it forgot every decision it had learned",
+		Refs:    map[string]string{"scout_id": scoutID, "actor": actor}, At: now})
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 )
@@ -34,6 +35,8 @@ type EngineConfig struct {
 	ContentTimeout time.Duration
 	// UndoWindow is how long a decision can be undone. Default 30 seconds.
 	UndoWindow time.Duration
+	// Learning wires the learner and the content cues.
+	Learning LearningConfig
 }
 
 // Engine runs scouts: one serialised runner per enabled scout, each fed by
@@ -428,6 +431,7 @@ func (e *Engine) processPage(ctx context.Context, s Scout, conn SourceConnector,
 	var recs []ItemRecord
 	var loose []AuditEvent
 	seen := map[string]bool{}
+	as := &assessor{e: e, s: s}
 	for _, it := range items {
 		trace := NewID("tr")
 		refsOf := map[string]string{"scout_id": s.ID, "source_ref": it.Ref}
@@ -455,7 +459,11 @@ func (e *Engine) processPage(ctx context.Context, s Scout, conn SourceConnector,
 				return 0, fmt.Errorf("engine: fetch metadata of %s: %w", it.Ref, err)
 			}
 		}
-		recs = append(recs, e.newItemRecord(s, it, meta, trace, now))
+		rec, err := e.newItemRecord(ctx, as, s, it, meta, trace, now)
+		if err != nil {
+			return 0, err
+		}
+		recs = append(recs, rec)
 	}
 	inserted, err := e.cfg.Store.RecordItems(ctx, recs, loose)
 	if err != nil {
@@ -486,10 +494,14 @@ func (e *Engine) Ingest(ctx context.Context, s Scout, items []ItemRef) (int, err
 
 // newItemRecord turns a detected item into a suggestion and, for scouts
 // that auto-create, the entity with it.
-func (e *Engine) newItemRecord(s Scout, it ItemRef, meta ItemMetadata, trace string, now time.Time) ItemRecord {
+func (e *Engine) newItemRecord(ctx context.Context, as *assessor, s Scout, it ItemRef, meta ItemMetadata, trace string, now time.Time) (ItemRecord, error) {
 	kind := meta.ProposedKind
 	if kind == "" {
 		kind = EntityTask
+	}
+	assessment, kind, features, err := as.assess(ctx, meta, kind)
+	if err != nil {
+		return ItemRecord{}, err
 	}
 	title := meta.Title
 	if title == "" {
@@ -500,6 +512,7 @@ func (e *Engine) newItemRecord(s Scout, it ItemRef, meta ItemMetadata, trace str
 		Title: clip(title, MaxTitleBytes), Excerpt: meta.Excerpt, Sender: meta.Sender, Path: meta.Path, URL: meta.URL,
 		ProposedKind: kind, Reason: meta.Reason, Status: StatusPending,
 		CreatedAt: now, ExpiresAt: now.Add(e.cfg.Expiry),
+		Lane: assessment.Lane, Assessment: assessment,
 	}
 	refs := func(extra ...string) map[string]string {
 		m := map[string]string{"scout_id": s.ID, "suggestion_id": sug.ID, "source_ref": it.Ref}
@@ -520,13 +533,26 @@ func (e *Engine) newItemRecord(s Scout, it ItemRef, meta ItemMetadata, trace str
 	if why == "" {
 		why = "proposed as " + string(kind)
 	}
+	if len(assessment.Why) > 0 {
+		why += " — " + strings.Join(assessment.Why, "; ")
+	}
 	audit = append(audit, AuditEvent{TraceID: trace, Stage: StageTriage, Type: AuditSuggestionCreated, Outcome: OutcomeOK,
 		Summary: fmt.Sprintf("Suggested as %s: %s", kind, why), Refs: refs(), At: now})
+	if sug.Lane != LaneInbox {
+		reason := assessment.LaneReason
+		if reason == "" {
+			reason = "Put in " + string(sug.Lane)
+		}
+		audit = append(audit, AuditEvent{TraceID: trace, Stage: StageTriage, Type: AuditLaned, Outcome: OutcomeOK,
+			Summary: reason, Refs: refs("lane", string(sug.Lane)), At: now})
+	}
 	if meta.Body != "" {
 		sug.Payload, _ = json.Marshal(payload{Body: clip(meta.Body, MaxBodyBytes)})
 	}
-	rec := ItemRecord{Suggestion: sug, Audit: audit}
-	if !s.Review {
+	rec := ItemRecord{Suggestion: sug, Audit: audit, Features: features}
+	// Only what reaches the inbox is auto-created: screened and spam items
+	// wait for a person whatever the scout's mode.
+	if !s.Review && sug.Lane == LaneInbox {
 		body := meta.Excerpt
 		if meta.Body != "" {
 			body = clip(meta.Body, MaxBodyBytes)
@@ -538,6 +564,7 @@ func (e *Engine) newItemRecord(s Scout, it ItemRef, meta ItemMetadata, trace str
 		rec.Suggestion.ResolvedAt = now
 		rec.Suggestion.ResolvedKind = kind
 		rec.Suggestion.ResolvedEntityID = ent.ID
+		rec.Suggestion.ResolvedBy = "policy"
 		rec.Audit = append(rec.Audit,
 			AuditEvent{TraceID: trace, Stage: StageDecision, Type: AuditAutoApproved, Outcome: OutcomeOK,
 				Summary: fmt.Sprintf("Auto-created as %s: the scout %q creates without review", kind, s.Name),
@@ -545,7 +572,7 @@ func (e *Engine) newItemRecord(s Scout, it ItemRef, meta ItemMetadata, trace str
 			AuditEvent{TraceID: trace, Stage: StageExecute, Type: AuditEntityCreated, Outcome: OutcomeOK,
 				Summary: fmt.Sprintf("Created %s %q", kind, ent.Title), Refs: refs("entity_id", ent.ID, "entity_kind", string(kind)), At: now})
 	}
-	return rec
+	return rec, nil
 }
 
 // payload is what a suggestion keeps beyond its card fields.

@@ -7,12 +7,14 @@ const (
 	// EventSuggestionUndone: a decision was undone; the suggestion is
 	// pending again.
 	EventSuggestionUndone = "suggestion.undone"
-	EventEntityCreated    = "entity.created"
-	EventEntityUpdated    = "entity.updated"
-	EventEntityDeleted    = "entity.deleted"
-	EventScoutUpdated     = "scout.updated"
-	EventScoutDeleted     = "scout.deleted"
-	EventScoutRun         = "scout.run"
+	// EventSuggestionMoved: a pending suggestion changed lanes.
+	EventSuggestionMoved = "suggestion.moved"
+	EventEntityCreated   = "entity.created"
+	EventEntityUpdated   = "entity.updated"
+	EventEntityDeleted   = "entity.deleted"
+	EventScoutUpdated    = "scout.updated"
+	EventScoutDeleted    = "scout.deleted"
+	EventScoutRun        = "scout.run"
 )
 
 // Event is a change that live views want to hear about. Data is one of the

@@ -3,6 +3,8 @@ package scouts
 import (
 	"context"
 	"time"
+
+	"github.com/scouts-hq/scouts/scouts/learn"
 )
 
 // Store is what the engine needs from storage. Each method is one durable
@@ -30,12 +32,15 @@ type Store interface {
 	// audit events it returns are written with the new status. If the
 	// suggestion is already approved as the same kind, the existing entity
 	// is returned with created=false and build is not called.
-	ApproveSuggestion(ctx context.Context, id string, kind EntityKind, at time.Time,
+	// by is who decided (Suggestion.ResolvedBy). The decision and what it
+	// teaches the learner (TeachingOf) are one transaction, as in every
+	// decision below.
+	ApproveSuggestion(ctx context.Context, id string, kind EntityKind, by string, at time.Time,
 		build func(Suggestion) (Entity, []AuditEvent, error)) (s Suggestion, e Entity, created bool, err error)
 	// RejectSuggestion rejects a pending suggestion, writing the audit events
 	// audit returns. Rejecting a rejected suggestion changes nothing and
 	// returns changed=false.
-	RejectSuggestion(ctx context.Context, id string, at time.Time,
+	RejectSuggestion(ctx context.Context, id, by string, at time.Time,
 		audit func(Suggestion) []AuditEvent) (s Suggestion, changed bool, err error)
 	// UndoDecision puts a decided suggestion back to pending in one
 	// transaction, deleting the entity its approval created. check is
@@ -44,6 +49,26 @@ type Store interface {
 	// deleted entity, if any.
 	UndoDecision(ctx context.Context, id string, check func(Suggestion) error,
 		audit func(Suggestion) []AuditEvent) (Suggestion, *Entity, error)
+	// MarkSpam decides a pending (or screened) suggestion is spam: it is
+	// rejected into the Spam lane, which teaches the learner spam.
+	MarkSpam(ctx context.Context, id string, at time.Time,
+		audit func(Suggestion) []AuditEvent) (s Suggestion, changed bool, err error)
+	// MoveLane moves a pending suggestion to another lane; rescue records
+	// that the person brought it back (which teaches the learner). Moving
+	// to the lane it is in changes nothing.
+	MoveLane(ctx context.Context, id string, to Lane, rescue Rescue, at time.Time,
+		audit func(Suggestion) []AuditEvent) (s Suggestion, changed bool, err error)
+
+	// LearnState returns a scout's learner header and settings (defaults
+	// for a scout that has none yet).
+	LearnState(ctx context.Context, scoutID string) (LearnState, error)
+	// LearnCounts returns the stored counts of features in a scout's model.
+	LearnCounts(ctx context.Context, scoutID string, hashes []uint64) ([]learn.Vec, error)
+	// SetLearnSettings stores a scout's learner thresholds.
+	SetLearnSettings(ctx context.Context, scoutID string, s LearnSettings) error
+	// ResetLearner forgets everything a scout's learner was taught.
+	ResetLearner(ctx context.Context, scoutID string, at time.Time) error
+
 	// ExpireSuggestions marks pending suggestions whose ExpiresAt is not
 	// after now as expired, auditing each, and returns them.
 	ExpireSuggestions(ctx context.Context, now time.Time) ([]Suggestion, error)
@@ -54,6 +79,9 @@ type ItemRecord struct {
 	Suggestion Suggestion
 	Entity     *Entity // set when the scout auto-creates
 	Audit      []AuditEvent
+	// Features are the hashes of the item's features (learn.Hashes): what
+	// the learner is taught when the person decides.
+	Features []uint64
 }
 
 // RunResult is the outcome of one scout run.

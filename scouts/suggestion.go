@@ -59,6 +59,17 @@ type Suggestion struct {
 	ResolvedAt       time.Time
 	ResolvedKind     EntityKind
 	ResolvedEntityID string
+	// ResolvedBy is who decided: "user", "cli", or "policy" for items a
+	// scout created without review.
+	ResolvedBy string
+
+	// Lane is where the item waits (or, once decided, where it was); see
+	// Assessment for why.
+	Lane       Lane
+	Assessment Assessment
+	// Rescued is set when the person brought the item back from a lane
+	// below the inbox.
+	Rescued Rescue
 }
 
 // Decide checks that a pending suggestion may move to status to. Decisions

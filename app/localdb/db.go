@@ -12,6 +12,7 @@ import (
 	"io/fs"
 
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/learn"
 	"github.com/scouts-hq/scouts/store"
 )
 
@@ -21,7 +22,13 @@ var migrationFiles embed.FS
 // DB is the desktop database.
 type DB struct {
 	db *store.DB
+	// learnParams tune the learner's fading (the default half-life
+	// unless SetLearnParams says otherwise).
+	learnParams learn.Params
 }
+
+// SetLearnParams sets the learner's parameters; call before use.
+func (d *DB) SetLearnParams(p learn.Params) { d.learnParams = p }
 
 // Open opens (creating and migrating if needed) the database file at path.
 func Open(ctx context.Context, path string) (*DB, error) {

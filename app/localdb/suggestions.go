@@ -3,6 +3,7 @@ package localdb
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -12,17 +13,24 @@ import (
 )
 
 const suggestionCols = `id, scout_id, source_type, source_ref, trace_id, title, excerpt, sender, path, url,
-	proposed_kind, reason, payload, status, created_at, expires_at, resolved_at, resolved_kind, resolved_entity_id`
+	proposed_kind, reason, payload, status, created_at, expires_at, resolved_at, resolved_kind, resolved_entity_id,
+	lane, assessment, rescued, resolved_by`
 
 func scanSuggestion(row interface{ Scan(...any) error }) (scouts.Suggestion, error) {
 	var s scouts.Suggestion
-	var payload, rkind, rid sql.NullString
+	var payload, rkind, rid, assessment sql.NullString
 	var created, expires int64
 	var resolved sql.NullInt64
 	err := row.Scan(&s.ID, &s.ScoutID, &s.SourceType, &s.SourceRef, &s.TraceID, &s.Title, &s.Excerpt, &s.Sender,
-		&s.Path, &s.URL, &s.ProposedKind, &s.Reason, &payload, &s.Status, &created, &expires, &resolved, &rkind, &rid)
+		&s.Path, &s.URL, &s.ProposedKind, &s.Reason, &payload, &s.Status, &created, &expires, &resolved, &rkind, &rid,
+		&s.Lane, &assessment, &s.Rescued, &s.ResolvedBy)
 	if err != nil {
 		return s, err
+	}
+	if assessment.Valid {
+		if err := json.Unmarshal([]byte(assessment.String), &s.Assessment); err != nil {
+			return s, fmt.Errorf("assessment of %s: %w", s.ID, err)
+		}
 	}
 	if payload.Valid {
 		s.Payload = []byte(payload.String)
@@ -83,6 +91,9 @@ func (d *DB) RecordItems(ctx context.Context, recs []scouts.ItemRecord, loose []
 			if !ok {
 				continue // this (scout, source ref) is already known
 			}
+			if err := insertFeatures(ctx, tx, rec.Suggestion.ID, rec.Features); err != nil {
+				return err
+			}
 			if rec.Entity != nil {
 				if err := insertEntity(ctx, tx, *rec.Entity); err != nil {
 					return err
@@ -106,12 +117,25 @@ func insertSuggestion(ctx context.Context, tx *sql.Tx, s scouts.Suggestion) (boo
 	if len(s.Payload) > 0 {
 		payload = string(s.Payload)
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO suggestions (`+suggestionCols+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	lane := s.Lane
+	if lane == "" {
+		lane = scouts.LaneInbox
+	}
+	assessment, err := json.Marshal(s.Assessment)
+	if err != nil {
+		return false, fmt.Errorf("insert suggestion: %w", err)
+	}
+	var score any
+	if s.Assessment.Approve >= 0 && s.Assessment.Lane != "" {
+		score = s.Assessment.Approve
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO suggestions (`+suggestionCols+`, score)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (scout_id, source_ref) DO NOTHING`,
 		s.ID, s.ScoutID, s.SourceType, s.SourceRef, s.TraceID, s.Title, s.Excerpt, s.Sender, s.Path, s.URL,
 		s.ProposedKind, s.Reason, payload, s.Status, s.CreatedAt.UnixMilli(), s.ExpiresAt.UnixMilli(),
-		store.Millis(s.ResolvedAt), nullStr(string(s.ResolvedKind)), nullStr(s.ResolvedEntityID))
+		store.Millis(s.ResolvedAt), nullStr(string(s.ResolvedKind)), nullStr(s.ResolvedEntityID),
+		lane, string(assessment), s.Rescued, s.ResolvedBy, score)
 	if err != nil {
 		return false, fmt.Errorf("insert suggestion: %w", err)
 	}
@@ -135,7 +159,12 @@ func getSuggestion(ctx context.Context, q queryer, id string) (scouts.Suggestion
 // SuggestionFilter selects suggestions to list.
 type SuggestionFilter struct {
 	Status  scouts.Status // empty: all
+	Lane    scouts.Lane   // empty: all
 	ScoutID string
+	// Likely orders by how likely the person is to approve (the learner's
+	// score at arrival, unknown scores last), then by arrival. Paging with
+	// After is by arrival only, so Likely ignores After.
+	Likely  bool
 	TraceID string
 	// After continues a listing after this suggestion (the last one of the
 	// previous page), for paging.
@@ -153,6 +182,10 @@ func (d *DB) ListSuggestions(ctx context.Context, f SuggestionFilter) ([]scouts.
 	if f.Status != "" {
 		where = append(where, "status = ?")
 		args = append(args, f.Status)
+	}
+	if f.Lane != "" {
+		where = append(where, "lane = ?")
+		args = append(args, f.Lane)
 	}
 	if f.ScoutID != "" {
 		where = append(where, "scout_id = ?")
@@ -185,7 +218,11 @@ func (d *DB) ListSuggestions(ctx context.Context, f SuggestionFilter) ([]scouts.
 	if len(where) > 0 {
 		q += ` WHERE ` + strings.Join(where, " AND ")
 	}
-	q += fmt.Sprintf(` ORDER BY rowid %s LIMIT %d`, order, limit)
+	if f.Likely {
+		q += fmt.Sprintf(` ORDER BY score IS NULL, score DESC, rowid %s LIMIT %d`, order, limit)
+	} else {
+		q += fmt.Sprintf(` ORDER BY rowid %s LIMIT %d`, order, limit)
+	}
 	rows, err := d.read().QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("localdb: list suggestions: %w", err)
@@ -221,8 +258,27 @@ func (d *DB) CountSuggestions(ctx context.Context) (map[scouts.Status]int, error
 	return out, rows.Err()
 }
 
+// CountPendingByLane returns how many pending suggestions wait in each lane.
+func (d *DB) CountPendingByLane(ctx context.Context) (map[scouts.Lane]int, error) {
+	rows, err := d.read().QueryContext(ctx, `SELECT lane, COUNT(*) FROM suggestions WHERE status = 'pending' GROUP BY lane`)
+	if err != nil {
+		return nil, fmt.Errorf("localdb: count lanes: %w", err)
+	}
+	defer rows.Close()
+	out := map[scouts.Lane]int{scouts.LaneInbox: 0, scouts.LaneScreened: 0, scouts.LaneSpam: 0}
+	for rows.Next() {
+		var l scouts.Lane
+		var n int
+		if err := rows.Scan(&l, &n); err != nil {
+			return nil, fmt.Errorf("localdb: count lanes: %w", err)
+		}
+		out[l] = n
+	}
+	return out, rows.Err()
+}
+
 // ApproveSuggestion approves a suggestion; see scouts.Store.
-func (d *DB) ApproveSuggestion(ctx context.Context, id string, kind scouts.EntityKind, at time.Time,
+func (d *DB) ApproveSuggestion(ctx context.Context, id string, kind scouts.EntityKind, by string, at time.Time,
 	build func(scouts.Suggestion) (scouts.Entity, []scouts.AuditEvent, error)) (scouts.Suggestion, scouts.Entity, bool, error) {
 	var sug scouts.Suggestion
 	var ent scouts.Entity
@@ -255,9 +311,13 @@ func (d *DB) ApproveSuggestion(ctx context.Context, id string, kind scouts.Entit
 		sug.ResolvedAt = at
 		sug.ResolvedKind = kind
 		sug.ResolvedEntityID = ent.ID
-		if _, err := tx.ExecContext(ctx, `UPDATE suggestions SET status = 'approved', resolved_at = ?, resolved_kind = ?, resolved_entity_id = ?
-			WHERE id = ? AND status = 'pending'`, at.UnixMilli(), kind, ent.ID, id); err != nil {
+		sug.ResolvedBy = by
+		if _, err := tx.ExecContext(ctx, `UPDATE suggestions SET status = 'approved', resolved_at = ?, resolved_kind = ?, resolved_entity_id = ?,
+			resolved_by = ? WHERE id = ? AND status = 'pending'`, at.UnixMilli(), kind, ent.ID, by, id); err != nil {
 			return fmt.Errorf("localdb: approve: %w", err)
+		}
+		if err := d.teach(ctx, tx, sug, at); err != nil {
+			return err
 		}
 		created = true
 		return insertAudit(ctx, tx, events...)
@@ -266,7 +326,7 @@ func (d *DB) ApproveSuggestion(ctx context.Context, id string, kind scouts.Entit
 }
 
 // RejectSuggestion rejects a suggestion; see scouts.Store.
-func (d *DB) RejectSuggestion(ctx context.Context, id string, at time.Time, audit func(scouts.Suggestion) []scouts.AuditEvent) (scouts.Suggestion, bool, error) {
+func (d *DB) RejectSuggestion(ctx context.Context, id, by string, at time.Time, audit func(scouts.Suggestion) []scouts.AuditEvent) (scouts.Suggestion, bool, error) {
 	var sug scouts.Suggestion
 	var changed bool
 	err := d.tx(ctx, func(tx *sql.Tx) error {
@@ -281,12 +341,16 @@ func (d *DB) RejectSuggestion(ctx context.Context, id string, at time.Time, audi
 		if err := sug.Decide(scouts.StatusRejected); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE suggestions SET status = 'rejected', resolved_at = ? WHERE id = ? AND status = 'pending'`,
-			at.UnixMilli(), id); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE suggestions SET status = 'rejected', resolved_at = ?, resolved_by = ? WHERE id = ? AND status = 'pending'`,
+			at.UnixMilli(), by, id); err != nil {
 			return fmt.Errorf("localdb: reject: %w", err)
 		}
 		sug.Status = scouts.StatusRejected
 		sug.ResolvedAt = at
+		sug.ResolvedBy = by
+		if err := d.teach(ctx, tx, sug, at); err != nil {
+			return err
+		}
 		changed = true
 		return insertAudit(ctx, tx, audit(sug)...)
 	})
@@ -323,15 +387,90 @@ func (d *DB) UndoDecision(ctx context.Context, id string, check func(scouts.Sugg
 				return err
 			}
 		}
+		// A card marked as spam goes back to where it was before.
+		lane := sug.Lane
+		if sug.Status == scouts.StatusRejected && sug.Lane == scouts.LaneSpam {
+			lane = sug.Assessment.Lane
+			if lane == "" || sug.Rescued != "" {
+				lane = scouts.LaneInbox
+			}
+		}
 		if _, err := tx.ExecContext(ctx, `UPDATE suggestions SET status = 'pending', resolved_at = NULL, resolved_kind = NULL,
-			resolved_entity_id = NULL WHERE id = ?`, id); err != nil {
+			resolved_entity_id = NULL, resolved_by = '', lane = ? WHERE id = ?`, lane, id); err != nil {
 			return fmt.Errorf("localdb: undo: %w", err)
 		}
 		sug.Status = scouts.StatusPending
-		sug.ResolvedAt, sug.ResolvedKind, sug.ResolvedEntityID = time.Time{}, "", ""
+		sug.ResolvedAt, sug.ResolvedKind, sug.ResolvedEntityID, sug.ResolvedBy, sug.Lane = time.Time{}, "", "", "", lane
+		if err := d.teach(ctx, tx, sug, time.Now()); err != nil {
+			return err
+		}
 		return insertAudit(ctx, tx, events...)
 	})
 	return sug, deleted, err
+}
+
+// MarkSpam rejects a pending suggestion as spam; see scouts.Store.
+func (d *DB) MarkSpam(ctx context.Context, id string, at time.Time, audit func(scouts.Suggestion) []scouts.AuditEvent) (scouts.Suggestion, bool, error) {
+	var sug scouts.Suggestion
+	var changed bool
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		sug, err = getSuggestion(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if sug.Status == scouts.StatusRejected && sug.Lane == scouts.LaneSpam {
+			return nil
+		}
+		if err := sug.Decide(scouts.StatusRejected); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE suggestions SET status = 'rejected', lane = 'spam', resolved_at = ?, resolved_by = 'user'
+			WHERE id = ? AND status = 'pending'`, at.UnixMilli(), id); err != nil {
+			return fmt.Errorf("localdb: mark spam: %w", err)
+		}
+		sug.Status, sug.Lane, sug.ResolvedAt, sug.ResolvedBy = scouts.StatusRejected, scouts.LaneSpam, at, "user"
+		if err := d.teach(ctx, tx, sug, at); err != nil {
+			return err
+		}
+		changed = true
+		return insertAudit(ctx, tx, audit(sug)...)
+	})
+	return sug, changed, err
+}
+
+// MoveLane moves a pending suggestion to another lane; see scouts.Store.
+func (d *DB) MoveLane(ctx context.Context, id string, to scouts.Lane, rescue scouts.Rescue, at time.Time,
+	audit func(scouts.Suggestion) []scouts.AuditEvent) (scouts.Suggestion, bool, error) {
+	var sug scouts.Suggestion
+	var changed bool
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		sug, err = getSuggestion(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if sug.Lane == to {
+			return nil
+		}
+		if sug.Status != scouts.StatusPending {
+			return scouts.Errorf(scouts.EConflict, "suggestion %s is already %s; only pending cards move between lanes", id, sug.Status)
+		}
+		events := audit(sug)
+		if rescue == scouts.RescueNone {
+			rescue = sug.Rescued
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE suggestions SET lane = ?, rescued = ? WHERE id = ? AND status = 'pending'`, to, rescue, id); err != nil {
+			return fmt.Errorf("localdb: move lane: %w", err)
+		}
+		sug.Lane, sug.Rescued = to, rescue
+		if err := d.teach(ctx, tx, sug, at); err != nil {
+			return err
+		}
+		changed = true
+		return insertAudit(ctx, tx, events...)
+	})
+	return sug, changed, err
 }
 
 // SuggestionByRef returns the suggestion of an item, by scout and source ref.

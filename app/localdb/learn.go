@@ -1,0 +1,370 @@
+package localdb
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/learn"
+)
+
+// LearnSalt returns this installation's feature-hash salt, making one the
+// first time. It keys every stored feature hash.
+func (d *DB) LearnSalt(ctx context.Context) (uint64, error) {
+	v, ok, err := d.Setting(ctx, "learn-salt")
+	if err != nil {
+		return 0, err
+	}
+	if ok && v != "" {
+		var s uint64
+		if _, err := fmt.Sscanf(v, "%x", &s); err == nil {
+			return s, nil
+		}
+	}
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return 0, fmt.Errorf("localdb: learn salt: %w", err)
+	}
+	s := binary.LittleEndian.Uint64(b[:])
+	// The salt is made once per database: two agents can never race here
+	// (the data directory is locked), so a plain write is enough.
+	if err := d.SetSetting(ctx, "learn-salt", fmt.Sprintf("%016x", s)); err != nil {
+		return 0, err
+	}
+	return s, nil
+}
+
+type modelRow struct {
+	id        int64
+	epoch     time.Time
+	totals    learn.Totals
+	decisions int
+	spam, ham int
+	settings  scouts.LearnSettings
+	resetAt   time.Time
+}
+
+func (m modelRow) state(scoutID string, p learn.Params) scouts.LearnState {
+	return scouts.LearnState{ScoutID: scoutID, Model: learn.Model{Params: p, Epoch: m.epoch, Totals: m.totals},
+		Settings: m.settings, Decisions: m.decisions, Spam: m.spam, Ham: m.ham, ResetAt: m.resetAt}
+}
+
+func getModel(ctx context.Context, q queryer, scoutID string) (modelRow, bool, error) {
+	var m modelRow
+	var epoch int64
+	var totals []byte
+	var settings string
+	var reset sql.NullInt64
+	err := q.QueryRowContext(ctx, `SELECT id, epoch, totals, decisions, spam, ham, settings, reset_at FROM learn_models WHERE scout_id = ?`, scoutID).
+		Scan(&m.id, &epoch, &totals, &m.decisions, &m.spam, &m.ham, &settings, &reset)
+	if errors.Is(err, sql.ErrNoRows) {
+		return modelRow{settings: scouts.DefaultLearnSettings()}, false, nil
+	}
+	if err != nil {
+		return m, false, fmt.Errorf("localdb: learn model: %w", err)
+	}
+	m.epoch = time.UnixMilli(epoch).UTC()
+	m.totals = decodeTotals(totals)
+	m.settings = scouts.DefaultLearnSettings()
+	if err := json.Unmarshal([]byte(settings), &m.settings); err != nil {
+		return m, false, fmt.Errorf("localdb: learn settings of %s: %w", scoutID, err)
+	}
+	if reset.Valid {
+		m.resetAt = time.UnixMilli(reset.Int64).UTC()
+	}
+	return m, true, nil
+}
+
+// ensureModel returns the scout's model row, creating it (epoch at) if
+// the scout has none.
+func ensureModel(ctx context.Context, tx *sql.Tx, scoutID string, at time.Time) (modelRow, error) {
+	m, ok, err := getModel(ctx, tx, scoutID)
+	if err != nil || ok {
+		return m, err
+	}
+	settings, _ := json.Marshal(m.settings)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO learn_models (scout_id, epoch, totals, settings) VALUES (?, ?, ?, ?)`,
+		scoutID, at.UnixMilli(), encodeTotals(learn.Totals{}), string(settings)); err != nil {
+		return m, fmt.Errorf("localdb: create learn model: %w", err)
+	}
+	m, _, err = getModel(ctx, tx, scoutID)
+	return m, err
+}
+
+// LearnState returns a scout's learner; see scouts.Store.
+func (d *DB) LearnState(ctx context.Context, scoutID string) (scouts.LearnState, error) {
+	m, _, err := getModel(ctx, d.read(), scoutID)
+	if err != nil {
+		return scouts.LearnState{}, err
+	}
+	return m.state(scoutID, d.learnParams), nil
+}
+
+// LearnCounts returns feature counts; see scouts.Store.
+func (d *DB) LearnCounts(ctx context.Context, scoutID string, hashes []uint64) ([]learn.Vec, error) {
+	out := make([]learn.Vec, len(hashes))
+	m, ok, err := getModel(ctx, d.read(), scoutID)
+	if err != nil || !ok || len(hashes) == 0 {
+		return out, err
+	}
+	counts, err := readCounts(ctx, d.read(), m.id, hashes)
+	if err != nil {
+		return nil, err
+	}
+	for i, h := range hashes {
+		out[i] = counts[h]
+	}
+	return out, nil
+}
+
+func readCounts(ctx context.Context, q queryer, model int64, hashes []uint64) (map[uint64]learn.Vec, error) {
+	out := make(map[uint64]learn.Vec, len(hashes))
+	const chunk = 500
+	for len(hashes) > 0 {
+		n := min(chunk, len(hashes))
+		part := hashes[:n]
+		hashes = hashes[n:]
+		args := make([]any, 0, n+1)
+		args = append(args, model)
+		for _, h := range part {
+			args = append(args, int64(h))
+		}
+		rows, err := q.QueryContext(ctx, `SELECT h, c FROM learn_counts WHERE model = ? AND h IN (?`+strings.Repeat(",?", n-1)+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("localdb: learn counts: %w", err)
+		}
+		for rows.Next() {
+			var h int64
+			var c []byte
+			if err := rows.Scan(&h, &c); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("localdb: learn counts: %w", err)
+			}
+			out[uint64(h)] = decodeVec(c)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("localdb: learn counts: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// SetLearnSettings stores a scout's thresholds; see scouts.Store.
+func (d *DB) SetLearnSettings(ctx context.Context, scoutID string, s scouts.LearnSettings) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	b, _ := json.Marshal(s)
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := ensureModel(ctx, tx, scoutID, time.Now()); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE learn_models SET settings = ? WHERE scout_id = ?`, string(b), scoutID)
+		return err
+	})
+}
+
+// ResetLearner forgets a scout's model; see scouts.Store. Suggestions keep
+// their feature hashes but no longer count as taught, so deciding them
+// again teaches the new model.
+func (d *DB) ResetLearner(ctx context.Context, scoutID string, at time.Time) error {
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		m, ok, err := getModel(ctx, tx, scoutID)
+		if err != nil || !ok {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM learn_counts WHERE model = ?`, m.id); err != nil {
+			return fmt.Errorf("localdb: reset learner: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE suggestion_features SET model = NULL, taught = NULL, weight = 0 WHERE model = ?`, m.id); err != nil {
+			return fmt.Errorf("localdb: reset learner: %w", err)
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE learn_models SET epoch = ?, totals = ?, decisions = 0, spam = 0, ham = 0, reset_at = ? WHERE id = ?`,
+			at.UnixMilli(), encodeTotals(learn.Totals{}), at.UnixMilli(), m.id)
+		return err
+	})
+}
+
+// LearnStats reports a scout's model size, for benchmarks and the UI.
+func (d *DB) LearnStats(ctx context.Context, scoutID string) (features int, err error) {
+	err = d.read().QueryRowContext(ctx, `SELECT COUNT(*) FROM learn_counts WHERE model = (SELECT id FROM learn_models WHERE scout_id = ?)`, scoutID).Scan(&features)
+	return features, err
+}
+
+func insertFeatures(ctx context.Context, tx *sql.Tx, suggestionID string, hashes []uint64) error {
+	if len(hashes) == 0 {
+		return nil
+	}
+	b := make([]byte, 8*len(hashes))
+	for i, h := range hashes {
+		binary.LittleEndian.PutUint64(b[8*i:], h)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO suggestion_features (suggestion_id, hashes) VALUES (?, ?) ON CONFLICT DO NOTHING`, suggestionID, b); err != nil {
+		return fmt.Errorf("localdb: store features: %w", err)
+	}
+	return nil
+}
+
+// teach makes the learner reflect s's new state: the teaching of its
+// previous state is taken back and that of the new one added, in the
+// caller's transaction, so a decision and what it taught are one commit.
+func (d *DB) teach(ctx context.Context, tx *sql.Tx, s scouts.Suggestion, at time.Time) error {
+	var hb, taught []byte
+	var model sql.NullInt64
+	var weight float64
+	err := tx.QueryRowContext(ctx, `SELECT hashes, model, taught, weight FROM suggestion_features WHERE suggestion_id = ?`, s.ID).
+		Scan(&hb, &model, &taught, &weight)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil // an item from before the learner, or without features
+	}
+	if err != nil {
+		return fmt.Errorf("localdb: teach: %w", err)
+	}
+	label := scouts.TeachingOf(s)
+	next := label.Vec()
+	m, err := ensureModel(ctx, tx, s.ScoutID, at)
+	if err != nil {
+		return err
+	}
+	var prev learn.Vec
+	if model.Valid && model.Int64 == m.id && len(taught) > 0 {
+		prev = decodeVec(taught)
+	} else {
+		weight = 0
+	}
+	if prev == next {
+		return nil
+	}
+	hashes := make([]uint64, len(hb)/8)
+	for i := range hashes {
+		hashes[i] = binary.LittleEndian.Uint64(hb[8*i:])
+	}
+	w := d.learnParams.Weight(m.epoch, at)
+	counts, err := readCounts(ctx, tx, m.id, hashes)
+	if err != nil {
+		return err
+	}
+	var del, put []any
+	for _, h := range hashes {
+		v := counts[h].Add(prev, -weight).Add(next, w)
+		if v.IsZero() {
+			del = append(del, int64(h))
+		} else {
+			put = append(put, int64(h), encodeVec(v))
+		}
+	}
+	if err := execChunks(ctx, tx, `DELETE FROM learn_counts WHERE model = `+fmt.Sprint(m.id)+` AND h IN (`, "?", ",", ")", 1, del); err != nil {
+		return fmt.Errorf("localdb: teach: %w", err)
+	}
+	if err := execChunks(ctx, tx, `INSERT OR REPLACE INTO learn_counts (model, h, c) VALUES `, "("+fmt.Sprint(m.id)+", ?, ?)", ",", "", 2, put); err != nil {
+		return fmt.Errorf("localdb: teach: %w", err)
+	}
+	totals := m.totals.Add(prev, len(hashes), -weight).Add(next, len(hashes), w)
+	nz := func(v learn.Vec) int {
+		if v.IsZero() {
+			return 0
+		}
+		return 1
+	}
+	b := func(f float32) int {
+		if f > 0 {
+			return 1
+		}
+		return 0
+	}
+	decisions := m.decisions + nz(next) - nz(prev)
+	spam := m.spam + b(next[learn.CSpam]) - b(prev[learn.CSpam])
+	ham := m.ham + b(next[learn.CHam]) - b(prev[learn.CHam])
+	if _, err := tx.ExecContext(ctx, `UPDATE learn_models SET totals = ?, decisions = ?, spam = ?, ham = ? WHERE id = ?`,
+		encodeTotals(totals), max(decisions, 0), max(spam, 0), max(ham, 0), m.id); err != nil {
+		return fmt.Errorf("localdb: teach: %w", err)
+	}
+	var taughtArg any
+	if !next.IsZero() {
+		taughtArg = encodeVec(next)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE suggestion_features SET model = ?, taught = ?, weight = ? WHERE suggestion_id = ?`,
+		m.id, taughtArg, w, s.ID); err != nil {
+		return fmt.Errorf("localdb: teach: %w", err)
+	}
+	return nil
+}
+
+// execChunks runs head + n groups of item (joined by sep) + tail for args
+// taken per arguments at a time, in chunks that stay under SQLite's limit
+// on variables.
+func execChunks(ctx context.Context, tx *sql.Tx, head, item, sep, tail string, per int, args []any) error {
+	const maxVars = 900
+	step := maxVars / per * per
+	for len(args) > 0 {
+		n := min(step, len(args))
+		part := args[:n]
+		args = args[n:]
+		var q strings.Builder
+		q.WriteString(head)
+		for i := 0; i < n/per; i++ {
+			if i > 0 {
+				q.WriteString(sep)
+			}
+			q.WriteString(item)
+		}
+		q.WriteString(tail)
+		if _, err := tx.ExecContext(ctx, q.String(), part...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func encodeVec(v learn.Vec) []byte {
+	b := make([]byte, 4*len(v))
+	for i, f := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return b
+}
+
+func decodeVec(b []byte) learn.Vec {
+	var v learn.Vec
+	for i := range v {
+		if 4*i+4 <= len(b) {
+			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		}
+	}
+	return v
+}
+
+func encodeTotals(t learn.Totals) []byte {
+	fs := append(t.Docs[:], t.Feats[:]...)
+	b := make([]byte, 8*len(fs))
+	for i, f := range fs {
+		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(f))
+	}
+	return b
+}
+
+func decodeTotals(b []byte) learn.Totals {
+	var t learn.Totals
+	get := func(i int) float64 {
+		if 8*i+8 > len(b) {
+			return 0
+		}
+		return math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+	for i := range t.Docs {
+		t.Docs[i] = get(i)
+	}
+	for i := range t.Feats {
+		t.Feats[i] = get(len(t.Docs) + i)
+	}
+	return t
+}

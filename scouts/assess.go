@@ -1,0 +1,188 @@
+package scouts
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/scouts-hq/scouts/scouts/learn"
+)
+
+// LearningConfig wires the learner into the engine.
+type LearningConfig struct {
+	// Off disables the learner: every item goes to the lane its source
+	// says, nothing is taught.
+	Off bool
+	// Salt keys feature hashes (one per installation; see learn.Extract).
+	Salt uint64
+	// Propose reads what an item's content alone suggests (kind, dates,
+	// project); nil proposes nothing. It must be fast and never fail.
+	Propose func(ctx context.Context, s Scout, meta ItemMetadata, text string) ContentProposal
+}
+
+// ContentProposal is what an item's content suggests before any learning.
+type ContentProposal struct {
+	Kind      EntityKind
+	Due       time.Time
+	StartsAt  time.Time
+	EndsAt    time.Time
+	AllDay    bool
+	ProjectID string
+	Reasons   []string
+}
+
+// minKindDecisions is how many approvals the kind model needs before its
+// kind wins over the content's.
+const minKindDecisions = 10
+
+// assessor scores the items of one page: the scout's learner state is read
+// once per page.
+type assessor struct {
+	e     *Engine
+	s     Scout
+	state *LearnState
+}
+
+// assess decides an item's lane, kind and explanation, and returns the
+// hashes of its features for the store.
+func (a *assessor) assess(ctx context.Context, meta ItemMetadata, kind EntityKind) (Assessment, EntityKind, []uint64, error) {
+	as := Assessment{Lane: LaneInbox, Approve: -1, Spam: -1, KindFrom: "source"}
+	if meta.Lane.Valid() {
+		as.Lane, as.LaneReason = meta.Lane, meta.LaneReason
+	}
+	cfg := a.e.cfg.Learning
+	text := meta.Body
+	if meta.Evidence != nil && meta.Evidence.Body != "" {
+		text = meta.Evidence.Body
+	}
+	if text == "" {
+		text = meta.Excerpt
+	}
+	if cfg.Propose != nil {
+		p := cfg.Propose(ctx, a.s, meta, text)
+		as.Due, as.StartsAt, as.EndsAt, as.AllDay, as.ProjectID = p.Due, p.StartsAt, p.EndsAt, p.AllDay, p.ProjectID
+		if p.Kind != "" {
+			as.CueKind = p.Kind
+			if p.Kind != kind {
+				kind, as.KindFrom = p.Kind, "content"
+			}
+		}
+		as.Why = append(as.Why, p.Reasons...)
+	}
+	if cfg.Off {
+		return as, kind, nil, nil
+	}
+	if a.state == nil {
+		st, err := a.e.cfg.Store.LearnState(ctx, a.s.ID)
+		if err != nil {
+			return as, kind, nil, fmt.Errorf("engine: learner of %s: %w", a.s.ID, err)
+		}
+		a.state = &st
+	}
+	st := a.state
+	as.Learning = st.Learning()
+	it := learnItem(a.s, meta)
+	fs := learn.Extract(it, cfg.Salt)
+	hashes := learn.Hashes(fs)
+	if st.Decisions == 0 {
+		return as, kind, hashes, nil
+	}
+	tbl := storeTable{ctx: ctx, store: a.e.cfg.Store, scoutID: a.s.ID}
+	pred, err := st.Model.Predict(tbl, fs, a.e.cfg.Now())
+	if err != nil {
+		return as, kind, nil, fmt.Errorf("engine: learner of %s: %w", a.s.ID, err)
+	}
+	set := st.Settings
+	if pred.Approve.P >= 0 {
+		as.Approve = round3(pred.Approve.P)
+	}
+	if pred.Spam.P >= 0 {
+		as.Spam = round3(pred.Spam.P)
+	}
+	spamReady := st.Spam >= set.MinSpam && st.Ham >= set.MinSpam && st.Decisions >= set.ColdStart
+	var why []string
+	switch {
+	case as.Lane == LaneSpam:
+		// The source's own triage (a rule, a heuristic) said spam.
+	case spamReady && pred.Spam.P >= set.SpamAbove:
+		why = learn.Explain(pred.Spam, "marked as spam", "kept")
+		as.Lane = LaneSpam
+		as.LaneReason = fmt.Sprintf("Spam: it looks like what you marked as spam (%s)", percent(pred.Spam.P))
+	case st.Trained() && pred.Approve.P >= 0 && pred.Approve.P < set.ScreenBelow:
+		why = learn.Explain(pred.Approve, "approved", "rejected")
+		as.Lane = LaneScreened
+		as.LaneReason = fmt.Sprintf("Screened: you are unlikely to approve it (%s)", percent(pred.Approve.P))
+	default:
+		if pred.Approve.P >= 0 {
+			why = learn.Explain(pred.Approve, "approved", "rejected")
+		}
+	}
+	if len(why) > 0 && as.LaneReason != "" && as.Lane != LaneInbox {
+		as.LaneReason += " — " + strings.Join(why, "; ")
+	}
+	as.Why = append(why, as.Why...)
+	if k := pred.Kind; k.Kind != "" && k.Decisions >= minKindDecisions && k.P >= 0.6 {
+		as.LearnedKind, as.LearnedKindP = EntityKind(k.Kind), round3(k.P)
+		if as.LearnedKind != kind {
+			as.Why = append(as.Why, learn.ExplainKind(k)...)
+		}
+		kind, as.KindFrom = as.LearnedKind, "learned"
+	}
+	return as, kind, hashes, nil
+}
+
+// learnItem is what the learner reads of an item: the source's evidence,
+// or the card's fields.
+func learnItem(s Scout, meta ItemMetadata) learn.Item {
+	if meta.Evidence != nil {
+		it := *meta.Evidence
+		it.Source = string(s.Kind)
+		if it.Subject == "" {
+			it.Subject = meta.Title
+		}
+		if it.Path == "" {
+			it.Path = meta.Path
+		}
+		return it
+	}
+	body := meta.Body
+	if body == "" {
+		body = meta.Excerpt
+	}
+	return learn.Item{Source: string(s.Kind), Sender: senderAddress(meta.Sender), Subject: meta.Title, Body: body, Path: meta.Path}
+}
+
+// senderAddress takes the address out of `"Name" <addr>`.
+func senderAddress(s string) string {
+	if i := strings.LastIndexByte(s, '<'); i >= 0 {
+		if j := strings.IndexByte(s[i:], '>'); j > 0 {
+			return s[i+1 : i+j]
+		}
+	}
+	return s
+}
+
+// storeTable reads a scout's feature counts from the store.
+type storeTable struct {
+	ctx     context.Context
+	store   Store
+	scoutID string
+}
+
+func (t storeTable) Lookup(hashes []uint64) ([]learn.Vec, error) {
+	return t.store.LearnCounts(t.ctx, t.scoutID, hashes)
+}
+
+func round3(p float64) float64 { return math.Round(p*1000) / 1000 }
+
+func percent(p float64) string {
+	switch {
+	case p < 0.01:
+		return "under 1 %"
+	case p > 0.99:
+		return "over 99 %"
+	}
+	return fmt.Sprintf("%.0f %%", p*100)
+}

@@ -1,0 +1,167 @@
+package scouts
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/scouts-hq/scouts/scouts/learn"
+)
+
+// Lane is where a pending suggestion waits: the inbox is what the person
+// reviews; Screened holds what the learner is confident they would reject
+// (or what triage found nothing to act on in); Spam holds spam. Nothing in a
+// lane below the inbox is dropped: it is listed, counted and can be brought
+// back with one keystroke.
+type Lane string
+
+const (
+	LaneInbox    Lane = "inbox"
+	LaneScreened Lane = "screened"
+	LaneSpam     Lane = "spam"
+)
+
+// Valid reports whether l is a known lane.
+func (l Lane) Valid() bool { return l == LaneInbox || l == LaneScreened || l == LaneSpam }
+
+// ParseLane accepts a lane name.
+func ParseLane(s string) (Lane, error) {
+	l := Lane(s)
+	if !l.Valid() {
+		return "", Errorf(EInvalid, "unknown lane %q (want inbox, screened or spam)", s)
+	}
+	return l, nil
+}
+
+// Assessment is what the engine concluded about an item when it arrived:
+// its lane and why, what the learner predicted, and the fields proposed
+// from its content. It is kept with the suggestion (content-free: scores,
+// plain-words reasons naming at most a sender, a list or a few words of the
+// card itself).
+type Assessment struct {
+	Lane       Lane   `json:"lane"`
+	LaneReason string `json:"lane_reason,omitempty"`
+	// Approve is the learner's probability that the person approves the
+	// item; -1 while it cannot tell (too few decisions).
+	Approve float64 `json:"approve"`
+	// Spam is the learner's probability that the item is spam; -1 while
+	// it cannot tell.
+	Spam float64 `json:"spam"`
+	// LearnedKind is the kind the person's past approvals suggest, with
+	// its probability; empty until the learner has seen approvals.
+	LearnedKind  EntityKind `json:"learned_kind,omitempty"`
+	LearnedKindP float64    `json:"learned_kind_p,omitempty"`
+	// CueKind is the kind the item's content suggests on its own.
+	CueKind EntityKind `json:"cue_kind,omitempty"`
+	// KindFrom says which proposed the suggestion's kind: "learned",
+	// "content", "source" (the scout's default) or "rule".
+	KindFrom string `json:"kind_from,omitempty"`
+	// Why lists the learner's and the content's evidence in plain words:
+	// "you approved 9 of 10 from this sender", "words like invoice, due".
+	Why []string `json:"why,omitempty"`
+	// Fields proposed from the content for the approve preview.
+	Due       time.Time `json:"due,omitzero"`
+	StartsAt  time.Time `json:"starts_at,omitzero"`
+	EndsAt    time.Time `json:"ends_at,omitzero"`
+	AllDay    bool      `json:"all_day,omitempty"`
+	ProjectID string    `json:"project_id,omitempty"`
+	// Learning reports the scout's learner when the item arrived, e.g.
+	// "learning — 12 of 30 decisions".
+	Learning string `json:"learning,omitempty"`
+}
+
+// LearnSettings are a scout's learner thresholds.
+type LearnSettings struct {
+	// ColdStart is how many decisions the learner needs before it screens
+	// anything or files anything as spam on its own. Default 30.
+	ColdStart int `json:"cold_start"`
+	// ScreenBelow screens an item whose approve probability is below it.
+	// Default 0.1: only what the learner is confident the person rejects.
+	ScreenBelow float64 `json:"screen_below"`
+	// SpamAbove files an item as spam when the learner's spam probability
+	// is at least it. Default 0.9.
+	SpamAbove float64 `json:"spam_above"`
+	// MinSpam is how many spam and how many non-spam decisions the spam
+	// model needs before it files anything. Default 10 of each.
+	MinSpam int `json:"min_spam"`
+}
+
+// DefaultLearnSettings are the thresholds of a new scout.
+func DefaultLearnSettings() LearnSettings {
+	return LearnSettings{ColdStart: 30, ScreenBelow: 0.1, SpamAbove: 0.9, MinSpam: 10}
+}
+
+// Validate checks the settings' ranges.
+func (s LearnSettings) Validate() error {
+	switch {
+	case s.ColdStart < 0 || s.ColdStart > 100000:
+		return Errorf(EInvalid, "cold_start must be between 0 and 100000 decisions")
+	case s.ScreenBelow < 0 || s.ScreenBelow > 0.5:
+		return Errorf(EInvalid, "screen_below must be between 0 and 0.5 (it screens what the person is unlikely to approve)")
+	case s.SpamAbove < 0.5 || s.SpamAbove > 1:
+		return Errorf(EInvalid, "spam_above must be between 0.5 and 1")
+	case s.MinSpam < 0 || s.MinSpam > 100000:
+		return Errorf(EInvalid, "min_spam must be between 0 and 100000 decisions")
+	}
+	return nil
+}
+
+// LearnState is one scout's learner as stored: its model header and
+// settings. The per-feature counts stay in the store.
+type LearnState struct {
+	ScoutID  string
+	Model    learn.Model
+	Settings LearnSettings
+	// Decisions is how many of the person's decisions the model holds.
+	Decisions int
+	// Spam and Ham count the decisions that taught the spam model.
+	Spam, Ham int
+	ResetAt   time.Time
+}
+
+// Learning says in words where the learner stands, for the UI.
+func (st LearnState) Learning() string {
+	if st.Decisions < st.Settings.ColdStart {
+		return "learning — " + strconv.Itoa(st.Decisions) + " of " + strconv.Itoa(st.Settings.ColdStart) + " decisions"
+	}
+	return "trained on " + strconv.Itoa(st.Decisions) + " decisions"
+}
+
+// Trained reports whether the learner may screen items.
+func (st LearnState) Trained() bool { return st.Decisions >= st.Settings.ColdStart }
+
+// Rescue records that a pending item was brought back from a lane below
+// the inbox: the person said it belongs in the inbox.
+type Rescue string
+
+const (
+	RescueNone     Rescue = ""
+	RescueScreened Rescue = "screened"
+	RescueSpam     Rescue = "spam"
+)
+
+// TeachingOf returns what a suggestion in its current state teaches the
+// learner. Every decision replaces the previous teaching of the same item,
+// so an undo, a change of mind or a rescue followed by an approval never
+// counts twice.
+func TeachingOf(s Suggestion) learn.Label {
+	switch s.Status {
+	case StatusApproved:
+		if s.ResolvedBy == "policy" {
+			return learn.Label{} // the scout created it without anyone deciding
+		}
+		return learn.Label{Approve: true, Ham: true, Kind: string(s.ResolvedKind)}
+	case StatusRejected:
+		if s.Lane == LaneSpam {
+			return learn.Label{Spam: true}
+		}
+		return learn.Label{Reject: true}
+	case StatusPending:
+		switch s.Rescued {
+		case RescueScreened:
+			return learn.Label{Approve: true}
+		case RescueSpam:
+			return learn.Label{Ham: true}
+		}
+	}
+	return learn.Label{}
+}
