@@ -14,11 +14,12 @@ import (
 	"github.com/scouts-hq/scouts/scouts"
 )
 
-// reportLatency reports the median and 95th percentile of ds.
+// reportLatency reports the median, 95th and 99th percentiles of ds.
 func reportLatency(b *testing.B, ds []time.Duration) {
 	slices.Sort(ds)
 	b.ReportMetric(float64(ds[len(ds)/2].Microseconds())/1000, "median-ms")
 	b.ReportMetric(float64(ds[len(ds)*95/100].Microseconds())/1000, "p95-ms")
+	b.ReportMetric(float64(ds[len(ds)*99/100].Microseconds())/1000, "p99-ms")
 }
 
 // BenchmarkFileToSuggestion measures the time from a file's creation (the

@@ -87,6 +87,9 @@ type hooks struct {
 	// addWatch runs before a directory below the root is watched; an
 	// error stands for the watch failing (the inotify limit).
 	addWatch func(rel string) error
+	// settleDelay sees the delay before each rescan of files left for
+	// later.
+	settleDelay func(d time.Duration)
 }
 
 var (
@@ -226,23 +229,31 @@ func (c *Connector) takeWork() (full bool, dirty []string) {
 	return full, dirty
 }
 
-// scheduleSettle asks for a scan once the files left for later have been
-// quiet for Settle. Without a running Watch the engine's polling finds
-// them instead.
-func (c *Connector) scheduleSettle() {
+// scheduleSettle asks for a scan at the instant the files left for later
+// have settled (at, on the connector's clock), so that the file's own age
+// decides, not when its event arrived. Without a running Watch the engine's
+// polling finds them instead.
+func (c *Connector) scheduleSettle(at time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
 		return
 	}
-	// A little past Settle, so the files are old enough by then.
-	d := c.settle + c.settle/4 + 10*time.Millisecond
+	d := max(at.Sub(c.now()), 0) + settleSlack
+	if c.hooks.settleDelay != nil {
+		c.hooks.settleDelay(d)
+	}
 	if c.settleTimer != nil {
 		c.settleTimer.Reset(d)
 		return
 	}
 	c.settleTimer = time.AfterFunc(d, c.callNotify)
 }
+
+// settleSlack is how long a rescan waits past the instant a file settles:
+// clocks read at millisecond precision (the agent's) must see it settled
+// too, or the file would be left for later once more.
+const settleSlack = 2 * time.Millisecond
 
 // callNotify tells the engine that a scan may find something.
 func (c *Connector) callNotify() {

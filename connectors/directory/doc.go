@@ -51,7 +51,9 @@
 // overflows. Without a running Watch every scan is a full one.
 //
 // A file modified less than Settle ago is left for a later scan, so that a
-// file still being written is not suggested half-written.
+// file still being written is not suggested half-written; that scan runs
+// when the file has been quiet for Settle, counted from its modification
+// time (not a whole Settle period after it was seen).
 //
 // On its first scan a scout created without IncludeExisting records what
 // is already in the folder without suggesting it (the "baseline"), except

@@ -151,7 +151,9 @@ func (s *scan) file(w dirWork, dir *os.Root, info fs.FileInfo, old Entry, wasKno
 		return
 	}
 	if mt := info.ModTime(); mt.After(s.now.Add(-c.settle)) && mt.Before(s.now.Add(maxClockSkew)) {
-		s.later(w.rel) // maybe still being written
+		// Maybe still being written: look again when it has been quiet
+		// for Settle, counted from its modification time.
+		s.laterAt(w.rel, mt.Add(c.settle))
 		return
 	}
 	hash, head, err := s.read(dir, rel, info)
@@ -194,10 +196,18 @@ func (s *scan) isNew(info fs.FileInfo) bool {
 	return !s.c.createdAt.IsZero() && !info.ModTime().Before(s.c.createdAt.Add(-baselineSlack))
 }
 
-// later leaves directory rel for a later scan and asks for one.
+// later leaves directory rel for a later scan and asks for one once a
+// whole Settle has passed.
 func (s *scan) later(rel string) {
+	s.laterAt(rel, s.now.Add(s.c.settle))
+}
+
+// laterAt leaves directory rel for a scan at or after at.
+func (s *scan) laterAt(rel string, at time.Time) {
 	s.c.markDirty(rel)
-	s.deferred = true
+	if s.wakeAt.IsZero() || at.Before(s.wakeAt) {
+		s.wakeAt = at
+	}
 }
 
 // read hashes a file (its first MaxHashBytes) and keeps its first

@@ -50,9 +50,11 @@ type scan struct {
 	listed   map[string]bool
 	subtrees map[string]bool
 
-	items    []scouts.ItemRef
-	batch    IndexBatch
-	deferred bool
+	items []scouts.ItemRef
+	batch IndexBatch
+	// wakeAt is when the earliest entry left for later may be ready; zero
+	// when nothing was left.
+	wakeAt time.Time
 
 	head []byte // first bytes of the file being read; allocated on first use
 	buf  []byte // hashing buffer; allocated on first use
@@ -97,8 +99,8 @@ func (c *Connector) ListNew(ctx context.Context, page func(context.Context, []sc
 	if err == nil {
 		err = s.flush()
 	}
-	if s.deferred {
-		c.scheduleSettle()
+	if !s.wakeAt.IsZero() {
+		c.scheduleSettle(s.wakeAt)
 	}
 	if err != nil {
 		return err
@@ -194,8 +196,7 @@ func (s *scan) listDir(w dirWork, stack []dirWork) ([]dirWork, error) {
 		// Gone or replaced since its parent was listed: the parent's next
 		// listing records what is there now.
 		parent, _ := splitRel(w.rel)
-		c.markDirty(parent)
-		s.deferred = true
+		s.later(parent)
 		return stack, nil
 	case errors.Is(err, fs.ErrPermission) && w.rel != "" && w.info != nil:
 		s.problem(w.rel, w.info, fmt.Sprintf("Folder %s cannot be read: permission denied; its files are not watched", c.display(w.rel)))

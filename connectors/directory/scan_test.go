@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -315,5 +316,50 @@ func TestSettleLeavesFreshFilesForLater(t *testing.T) {
 	e.setClock(func() time.Time { return fi.ModTime().Add(time.Second) })
 	if got := paths(t, list(t, c)); !slices.Equal(got, []string{"fresh.md"}) {
 		t.Errorf("once settled: %v; want fresh.md", got)
+	}
+}
+
+// A file found younger than Settle is read once it has settled, counted
+// from its modification time: the rescan waits exactly what the file lacks,
+// not a whole Settle period more, so a file written once is deferred at
+// most once and never by more than Settle in total.
+func TestYoungFileWaitsOnlyUntilItSettles(t *testing.T) {
+	e := newEnv(t)
+	e.write("young.md", "# Young\n")
+	mt := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
+	e.date("young.md", mt)
+	now := mt.Add(100 * time.Millisecond)
+	e.setClock(func() time.Time { return now })
+	cfg := e.cfg()
+	cfg.Settle = directory.Duration(250 * time.Millisecond)
+	c := e.open(cfg)
+	var mu sync.Mutex
+	var delays []time.Duration
+	directory.SetSettleDelay(c, func(d time.Duration) {
+		mu.Lock()
+		delays = append(delays, d)
+		mu.Unlock()
+	})
+
+	if got := list(t, c); len(got) != 0 {
+		t.Fatalf("a file younger than Settle was reported: %v", paths(t, got))
+	}
+	mu.Lock()
+	got := slices.Clone(delays)
+	mu.Unlock()
+	want := 150*time.Millisecond + directory.SettleSlack
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("rescans scheduled after %v; want one after %v (the file's mtime + Settle)", got, want)
+	}
+
+	// When that rescan comes, the file is read: one deferral, no more.
+	e.setClock(func() time.Time { return now.Add(got[0]) })
+	if got := paths(t, list(t, c)); !slices.Equal(got, []string{"young.md"}) {
+		t.Errorf("at the rescheduled scan: %v; want young.md", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(delays) != 1 {
+		t.Errorf("%d rescans scheduled; want 1", len(delays))
 	}
 }
