@@ -185,10 +185,29 @@ func (d *DB) MarkDelivered(ctx context.Context, ids []string) error {
 	for _, id := range ids {
 		args = append(args, id)
 	}
-	return d.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, d.q(`UPDATE triage_queue SET status = 'delivered', delivered_at = ? WHERE status = 'queued' AND id IN `+inList(len(ids))), args...)
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, d.q(`UPDATE triage_queue SET status = 'delivered', delivered_at = ? WHERE id IN
+			(SELECT id FROM triage_queue WHERE status = 'queued' AND id IN `+inList(len(ids))+` `+d.lockInOrder()+`)`), args...)
 		return err
 	})
+	if err != nil {
+		return fmt.Errorf("relaydb: mark delivered: %w", err)
+	}
+	return nil
+}
+
+// lockInOrder ends a subquery that picks queue rows to update: on
+// PostgreSQL it locks them in one global order (user, then sequence), so
+// that the delivery loop and the reader of one session, or two instances,
+// updating overlapping rows wait for each other instead of deadlocking (a
+// plain UPDATE locks in whatever order its plan visits rows: the status
+// index's physical order for one, the (user, seq) index for the other).
+// SQLite has a single writer and needs no row locks.
+func (d *DB) lockInOrder() string {
+	if d.db.Dialect == store.Postgres {
+		return `ORDER BY user_id, seq FOR UPDATE`
+	}
+	return `ORDER BY user_id, seq`
 }
 
 // Ack records that a device committed rows of its user (by sequence): the
@@ -205,8 +224,8 @@ func (d *DB) Ack(ctx context.Context, userID, deviceID string, seqs []int64) err
 		maxSeq = max(maxSeq, s)
 	}
 	return d.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, d.q(`UPDATE triage_queue SET status = 'acked', acked_at = ?
-			WHERE user_id = ? AND status IN ('queued','delivered') AND seq IN `+inList(len(seqs))), args...); err != nil {
+		if _, err := tx.ExecContext(ctx, d.q(`UPDATE triage_queue SET status = 'acked', acked_at = ? WHERE id IN
+			(SELECT id FROM triage_queue WHERE user_id = ? AND status IN ('queued','delivered') AND seq IN `+inList(len(seqs))+` `+d.lockInOrder()+`)`), args...); err != nil {
 			return fmt.Errorf("relaydb: ack: %w", err)
 		}
 		_, err := tx.ExecContext(ctx, d.q(`UPDATE devices SET acked_seq = ? WHERE id = ? AND user_id = ? AND acked_seq < ?`), maxSeq, deviceID, userID, maxSeq)
@@ -220,6 +239,7 @@ func (d *DB) ExpireDue(ctx context.Context) ([]string, error) {
 	now := d.now().UnixMilli()
 	var users []string
 	err := d.tx(ctx, func(tx *sql.Tx) error {
+		users = users[:0] // a retried transaction starts again
 		rows, err := tx.QueryContext(ctx, d.q(`SELECT DISTINCT user_id FROM triage_queue WHERE status IN ('queued','delivered') AND expires_at <= ?`), now)
 		if err != nil {
 			return err
@@ -241,7 +261,8 @@ func (d *DB) ExpireDue(ctx context.Context) ([]string, error) {
 			(SELECT id FROM triage_queue WHERE status IN ('queued','delivered') AND expires_at <= ?)`), now); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, d.q(`UPDATE triage_queue SET status = 'expired' WHERE status IN ('queued','delivered') AND expires_at <= ?`), now); err != nil {
+		if _, err := tx.ExecContext(ctx, d.q(`UPDATE triage_queue SET status = 'expired' WHERE id IN
+			(SELECT id FROM triage_queue WHERE status IN ('queued','delivered') AND expires_at <= ? `+d.lockInOrder()+`)`), now); err != nil {
 			return err
 		}
 		for _, u := range users {

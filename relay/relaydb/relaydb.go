@@ -5,7 +5,7 @@ package relaydb
 
 import (
 	"context"
-	"crypto/rand"
+	crand "crypto/rand"
 	"crypto/sha256"
 	"database/sql"
 	"embed"
@@ -14,8 +14,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/store"
@@ -80,7 +83,39 @@ func (d *DB) Ping(ctx context.Context) error { return d.db.Read().PingContext(ct
 
 func (d *DB) q(s string) string { return d.db.Rebind(s) }
 
-func (d *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error { return d.db.Tx(ctx, fn) }
+// maxTxAttempts bounds how often a transaction is run when PostgreSQL
+// keeps choosing it as a deadlock or serialisation victim.
+const maxTxAttempts = 5
+
+// tx runs fn in a write transaction. A transaction PostgreSQL aborted as a
+// deadlock victim or for a serialisation failure committed nothing, and the
+// conflict is transient: it is run again (fn must be safe to re-run, which
+// it is when it only sets its results) rather than failing its caller — a
+// device session would otherwise end with rows it had committed still
+// queued.
+func (d *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	for attempt := 1; ; attempt++ {
+		err := d.db.Tx(ctx, fn)
+		if err == nil || attempt == maxTxAttempts || !isTransientConflict(err) {
+			return err
+		}
+		// A little jitter, so that the two victims of one conflict do not
+		// meet again at once.
+		wait := time.Duration(attempt)*time.Millisecond + rand.N(2*time.Millisecond)
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
+}
+
+// isTransientConflict reports a PostgreSQL deadlock (40P01) or
+// serialisation failure (40001).
+func isTransientConflict(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001")
+}
 
 // NotifyChannel is the PostgreSQL channel on which commits that queue rows
 // announce the user id.
@@ -113,7 +148,7 @@ func HashToken(token string) string {
 // NewToken returns a fresh random token with a readable prefix.
 func NewToken(prefix string) string {
 	b := make([]byte, 32)
-	rand.Read(b)
+	crand.Read(b)
 	return prefix + base64.RawURLEncoding.EncodeToString(b)
 }
 

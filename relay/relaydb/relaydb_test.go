@@ -1,9 +1,13 @@
 package relaydb_test
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"net/url"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +20,12 @@ import (
 
 // each runs a test against SQLite and PostgreSQL: one suite, both backends.
 func each(t *testing.T, fn func(t *testing.T, db *relaydb.DB)) {
+	eachWithPostgresOptions(t, "", fn)
+}
+
+// eachWithPostgresOptions is each with PostgreSQL connections started
+// with the given server options (planner settings, say).
+func eachWithPostgresOptions(t *testing.T, options string, fn func(t *testing.T, db *relaydb.DB)) {
 	t.Run("sqlite", func(t *testing.T) {
 		db, err := relaydb.Open(context.Background(), filepath.Join(t.TempDir(), "relay.db"))
 		if err != nil {
@@ -25,7 +35,19 @@ func each(t *testing.T, fn func(t *testing.T, db *relaydb.DB)) {
 		fn(t, db)
 	})
 	t.Run("postgres", func(t *testing.T) {
-		db, err := relaydb.Open(context.Background(), storetest.PostgresDSN(t))
+		dsn := storetest.PostgresDSN(t)
+		if options != "" {
+			u, err := url.Parse(dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := u.Query()
+			q.Set("options", options)
+			// pgx reads a "+" in the query literally: spaces must be %20.
+			u.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20")
+			dsn = u.String()
+		}
+		db, err := relaydb.Open(context.Background(), dsn)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -265,4 +287,87 @@ func TestExpiryAndPurge(t *testing.T) {
 			t.Fatalf("purge kept %d rows", len(p))
 		}
 	})
+}
+
+// The session's delivery loop marks rows delivered while its reader
+// acknowledges them: on PostgreSQL both lock the same rows, and if they
+// took the locks in different orders the server would kill one of them as
+// a deadlock (the session then ended with 1011 and rows stayed queued).
+func TestConcurrentDeliveryAndAckDoNotDeadlock(t *testing.T) {
+	// On a large production table PostgreSQL walks indexes: the status
+	// index (physical order) for the delivery mark, the (user, seq) index
+	// for the ack. Planner settings give this small table the same plans.
+	eachWithPostgresOptions(t, "-c enable_seqscan=off -c enable_bitmapscan=off", func(t *testing.T, db *relaydb.DB) {
+		ctx := context.Background()
+		f := setup(t, db, "ann@example.com")
+		const rows, window = 1280, 64
+		ids, seqs := enqueueConcurrently(t, db, f, rows)
+		// Window by window, as a session drains a backlog: the writer
+		// marks the window delivered while the reader acknowledges the
+		// same rows, newest first, in batches.
+		for w := 0; w < rows; w += window {
+			start := make(chan struct{})
+			errs := make(chan error, 3)
+			go func() { <-start; errs <- db.MarkDelivered(ctx, ids[w:w+window]) }()
+			for half := range 2 {
+				var ack []int64
+				for i := w + (2-half)*window/2 - 1; i >= w+(1-half)*window/2; i-- {
+					ack = append(ack, seqs[i])
+				}
+				go func() { <-start; errs <- db.Ack(ctx, f.user.ID, f.device.ID, ack) }()
+			}
+			close(start)
+			for range 3 {
+				if err := <-errs; err != nil {
+					t.Fatalf("window at %d: %v", w, err)
+				}
+			}
+		}
+		depth, err := db.QueueDepth(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if depth[relay.StatusAcked] != rows {
+			t.Fatalf("acked %d rows, want %d (%v)", depth[relay.StatusAcked], rows, depth)
+		}
+	})
+}
+
+// enqueueConcurrently queues n rows from several goroutines, as concurrent
+// webhook posters do (on PostgreSQL each connection fills its own page, so
+// the rows' physical order is not their sequence order), and returns them
+// in sequence order.
+func enqueueConcurrently(t *testing.T, db *relaydb.DB, f fixture, n int) ([]string, []int64) {
+	t.Helper()
+	rows := make(chan relay.QueueItem, n)
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += 8 {
+				r, _, err := db.Enqueue(context.Background(), relaydb.NewItem{UserID: f.user.ID, ScoutID: f.scout, SourceType: "webhook", Verdict: "relevant"})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				rows <- r
+			}
+		}()
+	}
+	wg.Wait()
+	close(rows)
+	var all []relay.QueueItem
+	for r := range rows {
+		all = append(all, r)
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	slices.SortFunc(all, func(a, b relay.QueueItem) int { return cmp.Compare(a.Seq, b.Seq) })
+	ids, seqs := make([]string, len(all)), make([]int64, len(all))
+	for i, r := range all {
+		ids[i], seqs[i] = r.ID, r.Seq
+	}
+	return ids, seqs
 }

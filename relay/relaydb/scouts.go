@@ -18,6 +18,7 @@ import (
 // exactly-once in effect.
 func (d *DB) ApplyOnce(ctx context.Context, userID, opID string, apply func(tx *sql.Tx) (result []byte, err error)) (result []byte, replayed bool, err error) {
 	err = d.tx(ctx, func(tx *sql.Tx) error {
+		replayed = false // a retried transaction starts again
 		var prev string
 		err := tx.QueryRowContext(ctx, d.q(`SELECT result FROM config_ops WHERE user_id = ? AND op_id = ?`), userID, opID).Scan(&prev)
 		if err == nil {
