@@ -233,6 +233,47 @@ func (d *DB) Ack(ctx context.Context, userID, deviceID string, seqs []int64) err
 	})
 }
 
+// AckThrough records what a device says in its hello: it has committed
+// every row of its user up to seq. Acks sent just before a crash or a lost
+// connection never arrived; this takes them from the hello instead, so the
+// rows do not wait as a phantom backlog until they expire. The claim is
+// capped at the user's last allocated sequence: a device claiming more
+// (hostile, or restored from another relay) acknowledges nothing queued
+// later. The sealed content that no active device still needs is dropped
+// at once, as the purge would. It returns how many rows it acknowledged.
+func (d *DB) AckThrough(ctx context.Context, userID, deviceID string, seq int64) (int64, error) {
+	if seq <= 0 {
+		return 0, nil
+	}
+	var acked int64
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		var last int64
+		if err := tx.QueryRowContext(ctx, d.q(`SELECT next_seq FROM users WHERE id = ?`), userID).Scan(&last); err != nil {
+			return fmt.Errorf("last sequence: %w", err)
+		}
+		through := min(seq, last)
+		res, err := tx.ExecContext(ctx, d.q(`UPDATE triage_queue SET status = 'acked', acked_at = ? WHERE id IN
+			(SELECT id FROM triage_queue WHERE user_id = ? AND status IN ('queued','delivered') AND seq <= ? `+d.lockInOrder()+`)`),
+			d.now().UnixMilli(), userID, through)
+		if err != nil {
+			return err
+		}
+		acked, _ = res.RowsAffected()
+		if _, err := tx.ExecContext(ctx, d.q(`UPDATE devices SET acked_seq = ? WHERE id = ? AND user_id = ? AND acked_seq < ?`),
+			through, deviceID, userID, through); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, d.q(`DELETE FROM queue_sealed WHERE queue_id IN (SELECT q.id FROM triage_queue q
+			WHERE q.user_id = ? AND q.seq <= ? AND q.status = 'acked' AND NOT EXISTS (SELECT 1 FROM devices dv WHERE dv.user_id = q.user_id
+			AND dv.revoked_at IS NULL AND dv.public_key IS NOT NULL AND dv.acked_seq < q.seq))`), userID, through)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("relaydb: ack through %d: %w", seq, err)
+	}
+	return acked, nil
+}
+
 // ExpireDue marks rows that waited too long as expired and returns the
 // users concerned, so their connected devices can be told.
 func (d *DB) ExpireDue(ctx context.Context) ([]string, error) {

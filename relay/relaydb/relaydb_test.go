@@ -371,3 +371,79 @@ func enqueueConcurrently(t *testing.T, db *relaydb.DB, f fixture, n int) ([]stri
 	}
 	return ids, seqs
 }
+
+// A desktop that committed rows but crashed before its acks reached the
+// relay says so in its next hello (last_acked_seq): the relay takes that as
+// the acks it lost. Only the device's own user's rows, and only rows that
+// exist: a claim beyond the user's last sequence acknowledges nothing that
+// comes later.
+func TestAckThroughTakesLostAcks(t *testing.T) {
+	each(t, func(t *testing.T, db *relaydb.DB) {
+		ctx := context.Background()
+		ann := setup(t, db, "ann@example.com")
+		bob := setup(t, db, "bob@example.com")
+		queue := func(f fixture, n int) []relay.QueueItem {
+			var rows []relay.QueueItem
+			for range n {
+				r, _, err := db.Enqueue(ctx, relaydb.NewItem{UserID: f.user.ID, ScoutID: f.scout, SourceType: "webhook", Verdict: "relevant",
+					Sealed: map[string][]byte{f.device.ID: {1}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				rows = append(rows, r)
+			}
+			return rows
+		}
+		annRows := queue(ann, 5)
+		queue(bob, 3)
+		if err := db.MarkDelivered(ctx, []string{annRows[0].ID, annRows[1].ID, annRows[2].ID}); err != nil {
+			t.Fatal(err)
+		}
+		// Ann's desktop committed 1..4 (delivered or not, as far as the
+		// relay knows) and claims far more than exists.
+		n, err := db.AckThrough(ctx, ann.user.ID, ann.device.ID, 4)
+		if err != nil || n != 4 {
+			t.Fatalf("ack through 4: %d rows, %v", n, err)
+		}
+		depth, _ := db.QueueDepth(ctx)
+		if depth[relay.StatusAcked] != 4 || depth[relay.StatusQueued] != 4 || depth[relay.StatusDelivered] != 0 {
+			t.Fatalf("after ann's hello: %v (ann's 1..4 acked; her 5th and bob's 3 queued)", depth)
+		}
+		p, _ := db.Pending(ctx, ann.user.ID, ann.device.ID, 0, 10)
+		for _, r := range p {
+			if gone := r.Sealed == nil; gone != (r.Seq <= 4) {
+				t.Fatalf("row %d: sealed content gone=%v", r.Seq, gone)
+			}
+		}
+		if dv, _ := db.Device(ctx, ann.device.ID); dv.AckedSeq != 4 {
+			t.Fatalf("device cursor %d, want 4", dv.AckedSeq)
+		}
+		// A hostile claim: everything that exists is acknowledged, and
+		// nothing beyond it.
+		if n, err := db.AckThrough(ctx, ann.user.ID, ann.device.ID, 1_000_000); err != nil || n != 1 {
+			t.Fatalf("ack through a million: %d rows, %v", n, err)
+		}
+		if dv, _ := db.Device(ctx, ann.device.ID); dv.AckedSeq != 5 {
+			t.Fatalf("device cursor %d after a claim beyond the last row, want 5", dv.AckedSeq)
+		}
+		later := queue(ann, 1)[0]
+		if later.Status != relay.StatusQueued {
+			t.Fatalf("a row queued after the claim is %s", later.Status)
+		}
+		if p, _ := db.Pending(ctx, ann.user.ID, ann.device.ID, 5, 10); len(p) != 1 || p[0].Status != relay.StatusQueued || p[0].Sealed == nil {
+			t.Fatalf("the later row: %+v (want queued, with its content)", p)
+		}
+		// Bob's rows are untouched by Ann's claims; a claim never moves a
+		// cursor back.
+		depth, _ = db.QueueDepth(ctx)
+		if depth[relay.StatusQueued] != 4 {
+			t.Fatalf("queued rows %d, want bob's 3 and ann's new one", depth[relay.StatusQueued])
+		}
+		if n, err := db.AckThrough(ctx, ann.user.ID, ann.device.ID, 2); err != nil || n != 0 {
+			t.Fatalf("ack through 2 again: %d, %v", n, err)
+		}
+		if dv, _ := db.Device(ctx, ann.device.ID); dv.AckedSeq != 5 {
+			t.Fatalf("device cursor moved back to %d", dv.AckedSeq)
+		}
+	})
+}

@@ -2,6 +2,9 @@ package server_test
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -15,6 +18,7 @@ import (
 	"github.com/scouts-hq/scouts/relay/protocol"
 	"github.com/scouts-hq/scouts/relay/relaydb"
 	"github.com/scouts-hq/scouts/relay/server"
+	"github.com/scouts-hq/scouts/store/storetest"
 )
 
 type env struct {
@@ -36,8 +40,14 @@ func newEnv(t testing.TB, cfg server.Config) *env {
 // (a Gmail service needs it); e's server is set before anything runs.
 func newEnvWith(t testing.TB, config func(db *relaydb.DB, e *env) server.Config) *env {
 	t.Helper()
+	return newEnvOn(t, filepath.Join(t.TempDir(), "relay.db"), config)
+}
+
+// newEnvOn is newEnvWith on a given database: a SQLite path or a
+// postgres:// URL.
+func newEnvOn(t testing.TB, dbPath string, config func(db *relaydb.DB, e *env) server.Config) *env {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	dbPath := filepath.Join(t.TempDir(), "relay.db")
 	db, err := relaydb.Open(ctx, dbPath)
 	if err != nil {
 		t.Fatal(err)
@@ -363,4 +373,81 @@ func TestAcksOfDeliveredRowsAreNotRateLimited(t *testing.T) {
 	if websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
 		t.Fatalf("bogus acks: %v", err)
 	}
+}
+
+// A desktop that committed proposals but lost the connection before its
+// acks reached the relay names them in its next hello: the relay counts
+// them acknowledged, drops their sealed content, and its queue metrics
+// show no backlog that does not exist.
+func TestHelloTakesAcksLostWithTheConnection(t *testing.T) {
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			dsn := filepath.Join(t.TempDir(), "relay.db")
+			if backend == "postgres" {
+				dsn = storetest.PostgresDSN(t)
+			}
+			e := newEnvOn(t, dsn, func(*relaydb.DB, *env) server.Config { return server.Config{} })
+			ctx := context.Background()
+			r := e.dial()
+			r.hello(e.token, 0)
+			r.send(protocol.TypeScoutRegister, "op-1", protocol.ScoutConfig{ScoutID: "sc_1", Kind: "webhook", Name: "hook", Enabled: true, HookTokenHash: strings.Repeat("a", 64)})
+			if f, _ := r.recv(); f.Type != protocol.TypeConfigResult {
+				t.Fatalf("register: %+v", f)
+			}
+			for range 5 {
+				if _, _, err := e.db.Enqueue(ctx, relaydb.NewItem{UserID: e.user, ScoutID: "sc_1", SourceType: "webhook", Verdict: "relevant",
+					Sealed: map[string][]byte{e.dev: []byte("sealed")}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for n := 0; n < 5; {
+				f, err := r.recv()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if f.Type == protocol.TypeProposal {
+					n++
+				}
+			}
+			// The desktop committed all five, then the connection died
+			// before a single ack went out.
+			r.c.CloseNow()
+
+			r = e.dial()
+			r.hello(e.token, 5)
+			depth, err := e.db.QueueDepth(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if depth[relay.StatusAcked] != 5 || depth[relay.StatusQueued]+depth[relay.StatusDelivered] != 0 {
+				t.Fatalf("after the hello that covers them: %v, want all 5 acked", depth)
+			}
+			rows, _ := e.db.Pending(ctx, e.user, e.dev, 0, 10)
+			for _, row := range rows {
+				if row.Sealed != nil {
+					t.Fatalf("row %d still holds its sealed content", row.Seq)
+				}
+			}
+			metrics := e.get("/metrics")
+			for status, want := range map[string]int{"acked": 5, "delivered": 0, "queued": 0} {
+				if line := fmt.Sprintf("scouts_relay_queue_rows{status=%q} %d\n", status, want); !strings.Contains(metrics, line) {
+					t.Fatalf("metrics lack %q:\n%s", line, metrics)
+				}
+			}
+		})
+	}
+}
+
+func (e *env) get(path string) string {
+	e.t.Helper()
+	res, err := http.Get(e.http.URL + path)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != http.StatusOK {
+		e.t.Fatalf("GET %s: %d %v", path, res.StatusCode, err)
+	}
+	return string(b)
 }
