@@ -1,10 +1,12 @@
 package server
 
 import (
+	"bytes"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -61,17 +63,33 @@ func (s *Server) handleHook(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusGone, "disabled", "this webhook's scout is disabled")
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, MaxHookBody)
-	var in protocol.WebhookPayload
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxHookBody))
+	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			fail(http.StatusRequestEntityTooLarge, "too_large", "body is larger than 64 KiB")
 			return
 		}
+		fail(http.StatusBadRequest, "invalid", "could not read the body: "+err.Error())
+		return
+	}
+	// encoding/json would replace invalid bytes with U+FFFD: the item
+	// would differ from what was sent, silently.
+	if !utf8.Valid(body) {
+		fail(http.StatusBadRequest, "invalid", "body is not valid UTF-8")
+		return
+	}
+	var in protocol.WebhookPayload
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
 		fail(http.StatusBadRequest, "invalid", "body must be JSON {\"title\": …, \"body\": …, \"url\": …}: "+err.Error())
+		return
+	}
+	// Decode stops after the first value: a second object would be
+	// dropped without a word.
+	if _, err := dec.Token(); err != io.EOF {
+		fail(http.StatusBadRequest, "invalid", "body must hold exactly one JSON object; found more data after the JSON object")
 		return
 	}
 	if msg := validateHook(in); msg != "" {
@@ -134,8 +152,6 @@ func validateHook(in protocol.WebhookPayload) string {
 		return "title is required"
 	case len(in.Title) > 1000:
 		return "title is longer than 1000 bytes"
-	case !utf8.ValidString(in.Title) || !utf8.ValidString(in.Body) || !utf8.ValidString(in.URL):
-		return "text must be valid UTF-8"
 	}
 	if in.URL != "" {
 		u, err := url.Parse(in.URL)

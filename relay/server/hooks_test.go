@@ -1,0 +1,80 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/scouts-hq/scouts/relay"
+	"github.com/scouts-hq/scouts/relay/protocol"
+	"github.com/scouts-hq/scouts/relay/relaydb"
+	"github.com/scouts-hq/scouts/relay/server"
+)
+
+// hookScout registers a webhook scout through a connected device and
+// returns its URL and token.
+func (e *env) hookScout() (url, token string) {
+	e.t.Helper()
+	token = "hook-secret"
+	r := e.dial()
+	r.hello(e.token, 0)
+	r.send(protocol.TypeScoutRegister, "op-hook", protocol.ScoutConfig{ScoutID: "sc_hook", Kind: "webhook", Name: "hook", Enabled: true,
+		HookTokenHash: relaydb.HashToken(token)})
+	f, err := r.recv()
+	var res protocol.ConfigResult
+	if err != nil || f.DecodeData(&res) != nil || !res.OK {
+		e.t.Fatalf("register hook scout: %+v %+v %v", f, res, err)
+	}
+	r.c.CloseNow()
+	return e.http.URL + "/api/v1/hooks/sc_hook", token
+}
+
+type hookAnswer struct {
+	status int
+	Code   string `json:"code"`
+	Error  string `json:"error"`
+}
+
+func postHook(t *testing.T, url, token, body string) hookAnswer {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	a := hookAnswer{status: res.StatusCode}
+	json.NewDecoder(res.Body).Decode(&a)
+	return a
+}
+
+// A webhook body is one JSON object in valid UTF-8: anything else is
+// refused with a reason, rather than half read (a second object dropped)
+// or silently altered (bad bytes replaced), and nothing is queued.
+func TestHookBodyIsDecodedStrictly(t *testing.T) {
+	e := newEnv(t, server.Config{})
+	url, token := e.hookScout()
+	for _, tc := range []struct{ name, body, want string }{
+		{"two objects", `{"title":"a"} {"title":"b"}`, "after the JSON object"},
+		{"trailing garbage", `{"title":"a"}x`, "after the JSON object"},
+		{"invalid UTF-8 in a string", "{\"title\":\"caf\xe9\"}", "UTF-8"},
+		{"invalid UTF-8 outside strings", "{\"title\":\"a\"}\xff", "UTF-8"},
+	} {
+		a := postHook(t, url, token, tc.body)
+		if a.status != http.StatusBadRequest || a.Code != "invalid" || !strings.Contains(a.Error, tc.want) {
+			t.Errorf("%s: %d %s %q, want 400 invalid mentioning %q", tc.name, a.status, a.Code, a.Error, tc.want)
+		}
+	}
+	depth, _ := e.db.QueueDepth(context.Background())
+	if n := depth[relay.StatusQueued]; n != 0 {
+		t.Fatalf("refused bodies queued %d rows", n)
+	}
+	// One object, with whitespace around it, is fine.
+	if a := postHook(t, url, token, " {\"title\":\"caf\u00e9\"}\r\n"); a.status != http.StatusAccepted {
+		t.Fatalf("a valid body: %d %s %s", a.status, a.Code, a.Error)
+	}
+}
