@@ -71,3 +71,17 @@ func (s *savingSource) Token() (*oauth2.Token, error) {
 	t := *tok
 	return &t, nil
 }
+
+// Invalidate forgets the access token: Gmail refused it before its expiry
+// (Google may end one early while the refresh token stays good), so the
+// next Token refreshes it, and saves the new one. It makes the source a
+// gmail.Refresher.
+func (s *savingSource) Invalidate() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	next := *s.rec
+	tok := *s.rec.Token
+	tok.AccessToken = ""
+	next.Token = &tok
+	s.rec = &next
+}

@@ -38,7 +38,9 @@ type Options struct {
 	// fake or a proxy.
 	BaseURL string
 	// TokenSource authorises the calls; it should refresh (and persist
-	// refreshed tokens) itself.
+	// refreshed tokens) itself. If it is a Refresher, an access token
+	// Gmail refuses is refreshed and the call tried once more before the
+	// failure counts as an AuthError.
 	TokenSource oauth2.TokenSource
 	// HTTPClient, if set, carries the calls instead of one built from
 	// TokenSource (its transport must then add the Authorization header).
@@ -101,7 +103,10 @@ func NewClient(ctx context.Context, opts Options) (*Client, error) {
 	case opts.HTTPClient != nil:
 		copts = append(copts, option.WithHTTPClient(opts.HTTPClient))
 	case opts.TokenSource != nil:
-		copts = append(copts, option.WithTokenSource(opts.TokenSource))
+		// x/oauth2's transport asks the source for every request, so an
+		// access token dropped by Refresher.Invalidate is never reused;
+		// the generated client's own token plumbing may cache it.
+		copts = append(copts, option.WithHTTPClient(&http.Client{Transport: &oauth2.Transport{Source: opts.TokenSource}}))
 	default:
 		return nil, errors.New("gmail: a token source or an authorised HTTP client is required")
 	}
@@ -134,6 +139,17 @@ func IsAuth(err error) bool {
 	return errors.As(err, &ae)
 }
 
+// Refresher is a token source that can be told Gmail refused its access
+// token (revoked or ended early by Google while the refresh token is still
+// good). Google's advice for a 401 is to refresh and retry; x/oauth2 only
+// refreshes once its own clock says the token expired.
+type Refresher interface {
+	oauth2.TokenSource
+	// Invalidate drops the cached access token, so that the next Token
+	// refreshes it.
+	Invalidate()
+}
+
 // TransientError is a failure that outlived this client's retries (429,
 // 5xx, a network error): the caller should try again later, after After
 // when the server said so.
@@ -156,6 +172,7 @@ func (e *NotFoundError) Error() string { return "gmail: message " + e.ID + " no 
 func (c *Client) call(ctx context.Context, method string, units int, do func() error) error {
 	wait := c.opts.Backoff
 	var last error
+	refreshed := false
 	for attempt := 1; ; attempt++ {
 		c.units.Add(int64(units))
 		err := do()
@@ -168,6 +185,16 @@ func (c *Client) call(ctx context.Context, method string, units int, do func() e
 		cls, after := classify(err)
 		switch cls {
 		case errAuth:
+			// A refused access token is refreshed and the call retried
+			// once; a refused refresh (invalid_grant) or a second 401 is
+			// the user's to fix.
+			if r, ok := c.opts.TokenSource.(Refresher); ok && !refreshed && isStatus(err, http.StatusUnauthorized) {
+				refreshed = true
+				c.log.Info("gmail: access token refused; refreshing it and trying again", "method", method)
+				r.Invalidate()
+				attempt--
+				continue
+			}
 			return &AuthError{Err: fmt.Errorf("%s: %w", method, err)}
 		case errPermanent:
 			return fmt.Errorf("gmail: %s: %w", method, err)

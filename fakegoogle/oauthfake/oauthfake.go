@@ -21,6 +21,7 @@ import (
 	"encoding/base64"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -270,6 +271,25 @@ func (s *Server) Revoke(tok string) bool {
 	}
 	g.revoked = true
 	return true
+}
+
+// ExpireAccessTokens ends every live access token of account before its
+// expiry while its refresh tokens stay good, as Google does now and then
+// (a password change on another session, a security event, a server
+// rotating keys): the API answers 401 and a refresh is the cure. It
+// returns how many tokens it ended.
+func (s *Server) ExpireAccessTokens(account string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.o.Now()
+	n := 0
+	for tok, a := range s.access {
+		if strings.EqualFold(a.g.account, account) && now.Before(a.expires) {
+			delete(s.access, tok)
+			n++
+		}
+	}
+	return n
 }
 
 func (s *Server) grantOf(tok string) *grant {

@@ -318,3 +318,23 @@ func TestDiscovery(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Access tokens ended early answer as dead while the refresh token still
+// mints new ones.
+func TestExpireAccessTokens(t *testing.T) {
+	e := newEnv(t, Options{})
+	tok := e.connect(t)
+	if n := e.s.ExpireAccessTokens(DefaultAccount); n != 1 {
+		t.Fatalf("ended %d access tokens, want 1", n)
+	}
+	if _, ok := e.s.AccessTokenEmail(tok.AccessToken); ok {
+		t.Fatal("the access token is still live")
+	}
+	fresh, err := e.conf.TokenSource(e.ctx, &oauth2.Token{RefreshToken: tok.RefreshToken}).Token()
+	if err != nil {
+		t.Fatalf("refresh after the early end: %v", err)
+	}
+	if email, ok := e.s.AccessTokenEmail(fresh.AccessToken); !ok || email != DefaultAccount {
+		t.Fatalf("the refreshed token: %q %v", email, ok)
+	}
+}

@@ -259,7 +259,42 @@ var errNoToken = errors.New("gmail: the scout has no refresh token")
 
 type tokenEntry struct {
 	sum [32]byte
-	ts  oauth2.TokenSource
+	ts  *refreshingSource
+}
+
+// refreshingSource is a scout's access token, minted from its refresh
+// token and kept until it expires or Gmail refuses it (a gmail.Refresher):
+// Google may end an access token early while the refresh token is good,
+// and one refused token must not disable the scout.
+type refreshingSource struct {
+	ctx     context.Context
+	conf    *oauth2.Config
+	refresh string
+
+	mu  sync.Mutex
+	cur oauth2.TokenSource
+}
+
+func newRefreshingSource(ctx context.Context, conf *oauth2.Config, refresh string) *refreshingSource {
+	r := &refreshingSource{ctx: ctx, conf: conf, refresh: refresh}
+	r.Invalidate()
+	return r
+}
+
+func (r *refreshingSource) Token() (*oauth2.Token, error) {
+	r.mu.Lock()
+	ts := r.cur
+	r.mu.Unlock()
+	return ts.Token()
+}
+
+// Invalidate starts over from the refresh token alone, which x/oauth2
+// refreshes at the next Token.
+func (r *refreshingSource) Invalidate() {
+	ts := r.conf.TokenSource(r.ctx, &oauth2.Token{RefreshToken: r.refresh})
+	r.mu.Lock()
+	r.cur = ts
+	r.mu.Unlock()
 }
 
 // client builds the Gmail client of a scout, keeping the token source
@@ -286,7 +321,7 @@ func (s *Service) client(ctx context.Context, sc relay.CloudScout) (*gmail.Clien
 		if s.cfg.HTTPClient != nil {
 			bg = context.WithValue(bg, oauth2.HTTPClient, s.cfg.HTTPClient)
 		}
-		e = &tokenEntry{sum: sum, ts: oc.TokenSource(bg, &oauth2.Token{RefreshToken: string(rt)})}
+		e = &tokenEntry{sum: sum, ts: newRefreshingSource(bg, oc, string(rt))}
 		s.mu.Lock()
 		s.tokens[sc.ID] = e
 		s.mu.Unlock()

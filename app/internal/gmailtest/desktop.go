@@ -1,0 +1,141 @@
+package gmailtest
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/scouts-hq/scouts/app/core"
+	"github.com/scouts-hq/scouts/app/gmailauth"
+	"github.com/scouts-hq/scouts/app/secrets"
+	"github.com/scouts-hq/scouts/fakegoogle/oauthfake"
+)
+
+// Auth is core.GmailAuth over the real account manager, as the agent
+// wires it, with the fake's consent page as the browser.
+type Auth struct {
+	t testing.TB
+	g *Google
+	M *gmailauth.Manager
+	// OnConnected is called after a consent completed (the agent calls
+	// the core's GmailConnected there).
+	OnConnected func(email string)
+}
+
+// NewAuth opens the file keyring of a desktop data directory; the same
+// directory after a restart finds the same accounts.
+func (g *Google) NewAuth(t testing.TB, dataDir string) *Auth {
+	t.Helper()
+	store, err := secrets.Open(secrets.Options{Backend: secrets.BackendFile, FileDir: keyringDir(dataDir),
+		Passphrase: func() (string, error) { return "a long random test passphrase", nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := g.Endpoints()
+	a := &Auth{t: t, g: g}
+	a.M = gmailauth.New(gmailauth.Config{ClientID: oauthfake.DefaultClientID, ClientSecret: oauthfake.DefaultClientSecret,
+		AuthURL: ep.Auth, TokenURL: ep.Token, RevokeURL: ep.Revoke,
+		OpenBrowser: func(u string) error {
+			go g.OAuth.Consent(context.Background(), u)
+			return nil
+		}}, store, slog.New(slog.DiscardHandler))
+	return a
+}
+
+func (a *Auth) Connect(ctx context.Context) (string, error) {
+	u, done, err := a.M.Start(context.WithoutCancel(ctx))
+	if err != nil {
+		return "", err
+	}
+	go func() {
+		r := <-done
+		if r.Err == nil && a.OnConnected != nil {
+			a.OnConnected(r.Account.Email)
+		}
+	}()
+	return u, nil
+}
+
+func (a *Auth) Accounts(context.Context) ([]core.GmailAccount, error) {
+	list, err := a.M.Accounts()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]core.GmailAccount, len(list))
+	for i, x := range list {
+		out[i] = core.GmailAccount{Email: x.Email, ConnectedAt: x.ConnectedAt}
+	}
+	return out, nil
+}
+
+func (a *Auth) TokenSource(ctx context.Context, email string) (oauth2.TokenSource, error) {
+	return a.M.TokenSource(ctx, email)
+}
+
+func (a *Auth) RefreshToken(_ context.Context, email string) (string, error) {
+	return a.M.RefreshToken(email)
+}
+
+func (a *Auth) Disconnect(ctx context.Context, email string) error { return a.M.Disconnect(ctx, email) }
+
+// Desktop is a desktop core with Gmail on the fakes.
+type Desktop struct {
+	t      testing.TB
+	g      *Google
+	Dir    string
+	Auth   *Auth
+	Core   *core.Core
+	cancel context.CancelFunc
+}
+
+// DesktopOptions configure a desktop; RelayURL and RelayToken connect it
+// to a relay.
+type DesktopOptions struct {
+	RelayURL, RelayToken string
+}
+
+// OpenDesktop opens (or, on an existing dir, restarts) a desktop core and
+// starts its scouts. Close stops it; the test's end does too.
+func (g *Google) OpenDesktop(t testing.TB, dir string, o DesktopOptions) *Desktop {
+	t.Helper()
+	d := &Desktop{t: t, g: g, Dir: dir, Auth: g.NewAuth(t, dir)}
+	ctx, cancel := context.WithCancel(context.Background())
+	d.cancel = cancel
+	c, err := core.Open(ctx, core.Config{DataDir: dir, Version: "test", Gmail: d.Auth, GmailAPIURL: g.GmailURL,
+		PollInterval: 200 * time.Millisecond, RelayURL: o.RelayURL, RelayToken: o.RelayToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Core = c
+	d.Auth.OnConnected = func(email string) { c.GmailConnected(context.Background(), email) }
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Close)
+	return d
+}
+
+// Close stops the desktop, as quitting the agent does.
+func (d *Desktop) Close() {
+	if d.cancel == nil {
+		return
+	}
+	d.cancel()
+	d.Core.Close()
+	d.cancel = nil
+}
+
+// Connect runs "Connect Gmail" to its end.
+func (d *Desktop) Connect() {
+	d.t.Helper()
+	if _, err := d.Core.ConnectGmail(context.Background()); err != nil {
+		d.t.Fatal(err)
+	}
+	Wait(d.t, "the account to be connected", func() bool {
+		list, err := d.Core.GmailAccounts(context.Background())
+		return err == nil && len(list) == 1
+	})
+}

@@ -1,0 +1,124 @@
+// Package gmailtest runs the desktop's Gmail against fakes of Google in
+// one test process: OAuth (oauthfake) and the Gmail API (gmailfake) served
+// on loopback, the real account manager (app/gmailauth) over an
+// encrypted-file keyring whose "browser" consents at once, and, for the
+// relay modes, an in-process relay with Gmail scouts that can be stopped
+// and started again where the desktop expects it.
+package gmailtest
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/scouts-hq/scouts/fakegoogle/gmailfake"
+	"github.com/scouts-hq/scouts/fakegoogle/oauthfake"
+)
+
+// Account is the Google account the fakes know.
+const Account = "ann@example.com"
+
+// Google is Google as the tests see it.
+type Google struct {
+	t        testing.TB
+	OAuth    *oauthfake.Server
+	OAuthURL string
+	Gmail    *gmailfake.Server
+	GmailURL string
+	// push, when set, receives the mailbox's Pub/Sub notifications (the
+	// relay's push endpoint); nil drops them, as a Pub/Sub without a
+	// subscriber would.
+	push atomic.Pointer[func(ctx context.Context, data []byte) error]
+}
+
+// NewGoogle serves the fakes with one mailbox, Account.
+func NewGoogle(t testing.TB) *Google {
+	t.Helper()
+	g := &Google{t: t, OAuth: oauthfake.New(oauthfake.Options{Account: Account})}
+	os := httptest.NewServer(g.OAuth)
+	t.Cleanup(os.Close)
+	g.OAuthURL = os.URL
+	g.Gmail = gmailfake.New(gmailfake.Options{Authorize: g.OAuth.AccessTokenEmail, QuotaPerMinute: -1,
+		Publish: func(ctx context.Context, _ string, data []byte) error {
+			if p := g.push.Load(); p != nil {
+				return (*p)(ctx, data)
+			}
+			return nil
+		}})
+	g.Gmail.AddMailbox(Account)
+	gs := httptest.NewServer(g.Gmail)
+	t.Cleanup(gs.Close)
+	g.GmailURL = gs.URL
+	return g
+}
+
+// Deliver puts a personal mail (one the default triage finds relevant)
+// in the mailbox and returns its message id.
+func (g *Google) Deliver(n int, marker string) string {
+	g.t.Helper()
+	raw := fmt.Sprintf("From: Bob Example <bob@partner.example>\r\nTo: %s\r\nSubject: Contract draft %d (%s)\r\n"+
+		"Date: Mon, 2 Nov 2026 10:00:00 +0000\r\nMessage-ID: <c%d-%s@partner.example>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n"+
+		"Hi Ann, please review draft %d (%s) by Friday.\r\n", Account, n, marker, n, marker, n, marker)
+	id, _, err := g.Gmail.Deliver(Account, []byte(raw))
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	return id
+}
+
+// pushTo sends notifications to a relay's push endpoint.
+func (g *Google) pushTo(url string) {
+	f := func(ctx context.Context, data []byte) error {
+		body, _ := json.Marshal(map[string]any{"message": map[string]string{"data": base64.StdEncoding.EncodeToString(data), "messageId": "1"},
+			"subscription": "projects/scouts-test/subscriptions/push"})
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		res.Body.Close()
+		if res.StatusCode/100 != 2 {
+			return fmt.Errorf("push answered %s", res.Status)
+		}
+		return nil
+	}
+	g.push.Store(&f)
+}
+
+// Endpoints are the OAuth fake's URLs.
+func (g *Google) Endpoints() oauthfake.Endpoints { return oauthfake.EndpointsAt(g.OAuthURL) }
+
+// keyringDir is where a desktop data directory keeps its file keyring.
+func keyringDir(dataDir string) string { return filepath.Join(dataDir, "keyring") }
+
+// Wait polls cond until it holds, failing the test after a minute; explain
+// says what was seen instead.
+func Wait(t testing.TB, what string, cond func() bool, explain ...func() string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		if time.Now().After(deadline) {
+			var why []string
+			for _, e := range explain {
+				why = append(why, e())
+			}
+			t.Fatalf("timed out waiting for %s %s", what, strings.Join(why, "; "))
+		}
+		<-tick.C
+	}
+}
