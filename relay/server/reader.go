@@ -17,8 +17,13 @@ import (
 func (s *session) readLoop(ctx context.Context) error {
 	// A token bucket: a burst of Burst frames, refilled at Rate per second.
 	tokens, last := float64(s.srv.cfg.FrameBurst), time.Now()
+	// A read whose context ends drops the TCP connection without a close
+	// frame, and the device would see a bare EOF instead of why the session
+	// ended (4001 revoked, 1001 going away). So reads are not cancelled with
+	// the session: the session's close handshake ends this read.
+	rctx := context.WithoutCancel(ctx)
 	for {
-		_, b, err := s.conn.Read(ctx)
+		_, b, err := s.conn.Read(rctx)
 		if err != nil {
 			return err
 		}

@@ -190,6 +190,10 @@ func TestDeadPeerIsDropped(t *testing.T) {
 			if ctx.Err() != nil {
 				t.Fatal("the relay kept a silent peer for 10s")
 			}
+			// The peer is told why, if it still listens: going away.
+			if websocket.CloseStatus(err) != websocket.StatusGoingAway {
+				t.Fatalf("silent peer dropped with %v, want close 1001", err)
+			}
 			return
 		}
 		// pings arrive; we stay silent
