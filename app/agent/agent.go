@@ -31,6 +31,9 @@ type Config struct {
 	// Listen, when set, is a loopback TCP address for the local API
 	// (127.0.0.1:0 picks a free port).
 	Listen string
+	// ConfigDir is the user's Scouts configuration folder, which folder
+	// scouts never read (like DataDir); default DefaultConfigDir().
+	ConfigDir string
 	// Inbox is the folder the first run watches; empty disables it.
 	Inbox string
 	// RelayURL and RelayToken connect the agent to a relay; see core.Config.
@@ -97,6 +100,12 @@ func Run(ctx context.Context, cfg Config) error {
 
 	ccfg := core.Config{DataDir: dir, Version: cfg.Version, Logger: log, PollInterval: cfg.PollInterval,
 		RelayURL: cfg.RelayURL, RelayToken: cfg.RelayToken, Autostart: cfg.Autostart}
+	if cfg.ConfigDir == "" {
+		cfg.ConfigDir = DefaultConfigDir()
+	}
+	if cfg.ConfigDir != "" {
+		ccfg.ProtectedDirs = []string{cfg.ConfigDir}
+	}
 	var gmailAcc *gmailAccounts
 	if cfg.Gmail != nil {
 		gmailAcc = newGmailAccounts(dir, cfg.Gmail, log)

@@ -35,6 +35,17 @@ func DefaultDataDir() (string, error) {
 	return filepath.Join(home, ".local", "share", "scouts"), nil
 }
 
+// DefaultConfigDir is the user's Scouts configuration folder (scout
+// definitions will live in its scouts.d): the OS's per-user configuration
+// directory, e.g. $XDG_CONFIG_HOME/scouts. "" when there is none.
+func DefaultConfigDir() string {
+	d, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "scouts")
+}
+
 // DefaultInbox is the folder the first run watches: ~/Scouts/Inbox.
 func DefaultInbox() string {
 	home, err := os.UserHomeDir()

@@ -43,6 +43,9 @@ type Config struct {
 	Model            triage.Model
 	ModelBudget      triage.Budget
 	ModelDailyTokens int
+	// ProtectedDirs are folders no folder scout reads, besides DataDir
+	// (which never is): the agent's configuration and scout definitions.
+	ProtectedDirs []string
 }
 
 // Core is an open agent core. Its methods are safe for concurrent use.
@@ -109,6 +112,7 @@ func (c *Core) openFolder(ctx context.Context, s scouts.Scout) (scouts.SourceCon
 		Logger:         c.log.With("scout", s.ID),
 		Now:            c.now,
 		ScoutCreatedAt: s.CreatedAt,
+		Protected:      c.protectedDirs(),
 	})
 }
 

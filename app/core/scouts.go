@@ -79,6 +79,9 @@ func (c *Core) checkScout(ctx context.Context, s *scouts.Scout) error {
 		if err != nil {
 			return err
 		}
+		if err := directory.CheckRoot(cfg.Path, c.protectedDirs()); err != nil {
+			return err
+		}
 		norm, err := json.Marshal(cfg)
 		if err != nil {
 			return err
@@ -110,6 +113,18 @@ func (c *Core) checkScout(ctx context.Context, s *scouts.Scout) error {
 		}
 	}
 	return s.Validate()
+}
+
+// protectedDirs are the folders no folder scout reads: the data directory
+// (the database, the lock, the API token) and the configured others.
+func (c *Core) protectedDirs() []string {
+	dirs := append([]string{}, c.cfg.ProtectedDirs...)
+	if c.cfg.DataDir != "" {
+		if abs, err := filepath.Abs(c.cfg.DataDir); err == nil {
+			dirs = append(dirs, abs)
+		}
+	}
+	return dirs
 }
 
 func samePath(a, b string) bool {

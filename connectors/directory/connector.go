@@ -26,6 +26,10 @@ type Options struct {
 	// baseline, files modified at or after it are new all the same. The
 	// zero time makes the baseline record every existing file silently.
 	ScoutCreatedAt time.Time
+	// Protected lists folders the scout never reads (the agent's data and
+	// configuration folders): a root inside one is refused, and one inside
+	// the root is skipped with all it holds.
+	Protected []string
 }
 
 // Connector is a folder scout's source: it implements
@@ -40,6 +44,7 @@ type Connector struct {
 	now       func() time.Time
 	createdAt time.Time
 	settle    time.Duration
+	protected []string
 
 	// rootp confines every file operation to the watched tree, also under
 	// a race where a directory is swapped for a symbolic link. It changes
@@ -108,6 +113,9 @@ func New(opts Options) (*Connector, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	if err := CheckRoot(cfg.Path, opts.Protected); err != nil {
+		return nil, err
+	}
 	cfg = cfg.withDefaults()
 	include, err := compileGlobs(cfg.Include)
 	if err != nil {
@@ -135,6 +143,7 @@ func New(opts Options) (*Connector, error) {
 		now:       opts.Now,
 		createdAt: opts.ScoutCreatedAt,
 		settle:    time.Duration(cfg.Settle),
+		protected: opts.Protected,
 		rootPath:  cfg.Path,
 		rootReal:  resolved,
 		// The first scan is always full: it finds what arrived while the

@@ -59,6 +59,14 @@
 // is already in the folder without suggesting it (the "baseline"), except
 // files modified after the scout was created.
 //
+// # Scouts' own folders
+//
+// Options.Protected names folders no scout reads: the agent's data
+// directory and its configuration. A root that is or is inside one is
+// refused (CheckRoot, also in New, so a scout stored before the check does
+// not run); one inside the root is skipped with all it holds, never listed
+// nor watched. They are recognised with os.SameFile, whatever the spelling.
+//
 // # Files Scouts writes
 //
 // WriteFile and Archive record what they write in the index before they

@@ -38,6 +38,9 @@ func (s *scan) entry(w dirWork, dir *os.Root, info fs.FileInfo, known map[string
 		if c.excluded(rel, true) {
 			break
 		}
+		if s.protected.protects(name, info) {
+			break // Scouts' own data: as if excluded
+		}
 		switch {
 		case wasKnown && old.Type == TypeProblem && sameStat(old, info):
 			// Unreadable, and reported already.

@@ -44,6 +44,8 @@ type scan struct {
 	page     func(context.Context, []scouts.ItemRef) error
 	now      time.Time
 	baseline bool
+	// protected recognises the folders this scan skips (see guard.go).
+	protected *guard
 	// listed and subtrees hold the directories an incremental scan has
 	// listed, and the new ones it listed with all they contain, so that no
 	// directory is listed twice in one run.
@@ -87,7 +89,7 @@ func (c *Connector) ListNew(ctx context.Context, page func(context.Context, []sc
 	if needBaseline {
 		full = true
 	}
-	s := &scan{c: c, ctx: ctx, page: page, now: c.now(), baseline: needBaseline}
+	s := &scan{c: c, ctx: ctx, page: page, now: c.now(), baseline: needBaseline, protected: newGuard(c.protected)}
 	c.scanning = true
 	defer func() { c.scanning, c.touched = false, nil }()
 

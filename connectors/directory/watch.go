@@ -126,10 +126,11 @@ func (w *watcher) event(ctx context.Context, ev fsnotify.Event) bool {
 	if rel == "" {
 		return false // the root's own attributes
 	}
-	isDir := false
+	isDir, protected := false, false
 	if ev.Has(fsnotify.Create) {
 		if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
 			isDir = true
+			protected = newGuard(c.protected).protects(fi.Name(), fi)
 		}
 	}
 	if c.excludedPath(rel, isDir) {
@@ -137,7 +138,7 @@ func (w *watcher) event(ctx context.Context, ev fsnotify.Event) bool {
 	}
 	parent, _ := splitRel(rel)
 	c.markDirty(parent)
-	if isDir {
+	if isDir && !protected {
 		w.addTree(ctx, rel)
 		// Files may have arrived before the new watch was in place.
 		c.markDirty(rel)
@@ -170,6 +171,7 @@ func (w *watcher) addTree(ctx context.Context, rel string) {
 		return
 	}
 	c := w.c
+	prot := newGuard(c.protected)
 	stack := []string{rel}
 	if rel != "" && !w.add(rel) {
 		return
@@ -187,6 +189,13 @@ func (w *watcher) addTree(ctx context.Context, rel string) {
 				sub := joinRel(d, e.Name())
 				if !e.IsDir() || c.excluded(sub, true) {
 					continue
+				}
+				if len(prot.paths) > 0 {
+					// Scouts' own data is never watched: its writes would
+					// wake the scout forever.
+					if fi, err := e.Info(); err != nil || prot.protects(e.Name(), fi) {
+						continue
+					}
 				}
 				if !w.add(sub) {
 					f.Close()

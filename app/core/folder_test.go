@@ -1,0 +1,138 @@
+package core_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scouts-hq/scouts/app/core"
+	"github.com/scouts-hq/scouts/app/localdb"
+	"github.com/scouts-hq/scouts/scouts"
+)
+
+// openCoreIn opens and starts a core whose data directory is dataDir.
+func openCoreIn(t *testing.T, dataDir string) (*core.Core, *core.Subscription) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	c, err := core.Open(ctx, core.Config{DataDir: dataDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, _, _ := c.Bus.Subscribe(0, 4096)
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); c.Close() })
+	return c, sub
+}
+
+// dataTree is a folder holding the agent's data directory, which the agent
+// is given through a symbolic link: another spelling of the same folder.
+func dataTree(t *testing.T) (tree, dataDir string) {
+	t.Helper()
+	base := t.TempDir()
+	tree = filepath.Join(base, "home")
+	if err := os.MkdirAll(filepath.Join(tree, "data"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(tree, filepath.Join(base, "link")); err != nil {
+		t.Fatal(err)
+	}
+	return tree, filepath.Join(base, "link", "data")
+}
+
+// insertFolderScout stores a folder scout without the checks of
+// CreateScout, as a database written before them holds it, and starts it.
+func insertFolderScout(t *testing.T, c *core.Core, cfg map[string]any) scouts.Scout {
+	t.Helper()
+	raw, _ := json.Marshal(cfg)
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	s := scouts.Scout{ID: scouts.NewID("sc"), Kind: scouts.KindFolder, Name: "old", Enabled: true, Review: true,
+		Config: raw, CreatedAt: now, UpdatedAt: now}
+	if err := c.DB.CreateScout(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	c.Engine.Sync(s)
+	return s
+}
+
+func suggestedPath(name string) func(scouts.Event) bool {
+	return func(e scouts.Event) bool {
+		s, ok := e.Data.(scouts.Suggestion)
+		return e.Type == scouts.EventSuggestionCreated && ok && filepath.Base(s.Path) == name
+	}
+}
+
+// A folder scout over a folder that holds the agent's data directory never
+// reads it: not the database, its WAL, the lock or the API token, not at
+// the first scan and not while the agent writes to its database. The scout
+// predates the guard (it is stored as an old database holds it), and the
+// data directory is spelled through a link.
+func TestFolderScoutOverTheDataDirectoryNeverReadsIt(t *testing.T) {
+	ctx := context.Background()
+	tree, dataDir := dataTree(t)
+	c, sub := openCoreIn(t, dataDir)
+	token := strings.Repeat("5e", 32)
+	if err := os.WriteFile(filepath.Join(dataDir, "local-api.token"), []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tree, "before.md"), []byte("# Before\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	s := insertFolderScout(t, c, map[string]any{"path": tree, "include_existing": true, "settle": "1ms"})
+	waitFor(t, sub, "the suggestion of a file already there", suggestedPath("before.md"))
+	// Suggesting wrote to the database; the next file comes through the
+	// watch, after those writes.
+	if err := os.WriteFile(filepath.Join(tree, "after.md"), []byte("# After\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, sub, "the suggestion of a new file", suggestedPath("after.md"))
+
+	all, err := c.DB.ListSuggestions(ctx, localdb.SuggestionFilter{ScoutID: s.ID, Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sg := range all {
+		if strings.HasPrefix(sg.Path, filepath.Join(tree, "data")+string(filepath.Separator)) || strings.Contains(sg.Title, token) {
+			t.Errorf("suggested %q (title %q) from the agent's data directory", sg.Path, sg.Title)
+		}
+	}
+	if len(all) != 2 {
+		t.Errorf("%d suggestions; want 2 (before.md, after.md)", len(all))
+	}
+}
+
+// A folder scout inside the data directory is refused when it is created,
+// whatever the spelling, and one stored before that check does not run.
+func TestFolderScoutInsideTheDataDirectoryIsRefused(t *testing.T) {
+	ctx := context.Background()
+	tree, dataDir := dataTree(t)
+	c, _ := openCoreIn(t, dataDir)
+	if err := os.Mkdir(filepath.Join(dataDir, "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{dataDir, filepath.Join(tree, "data"), filepath.Join(tree, "data", "sub")} {
+		cfg, _ := json.Marshal(map[string]any{"path": p})
+		_, err := c.CreateScout(ctx, core.NewScout{Kind: scouts.KindFolder, Review: true, Enabled: true, Config: cfg})
+		var se *scouts.Error
+		if !errors.As(err, &se) || se.Code != scouts.EInvalid || !strings.Contains(err.Error(), "data") {
+			t.Errorf("a folder scout on %s: %v; want an invalid-request error about the data folder", p, err)
+		}
+	}
+
+	s := insertFolderScout(t, c, map[string]any{"path": filepath.Join(tree, "data"), "include_existing": true})
+	got, err := c.DB.GetScout(ctx, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got.LastError, "data") || c.Engine.IsRunning(s.ID) {
+		t.Errorf("a stored scout inside the data folder: running %v, health %q; want stopped with an error about the data folder",
+			c.Engine.IsRunning(s.ID), got.LastError)
+	}
+}
