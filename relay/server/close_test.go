@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
@@ -87,8 +86,5 @@ func TestDesktopClientReportsRevokedAtOnce(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the client kept running after its revocation")
-	}
-	if errors.Is(ctx.Err(), context.Canceled) {
-		t.Fatal("test context ended early")
 	}
 }
