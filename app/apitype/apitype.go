@@ -23,15 +23,19 @@ type Error struct {
 
 // Status is GET /api/v1/status.
 type Status struct {
-	Version       string         `json:"version"`
-	StartedAt     time.Time      `json:"started_at"`
-	DataDir       string         `json:"data_dir"`
-	ScoutsRunning int            `json:"scouts_running"`
-	ScoutsTotal   int            `json:"scouts_total"`
-	Paused        bool           `json:"paused"`
-	Pending       int            `json:"pending"`
-	Suggestions   map[string]int `json:"suggestions"` // count by status
-	Entities      map[string]int `json:"entities"`    // count by kind
+	Version       string    `json:"version"`
+	StartedAt     time.Time `json:"started_at"`
+	DataDir       string    `json:"data_dir"`
+	ScoutsRunning int       `json:"scouts_running"`
+	ScoutsTotal   int       `json:"scouts_total"`
+	Paused        bool      `json:"paused"`
+	// Pending counts the cards waiting in the inbox (Lanes has every lane;
+	// Suggestions["pending"] counts all pending cards).
+	Pending     int            `json:"pending"`
+	Suggestions map[string]int `json:"suggestions"` // count by status
+	// Lanes counts pending cards per lane: inbox, screened, spam.
+	Lanes    map[string]int `json:"lanes"`
+	Entities map[string]int `json:"entities"` // count by kind
 	// Relay is the relay connection; absent when the desktop runs alone.
 	Relay *RelayStatus `json:"relay,omitempty"`
 }
@@ -139,6 +143,57 @@ type Suggestion struct {
 	ResolvedAt   *time.Time `json:"resolved_at,omitempty"`
 	ResolvedKind string     `json:"resolved_kind,omitempty"`
 	ResolvedID   string     `json:"resolved_entity_id,omitempty"`
+	// Lane is where a pending card waits: inbox, screened or spam.
+	Lane string `json:"lane"`
+	// Rescued is set when the person brought the card back from a lane
+	// below the inbox ("screened" or "spam").
+	Rescued    string      `json:"rescued,omitempty"`
+	Assessment *Assessment `json:"assessment,omitempty"`
+}
+
+// Assessment is what the engine concluded about an item on arrival: its
+// lane and why, the learner's predictions and the fields proposed from its
+// content (for the approve preview).
+type Assessment struct {
+	LaneReason string `json:"lane_reason,omitempty"`
+	// Approve and Spam are probabilities, or -1 while the learner cannot
+	// tell.
+	Approve      float64    `json:"approve"`
+	Spam         float64    `json:"spam"`
+	LearnedKind  string     `json:"learned_kind,omitempty"`
+	LearnedKindP float64    `json:"learned_kind_p,omitempty"`
+	CueKind      string     `json:"cue_kind,omitempty"`
+	KindFrom     string     `json:"kind_from,omitempty"` // learned, content, source, rule
+	Why          []string   `json:"why,omitempty"`
+	Due          *time.Time `json:"due,omitempty"`
+	StartsAt     *time.Time `json:"starts_at,omitempty"`
+	EndsAt       *time.Time `json:"ends_at,omitempty"`
+	AllDay       bool       `json:"all_day,omitempty"`
+	ProjectID    string     `json:"project_id,omitempty"`
+	Learning     string     `json:"learning,omitempty"`
+}
+
+// Learning is a scout's learner: where it stands and its thresholds
+// (GET/PUT /api/v1/scouts/{id}/learning).
+type Learning struct {
+	ScoutID   string `json:"scout_id"`
+	Decisions int    `json:"decisions"`
+	Spam      int    `json:"spam_decisions"`
+	Ham       int    `json:"ham_decisions"`
+	// State says it in words: "learning — 12 of 30 decisions".
+	State    string        `json:"state"`
+	Trained  bool          `json:"trained"`
+	Features int           `json:"features"`
+	ResetAt  *time.Time    `json:"reset_at,omitempty"`
+	Settings LearnSettings `json:"settings"`
+}
+
+// LearnSettings are a scout's learner thresholds.
+type LearnSettings struct {
+	ColdStart   int     `json:"cold_start"`
+	ScreenBelow float64 `json:"screen_below"`
+	SpamAbove   float64 `json:"spam_above"`
+	MinSpam     int     `json:"min_spam"`
 }
 
 // Approve is the body of POST /api/v1/suggestions/{id}/approve: the kind to

@@ -86,6 +86,11 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 	if err != nil {
 		return nil, fmt.Errorf("core: %w", err)
 	}
+	salt, err := db.LearnSalt(ctx)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("core: %w", err)
+	}
 	c := &Core{DB: db, cfg: cfg, log: cfg.Logger, now: cfg.Now, started: cfg.Now(), gmailKick: make(chan struct{}, 1)}
 	c.Bus = NewBus(4096, c.started.UnixMicro())
 	c.Engine = scouts.NewEngine(scouts.EngineConfig{
@@ -96,6 +101,7 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 		Logger:       cfg.Logger,
 		Now:          cfg.Now,
 		PollInterval: cfg.PollInterval,
+		Learning:     scouts.LearningConfig{Salt: salt, Propose: c.proposeFromContent},
 	})
 	return c, nil
 }
@@ -149,6 +155,7 @@ type Status struct {
 	ScoutsTotal   int
 	Paused        bool
 	Suggestions   map[scouts.Status]int
+	Lanes         map[scouts.Lane]int // pending cards per lane
 	Entities      map[scouts.EntityKind]int
 }
 
@@ -166,9 +173,13 @@ func (c *Core) Status(ctx context.Context) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
+	lanes, err := c.DB.CountPendingByLane(ctx)
+	if err != nil {
+		return Status{}, err
+	}
 	return Status{
 		Version: c.cfg.Version, StartedAt: c.started, DataDir: c.cfg.DataDir,
 		ScoutsRunning: c.Engine.Running(), ScoutsTotal: len(all), Paused: c.Engine.Paused(),
-		Suggestions: counts, Entities: ents,
+		Suggestions: counts, Lanes: lanes, Entities: ents,
 	}, nil
 }

@@ -219,7 +219,10 @@ func (c *Core) openGmail(ctx context.Context, s scouts.Scout) (scouts.SourceConn
 			c.log.Warn("gmail: recovered", "scout", s.ID, "note", note)
 			c.auditScoutStatus(context.Background(), s.ID, "scout", protocol.ScoutOK, note)
 		},
-		Logger: c.log.With("scout", s.ID)}
+		// The learner reads the words of new mail (transiently; only
+		// hashes are kept): the same quota as headers alone.
+		BodyRunes: learnBodyRunes,
+		Logger:    c.log.With("scout", s.ID)}
 	if g.Mode == GmailRelayPing {
 		o.Hints, o.PollEvery = c.gmailHints.channel(s.ID), c.cfg.PollInterval
 		o.Topic, o.Watches = g.PushTopic, gmailCursor{c: c, scoutID: s.ID}
@@ -234,6 +237,9 @@ func (c *Core) openGmail(ctx context.Context, s scouts.Scout) (scouts.SourceConn
 		return err
 	}}, nil
 }
+
+// learnBodyRunes is how much of a mail's text the learner reads.
+const learnBodyRunes = 4000
 
 // relayTriaged is a relay-triage scout on the desktop: the relay lists and
 // triages; the desktop reads ("read full email") and archives.

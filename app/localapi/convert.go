@@ -24,7 +24,18 @@ func toSuggestion(s scouts.Suggestion) apitype.Suggestion {
 		ProposedKind: string(s.ProposedKind), Reason: s.Reason, TraceID: s.TraceID,
 		CreatedAt: s.CreatedAt, ExpiresAt: s.ExpiresAt, ResolvedAt: timePtr(s.ResolvedAt),
 		ResolvedKind: string(s.ResolvedKind), ResolvedID: s.ResolvedEntityID,
+		Lane: string(s.Lane), Rescued: string(s.Rescued), Assessment: toAssessment(s.Assessment),
 	}
+}
+
+func toAssessment(a scouts.Assessment) *apitype.Assessment {
+	if a.Lane == "" {
+		return nil // from before the learner
+	}
+	return &apitype.Assessment{LaneReason: a.LaneReason, Approve: a.Approve, Spam: a.Spam,
+		LearnedKind: string(a.LearnedKind), LearnedKindP: a.LearnedKindP, CueKind: string(a.CueKind), KindFrom: a.KindFrom,
+		Why: a.Why, Due: timePtr(a.Due), StartsAt: timePtr(a.StartsAt), EndsAt: timePtr(a.EndsAt), AllDay: a.AllDay,
+		ProjectID: a.ProjectID, Learning: a.Learning}
 }
 
 func toEntity(e scouts.Entity) apitype.Entity {

@@ -19,7 +19,11 @@ func (s *Server) status(r *http.Request) (apitype.Status, error) {
 	out := apitype.Status{
 		Version: st.Version, StartedAt: st.StartedAt, DataDir: st.DataDir,
 		ScoutsRunning: st.ScoutsRunning, ScoutsTotal: st.ScoutsTotal, Paused: st.Paused,
-		Pending: st.Suggestions[scouts.StatusPending], Suggestions: map[string]int{}, Entities: map[string]int{},
+		Pending: st.Lanes[scouts.LaneInbox], Suggestions: map[string]int{}, Entities: map[string]int{},
+		Lanes: map[string]int{},
+	}
+	for _, l := range []scouts.Lane{scouts.LaneInbox, scouts.LaneScreened, scouts.LaneSpam} {
+		out.Lanes[string(l)] = st.Lanes[l]
 	}
 	for _, k := range []scouts.Status{scouts.StatusPending, scouts.StatusApproved, scouts.StatusRejected, scouts.StatusExpired} {
 		out.Suggestions[string(k)] = st.Suggestions[k]
@@ -173,7 +177,23 @@ func (s *Server) handleListSuggestions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.Limit = limit
-	f.Newest = q.Get("order") == "newest"
+	if l := q.Get("lane"); l != "" && l != "all" {
+		f.Lane, err = scouts.ParseLane(l)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
+	switch o := q.Get("order"); o {
+	case "", "oldest":
+	case "newest":
+		f.Newest = true
+	case "likely":
+		f.Likely = true
+	default:
+		s.fail(w, r, scouts.Errorf(scouts.EInvalid, "order %q: want oldest, newest or likely", o))
+		return
+	}
 	list, err := s.core.DB.ListSuggestions(r.Context(), f)
 	if err != nil {
 		s.fail(w, r, err)

@@ -77,6 +77,12 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /api/v1/suggestions/{id}/approve", s.handleApprove)
 	m.HandleFunc("POST /api/v1/suggestions/{id}/reject", s.handleReject)
 	m.HandleFunc("POST /api/v1/suggestions/{id}/undo", s.handleUndo)
+	m.HandleFunc("POST /api/v1/suggestions/{id}/spam", s.handleMarkSpam)
+	m.HandleFunc("POST /api/v1/suggestions/{id}/bring-back", s.handleBringBack)
+	m.HandleFunc("POST /api/v1/suggestions/{id}/screen", s.handleScreen)
+	m.HandleFunc("GET /api/v1/scouts/{id}/learning", s.handleGetLearning)
+	m.HandleFunc("PUT /api/v1/scouts/{id}/learning", s.handlePutLearning)
+	m.HandleFunc("POST /api/v1/scouts/{id}/learning/reset", s.handleResetLearning)
 	m.HandleFunc("GET /api/v1/suggestions/{id}/content", s.handleContent)
 
 	m.HandleFunc("POST /api/v1/pause", s.handlePause(true))

@@ -1,6 +1,7 @@
 package localdb
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"database/sql"
@@ -367,4 +368,25 @@ func decodeTotals(b []byte) learn.Totals {
 		t.Feats[i] = get(len(t.Docs) + i)
 	}
 	return t
+}
+
+// LearnTablesContain reports whether any stored value of the learner's
+// tables contains b: tests use it to prove that no text is kept.
+func (d *DB) LearnTablesContain(ctx context.Context, b []byte) bool {
+	for _, q := range []string{`SELECT c FROM learn_counts`, `SELECT hashes FROM suggestion_features`,
+		`SELECT COALESCE(taught, x'') FROM suggestion_features`, `SELECT totals FROM learn_models`, `SELECT settings FROM learn_models`} {
+		rows, err := d.read().QueryContext(ctx, q)
+		if err != nil {
+			return true
+		}
+		for rows.Next() {
+			var v []byte
+			if rows.Scan(&v) == nil && bytes.Contains(v, b) {
+				rows.Close()
+				return true
+			}
+		}
+		rows.Close()
+	}
+	return false
 }

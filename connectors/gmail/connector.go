@@ -44,7 +44,10 @@ type ConnectorOptions struct {
 	Watches WatchStore
 	// OnRecovered is told when a lost history cursor was recovered.
 	OnRecovered func(note string)
-	Logger      *slog.Logger
+	// BodyRunes is how much of each new mail's text the desktop's learner
+	// reads (transiently); 0 reads headers only.
+	BodyRunes int
+	Logger    *slog.Logger
 }
 
 // WatchStore keeps when a scout's watch expires.
@@ -85,7 +88,7 @@ func (c *Connector) ListNew(ctx context.Context, page func(context.Context, []sc
 	}
 	sink := &refSink{seen: c.o.Seen}
 	syncer := &Syncer{Client: c.o.Client, Pipeline: c.o.Pipeline, AutoTrashSpam: c.o.AutoTrashSpam, Sink: sink, Logger: c.o.Logger,
-		NotBefore: c.o.NotBefore}
+		NotBefore: c.o.NotBefore, BodyRunes: c.o.BodyRunes}
 	res, err := syncer.Run(ctx, cursor, at)
 	if err != nil {
 		return err
@@ -116,12 +119,29 @@ type refSink struct {
 
 func (r *refSink) Seen(ctx context.Context, id string) (bool, error) { return r.seen(ctx, id) }
 
+// Record turns every verdict into an item: relevant mail for the inbox,
+// spam for the Spam lane, mail with nothing to act on for Screened —
+// nothing is dropped without a card the person can see and bring back.
 func (r *refSink) Record(_ context.Context, v Verdict) error {
-	if v.Decision.Verdict != triage.Relevant {
-		return nil
-	}
 	meta := cardMeta(v.ID, v.Card)
-	meta.Reason = Why(v.Decision.Reason, v.Decision.Path)
+	why := Why(v.Decision.Reason, v.Decision.Path)
+	meta.Reason = why
+	switch v.Decision.Verdict {
+	case triage.Spam:
+		meta.Lane, meta.LaneReason = scouts.LaneSpam, "Spam: "+why
+		if v.Trashed {
+			meta.LaneReason += "; moved to Gmail's Trash (the scout's auto-trash is on)"
+		}
+	case triage.Skip:
+		meta.Lane, meta.LaneReason = scouts.LaneScreened, "Screened: "+why
+	}
+	if v.Mail != nil {
+		it := triage.LearnItem(*v.Mail)
+		meta.Evidence = &it
+	} else if v.Card.Subject == "" {
+		// Skipped unread (a Promotions mail): the card says so.
+		meta.Title = "(not read: in Gmail's Promotions tab)"
+	}
 	r.refs = append(r.refs, scouts.ItemRef{Ref: v.ID, Meta: &meta})
 	return nil
 }

@@ -60,6 +60,17 @@ func (c *Client) Metadata(ctx context.Context, id string) (Message, error) {
 	return convert(m, 0)
 }
 
+// MetadataAndBody reads a message whole (format=full, the same five quota
+// units as headers only): the headers triage reads plus up to maxRunes of
+// its text in Triage.Body. Transient, like every Message.
+func (c *Client) MetadataAndBody(ctx context.Context, id string, maxRunes int) (Message, error) {
+	m, err := c.get(ctx, id, "full")
+	if err != nil {
+		return Message{}, err
+	}
+	return convert(m, maxRunes)
+}
+
 // Body reads a message's text (format=full), cut to maxRunes for a model.
 func (c *Client) Body(ctx context.Context, id string, maxRunes int) (string, error) {
 	m, err := c.get(ctx, id, "full")

@@ -22,6 +22,10 @@ type Verdict struct {
 	// Trashed is set when the mail was spam and the scout moves spam to
 	// the Trash.
 	Trashed bool
+	// Mail is the mail as triage read it (headers, and the body when
+	// BodyRunes asked for it), for a desktop learner. Transient, like
+	// Card; nil when the mail was not read.
+	Mail *triage.Message
 }
 
 // Sink receives a sync's verdicts. Its methods are called from one
@@ -48,6 +52,10 @@ type Syncer struct {
 	// BackfillLimit bounds how many messages a resync reads after the
 	// history cursor was lost (default 500).
 	BackfillLimit int
+	// BodyRunes, when positive, reads each new mail whole (format=full:
+	// the same quota as headers only) and keeps that much of its text in
+	// Verdict.Mail, for a learner on the desktop. The relay leaves it 0.
+	BodyRunes int
 	// NotBefore is when the scout began: a resync never suggests mail
 	// that arrived before it (the baseline left that mail alone).
 	NotBefore time.Time
@@ -170,7 +178,12 @@ func (s *Syncer) judge(ctx context.Context, batch []Added, res *Result, notBefor
 			}
 			continue
 		}
-		m, err := s.Client.Metadata(ctx, a.ID)
+		var m Message
+		if s.BodyRunes > 0 {
+			m, err = s.Client.MetadataAndBody(ctx, a.ID, s.BodyRunes)
+		} else {
+			m, err = s.Client.Metadata(ctx, a.ID)
+		}
 		var nf *NotFoundError
 		if errors.As(err, &nf) {
 			res.Gone++
@@ -191,13 +204,18 @@ func (s *Syncer) judge(ctx context.Context, batch []Added, res *Result, notBefor
 			continue
 		}
 		id := a.ID
-		d, err := s.Pipeline.TriageLazy(ctx, m.Triage, func(ctx context.Context) (string, error) {
+		headers := m.Triage
+		headers.Body = "" // heuristics never read it; a model gets its own cut
+		d, err := s.Pipeline.TriageLazy(ctx, headers, func(ctx context.Context) (string, error) {
+			if s.BodyRunes > 0 {
+				return cutRunes(m.Triage.Body, ModelBodyRunes), nil
+			}
 			return s.Client.Body(ctx, id, ModelBodyRunes)
 		})
 		if err != nil {
 			return err
 		}
-		v := Verdict{ID: a.ID, ThreadID: a.ThreadID, Decision: d, Card: m.Card()}
+		v := Verdict{ID: a.ID, ThreadID: a.ThreadID, Decision: d, Card: m.Card(), Mail: &m.Triage}
 		switch d.Verdict {
 		case triage.Relevant:
 			res.Relevant++
@@ -227,4 +245,16 @@ func (s *Syncer) judge(ctx context.Context, batch []Added, res *Result, notBefor
 // nothing is done to it.
 func (s *Syncer) promotionNeedsNoRead(labels []string) bool {
 	return !s.AutoTrashSpam && !s.Pipeline.HasRules() && slices.Contains(labels, triage.LabelPromotions)
+}
+
+// cutRunes returns s cut to at most n runes.
+func cutRunes(s string, n int) string {
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j]
+		}
+		i++
+	}
+	return s
 }
