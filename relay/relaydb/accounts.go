@@ -210,6 +210,17 @@ func (d *DB) ActiveDeviceKeys(ctx context.Context, userID string) (map[string][]
 	return out, rows.Err()
 }
 
+// EveryDeviceRevoked reports whether a user has devices and all of them are
+// revoked: nothing can be sealed for the account until a new one is added.
+func (d *DB) EveryDeviceRevoked(ctx context.Context, userID string) (bool, error) {
+	var total, revoked int
+	err := d.db.Read().QueryRowContext(ctx, d.q(`SELECT COUNT(*), COUNT(revoked_at) FROM devices WHERE user_id = ?`), userID).Scan(&total, &revoked)
+	if err != nil {
+		return false, fmt.Errorf("relaydb: count devices: %w", err)
+	}
+	return total > 0 && revoked == total, nil
+}
+
 // Audit records a content-free event.
 func (d *DB) Audit(ctx context.Context, userID, scoutID, typ, summary string) error {
 	return d.tx(ctx, func(tx *sql.Tx) error {

@@ -108,6 +108,18 @@ func (s *Server) handleHook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(keys) == 0 {
+		// 409 either way: the request is fine, the account cannot take it
+		// in its present state, and it can again once a device connects.
+		revoked, err := s.db.EveryDeviceRevoked(r.Context(), sc.UserID)
+		if err != nil {
+			s.log.Error("hook: count devices", "err", err)
+			fail(http.StatusServiceUnavailable, "unavailable", "try again later")
+			return
+		}
+		if revoked {
+			fail(http.StatusConflict, "devices_revoked", "every device of this account is revoked, so the item cannot be sealed for any and was not queued; add a device (scouts-relay device add) and connect its desktop")
+			return
+		}
 		fail(http.StatusConflict, "no_device", "no device of this account has connected to the relay yet, so the item cannot be sealed for one; start the desktop agent with this relay first")
 		return
 	}

@@ -78,3 +78,31 @@ func TestHookBodyIsDecodedStrictly(t *testing.T) {
 		t.Fatalf("a valid body: %d %s %s", a.status, a.Code, a.Error)
 	}
 }
+
+// An account whose every device is revoked cannot receive anything: its
+// webhook says so, rather than that no device has connected yet.
+func TestHookOfAnAccountWithEveryDeviceRevoked(t *testing.T) {
+	e := newEnv(t, server.Config{})
+	url, token := e.hookScout()
+	ctx := context.Background()
+	if err := e.db.RevokeDevice(ctx, e.dev); err != nil {
+		t.Fatal(err)
+	}
+	a := postHook(t, url, token, `{"title":"a"}`)
+	if a.status != http.StatusConflict || a.Code != "devices_revoked" || !strings.Contains(a.Error, "every device of this account is revoked") {
+		t.Fatalf("all devices revoked: %d %s %q", a.status, a.Code, a.Error)
+	}
+	// A new device that has not connected yet: that is what the answer
+	// says then.
+	if _, _, err := e.db.AddDevice(ctx, "ann@example.com", "new laptop"); err != nil {
+		t.Fatal(err)
+	}
+	a = postHook(t, url, token, `{"title":"a"}`)
+	if a.status != http.StatusConflict || a.Code != "no_device" || !strings.Contains(a.Error, "has connected") {
+		t.Fatalf("a new device not connected yet: %d %s %q", a.status, a.Code, a.Error)
+	}
+	depth, _ := e.db.QueueDepth(ctx)
+	if depth[relay.StatusQueued] != 0 {
+		t.Fatalf("refused items were queued: %v", depth)
+	}
+}
