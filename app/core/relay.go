@@ -146,8 +146,17 @@ func (l *relayLink) Commit(ctx context.Context, items []client.Item) error {
 		if err != nil {
 			return err
 		}
-		if _, err := l.c.Engine.Ingest(ctx, s, byScout[scoutID]); err != nil {
+		n, err := l.c.Engine.Ingest(ctx, s, byScout[scoutID])
+		if err != nil {
 			return err
+		}
+		if n > 0 {
+			// What the relay delivers is what a relay scout finds: its
+			// health counts it (a relay-triage scout's own runs list
+			// nothing). The relay's last word on the scout stays.
+			v, _ := l.c.relayHealth.Load(scoutID)
+			relayErr, _ := v.(error)
+			l.c.Engine.RecordHealth(ctx, scoutID, n, relayErr)
 		}
 	}
 	return l.c.DB.AdvanceSyncSeq(ctx, relaySeqKey, maxSeq)

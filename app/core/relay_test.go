@@ -197,3 +197,49 @@ func TestOutboxReplaysOfflineOperationsOnce(t *testing.T) {
 		t.Fatalf("expired suggestions: %s", b)
 	}
 }
+
+// Proposals that reach the desktop through the relay are what a relay
+// scout (webhook, relay-triage Gmail) finds: its health counts them, as a
+// folder scout's counts what its runs find.
+func TestRelayScoutHealthCountsDeliveredProposals(t *testing.T) {
+	ctx := context.Background()
+	r := newRelay(t)
+	c, sub := openCore(t, "http://"+r.addr, r.token)
+	created, err := c.CreateScout(ctx, core.NewScout{Kind: scouts.KindWebhook, Name: "CI", Review: true, Enabled: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, sub, "scout registered", func(e scouts.Event) bool {
+		_, err := r.db.Scout(ctx, created.Scout.ID)
+		return relayState("online", 0)(e) && err == nil
+	})
+	const n = 7
+	for range n {
+		if _, _, err := r.db.Enqueue(ctx, relaydb.NewItem{UserID: r.user, ScoutID: created.Scout.ID, SourceType: relay.KindWebhook, Verdict: "relevant"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The desktop acknowledges a batch once it has committed it: then its
+	// health is up to date.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		depth, err := r.db.QueueDepth(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if depth[relay.StatusAcked] == n {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("relay queue %v: the desktop did not acknowledge %d proposals in 30 s", depth, n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	s, err := c.DB.GetScout(ctx, created.Scout.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.TotalNew != n || s.LastError != "" {
+		t.Fatalf("scout health after %d delivered proposals: total_new %d, last error %q", n, s.TotalNew, s.LastError)
+	}
+}
