@@ -186,7 +186,7 @@ func (c *Client) Run(ctx context.Context) error {
 		if err != nil {
 			msg = err.Error()
 		}
-		c.log.Info("relay connection lost; retrying", "err", err, "in", delay.Round(time.Millisecond))
+		c.log.Info("relay connection lost; retrying", "err", err, "in", delay.Round(time.Millisecond).String())
 		c.cfg.Handler.State(State{State: StateOffline, Error: msg, Since: time.Now(), NextRetry: time.Now().Add(delay)})
 		t := time.NewTimer(delay)
 		select {

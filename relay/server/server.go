@@ -209,13 +209,19 @@ func (s *Server) sweeper(ctx context.Context) {
 // instance's sessions, reconnecting with backoff; after a reconnection
 // every session looks at the queue, since notifications may have been lost.
 func (s *Server) listen(ctx context.Context) {
-	backoff := 100 * time.Millisecond
+	const first = 100 * time.Millisecond
+	backoff := first
 	for ctx.Err() == nil {
-		err := s.listenOnce(ctx)
+		listening, err := s.listenOnce(ctx)
 		if ctx.Err() != nil {
 			return
 		}
-		s.log.Warn("LISTEN connection lost; reconnecting", "err", err, "in", backoff)
+		if listening {
+			// The connection worked: this is a new outage, not the
+			// same one going on.
+			backoff = first
+		}
+		s.log.Warn("LISTEN connection lost; reconnecting", "err", err, "in", backoff.String())
 		select {
 		case <-ctx.Done():
 			return
@@ -225,20 +231,22 @@ func (s *Server) listen(ctx context.Context) {
 	}
 }
 
-func (s *Server) listenOnce(ctx context.Context) error {
+// listenOnce listens until the connection fails; listening reports whether
+// it got as far as LISTEN.
+func (s *Server) listenOnce(ctx context.Context) (listening bool, err error) {
 	conn, err := pgx.Connect(ctx, s.db.DSN())
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	if _, err := conn.Exec(ctx, "LISTEN "+relaydb.NotifyChannel); err != nil {
-		return err
+		return false, err
 	}
 	s.hub.notifyAll()
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
-			return err
+			return true, err
 		}
 		s.hub.notify(n.Payload)
 	}
