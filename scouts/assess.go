@@ -96,10 +96,10 @@ func (a *assessor) assess(ctx context.Context, meta ItemMetadata, kind EntityKin
 	}
 	set := st.Settings
 	if pred.Approve.P >= 0 {
-		as.Approve = round3(pred.Approve.P)
+		as.Approve = pred.Approve.P
 	}
 	if pred.Spam.P >= 0 {
-		as.Spam = round3(pred.Spam.P)
+		as.Spam = pred.Spam.P
 	}
 	spamReady := st.Spam >= set.MinSpam && st.Ham >= set.MinSpam && st.Decisions >= set.ColdStart
 	var why []string
