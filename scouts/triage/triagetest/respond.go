@@ -7,10 +7,21 @@ import (
 	"time"
 )
 
+// endsRequest reports a fault that ends the request before any answer is
+// made: a scripted turn waits for the next request.
+func (f Fault) endsRequest() bool {
+	switch f {
+	case FaultServerError, FaultUnavailable, FaultRateLimited, FaultHang,
+		FaultDropConnection, FaultMalformedJSON, FaultNoChoices:
+		return true
+	}
+	return false
+}
+
 // respond answers a checked request, misbehaving as the fault says. The
 // 500 answer quotes the prompt, as real servers sometimes do, so that tests
 // can check that clients never repeat a server's message.
-func (s *Server) respond(w http.ResponseWriter, r *http.Request, req Request, fault Fault, judge func(Request) Verdict) {
+func (s *Server) respond(w http.ResponseWriter, r *http.Request, req Request, fault Fault, turn *Turn, judge func(Request) Verdict) {
 	switch fault {
 	case FaultServerError:
 		apiError(w, http.StatusInternalServerError, "server_error", "", "The server had an error while processing your request. Your prompt: "+req.Input["item_subject"])
@@ -45,9 +56,33 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, req Request, fa
 		writeCompletion(w, req, nil, "stop", true)
 		return
 	}
-	v := judge(req)
-	verdict, _ := json.Marshal(v)
-	content := string(verdict)
+	if turn != nil && len(turn.Calls) > 0 {
+		if !req.mayCallTools() {
+			apiError(w, http.StatusInternalServerError, "server_error", "fake_script",
+				"fake: the script calls tools but the request offers none or says tool_choice none")
+			return
+		}
+		c := &choice{}
+		for _, call := range turn.Calls {
+			args := call.Arguments
+			if args == "" {
+				args = "{}"
+			}
+			c.calls = append(c.calls, ToolCall{ID: s.callID(), Type: "function", Function: FunctionCall{Name: call.Name, Arguments: args}})
+		}
+		writeCompletion(w, req, c, "tool_calls", fault != FaultNoUsage)
+		return
+	}
+	var content string
+	switch {
+	case turn != nil && turn.Answer != nil:
+		content = turn.Answer(req)
+	case turn != nil:
+		content = turn.Content
+	default:
+		verdict, _ := json.Marshal(judge(req))
+		content = string(verdict)
+	}
 	finish := "stop"
 	var refusal *string
 	switch fault {
@@ -74,20 +109,35 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, req Request, fa
 	writeCompletion(w, req, &choice{content: content, refusal: refusal}, finish, fault != FaultNoUsage)
 }
 
+// mayCallTools reports whether a model could call a tool in answer to the
+// request: tools are offered and tool_choice is not "none".
+func (r Request) mayCallTools() bool {
+	if len(r.Tools) == 0 {
+		return false
+	}
+	var choice string
+	return json.Unmarshal(r.ToolChoice, &choice) != nil || choice != "none"
+}
+
 type choice struct {
 	content string
 	refusal *string
+	calls   []ToolCall
 }
 
 func writeCompletion(w http.ResponseWriter, req Request, c *choice, finish string, withUsage bool) {
 	prompt := 0
 	for _, m := range req.Messages {
 		prompt += tokens(m.Content) + 4
+		for _, tc := range m.ToolCalls {
+			prompt += tokens(tc.Function.Name + tc.Function.Arguments)
+		}
 	}
 	type msg struct {
-		Role    string  `json:"role"`
-		Content *string `json:"content"`
-		Refusal *string `json:"refusal"`
+		Role      string     `json:"role"`
+		Content   *string    `json:"content"`
+		Refusal   *string    `json:"refusal"`
+		ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	}
 	type ch struct {
 		Index        int     `json:"index"`
@@ -98,12 +148,15 @@ func writeCompletion(w http.ResponseWriter, req Request, c *choice, finish strin
 	choices := []ch{}
 	completion := 0
 	if c != nil {
-		m := msg{Role: "assistant", Refusal: c.refusal}
-		if c.refusal == nil {
+		m := msg{Role: "assistant", Refusal: c.refusal, ToolCalls: c.calls}
+		if c.refusal == nil && c.calls == nil {
 			m.Content = &c.content
 		}
 		choices = append(choices, ch{Message: m, FinishReason: finish})
 		completion = tokens(c.content)
+		for _, tc := range c.calls {
+			completion += tokens(tc.Function.Name + tc.Function.Arguments)
+		}
 	}
 	resp := map[string]any{
 		"id":                 "chatcmpl-fake",

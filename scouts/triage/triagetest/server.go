@@ -5,6 +5,11 @@
 // and can be told to misbehave: server errors, rate limits, hangs,
 // malformed bodies, invalid verdicts, refusals, truncated answers, and the
 // "plain JSON in the content" replies of servers without structured output.
+//
+// It also speaks tool calling: Script queues answers that call tools
+// (finish_reason "tool_calls") and then answer, and every request is
+// recorded raw, so tests can check the tool results a client sent back and
+// that nothing secret travelled in a body.
 package triagetest
 
 import (
@@ -73,15 +78,110 @@ type Request struct {
 	MaxTokens      int
 	Temperature    *float64
 	ResponseFormat json.RawMessage
+	// Tools are the function tools offered; ToolChoice is the raw
+	// tool_choice ("auto", "none", …), nil when absent.
+	Tools      []Tool
+	ToolChoice json.RawMessage
+	// Body is the request body as received, for checks that no secret
+	// (an API key, a token) travels in it.
+	Body []byte
 	// Input is the user message decoded as the triage contract's JSON
 	// (source_type, scout_name, item_subject, …), nil if it is not JSON.
 	Input map[string]string
 }
 
-// Message is one chat message of a request.
+// Message is one chat message of a request. An assistant message that
+// called tools has ToolCalls (and usually no content); a "tool" message
+// answers one call, named by ToolCallID.
 type Message struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
+	Role       string     `json:"role"`
+	Content    string     `json:"content"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+}
+
+// ToolCall is a model's call of a function tool, as the API carries it.
+type ToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function FunctionCall `json:"function"`
+}
+
+// FunctionCall is a called function's name and its arguments, a JSON text.
+type FunctionCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Tool is a function tool a request offers.
+type Tool struct {
+	Type     string `json:"type"`
+	Function struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+	} `json:"function"`
+}
+
+// ToolResult is a tool message of a request with the call it answers.
+type ToolResult struct {
+	CallID    string
+	Name      string // the function called
+	Arguments string
+	Content   string // what the client answered
+}
+
+// ToolResults pairs each tool message with the call it answers, in order.
+func (r Request) ToolResults() []ToolResult {
+	calls := map[string]FunctionCall{}
+	var out []ToolResult
+	for _, m := range r.Messages {
+		for _, c := range m.ToolCalls {
+			calls[c.ID] = c.Function
+		}
+		if m.Role == "tool" {
+			c := calls[m.ToolCallID]
+			out = append(out, ToolResult{CallID: m.ToolCallID, Name: c.Name, Arguments: c.Arguments, Content: m.Content})
+		}
+	}
+	return out
+}
+
+// ToolResult returns the content of the last answer to a call of the
+// named tool.
+func (r Request) ToolResult(name string) (string, bool) {
+	res := r.ToolResults()
+	for i := len(res) - 1; i >= 0; i-- {
+		if res[i].Name == name {
+			return res[i].Content, true
+		}
+	}
+	return "", false
+}
+
+// ToolNames lists the names of the tools offered.
+func (r Request) ToolNames() []string {
+	var out []string
+	for _, t := range r.Tools {
+		out = append(out, t.Function.Name)
+	}
+	return out
+}
+
+// Turn is one scripted answer of the fake model: it calls tools, or it
+// answers with content (Content, or what Answer computes from the
+// request, for example from a tool's result).
+type Turn struct {
+	Calls   []Call
+	Content string
+	Answer  func(Request) string
+}
+
+// Call is a scripted tool call: a function name and its JSON arguments
+// ("{}" when empty).
+type Call struct {
+	Name      string
+	Arguments string
 }
 
 // Server is the fake. Use New, and Close when done.
@@ -93,6 +193,8 @@ type Server struct {
 
 	mu       sync.Mutex
 	faults   []Fault
+	turns    []Turn
+	calls    int // tool call ids handed out
 	judge    func(Request) Verdict
 	requests []Request
 }
@@ -123,6 +225,16 @@ func (s *Server) Fail(faults ...Fault) {
 	s.faults = append(s.faults, faults...)
 }
 
+// Script queues answers, one per coming request that no fault ends, in
+// order; requests beyond the script are judged as verdicts. A turn that
+// calls tools is a script error (answered 500) when the request offers no
+// tools or says tool_choice "none", since a real model could not call any.
+func (s *Server) Script(turns ...Turn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.turns = append(s.turns, turns...)
+}
+
 // Judge replaces the fake model's judgement.
 func (s *Server) Judge(f func(Request) Verdict) {
 	s.mu.Lock()
@@ -149,14 +261,29 @@ func DefaultJudge(r Request) Verdict {
 	return Verdict{Verdict: "relevant", Reason: "Looks like personal correspondence.", Confidence: 0.8}
 }
 
-func (s *Server) next() (Fault, func(Request) Verdict) {
+// next takes the coming request's fault and, unless the fault ends the
+// request before any answer is made, its scripted turn.
+func (s *Server) next() (Fault, *Turn, func(Request) Verdict) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f := FaultNone
 	if len(s.faults) > 0 {
 		f, s.faults = s.faults[0], s.faults[1:]
 	}
-	return f, s.judge
+	var t *Turn
+	if !f.endsRequest() && len(s.turns) > 0 {
+		t = &s.turns[0]
+		s.turns = s.turns[1:]
+	}
+	return f, t, s.judge
+}
+
+// callID hands out the next tool call id.
+func (s *Server) callID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls++
+	return fmt.Sprintf("call_fake%d", s.calls)
 }
 
 func (s *Server) record(r Request) {
@@ -194,6 +321,6 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusNotFound, "invalid_request_error", "model_not_found", fmt.Sprintf("The model %q does not exist.", req.Model))
 		return
 	}
-	fault, judge := s.next()
-	s.respond(w, r, req, fault, judge)
+	fault, turn, judge := s.next()
+	s.respond(w, r, req, fault, turn, judge)
 }
