@@ -50,14 +50,21 @@ The desktop:
   window [--view scouts|tasks|…]         open the window; starts the agent if none runs
 
 Talking to a running agent:
-  status                                 version, running scouts, pending count
+  status                                 version, running scouts, cards per lane
   scouts                                 list scouts and their health
   scouts add-folder PATH [--auto] [--name N] [--include GLOB]... [--exclude GLOB]... [--existing]
   scouts enable|disable|review|auto|run|rm ID
-  suggestions [--status S] [--json]      list suggestions (default: pending)
+  suggestions [--status S] [--lane inbox|screened|spam|all] [--json]
+                                         list suggestions (default: the pending inbox,
+                                         most likely to be approved first)
   show ID                                one suggestion with its audit trail ("why")
   approve ID --as task|note|event|project [--title T] [--body B] [--due DATE]
   reject ID
+  spam ID                                reject as spam (teaches the scout's learner)
+  bring-back ID                          from Screened or Spam back to the inbox (alias: restore)
+  screen ID                              from the inbox to Screened
+  learning SCOUT_ID [--reset] [--cold-start N] [--screen-below P] [--spam-above P]
+                                         a scout's learner: state and thresholds
   tasks|notes|events|projects [--json]   list entities
   tasks|notes|events|projects add TITLE [--body B]
   tasks done ID | <kind> rm ID
@@ -107,6 +114,14 @@ func Main(args []string, env Env) int {
 		err = runApprove(ctx, rest, env)
 	case "reject":
 		err = runReject(ctx, rest, env)
+	case "spam":
+		err = runLaneAction(ctx, spamAction, rest, env)
+	case "bring-back", "restore":
+		err = runLaneAction(ctx, bringBackAction, rest, env)
+	case "screen":
+		err = runLaneAction(ctx, screenAction, rest, env)
+	case "learning":
+		err = runLearning(ctx, rest, env)
 	case "tasks", "notes", "events", "projects", "task", "note", "event", "project":
 		err = runEntities(ctx, strings.TrimSuffix(cmd, "s"), rest, env)
 	case "audit":

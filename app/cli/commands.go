@@ -74,7 +74,8 @@ func runStatus(ctx context.Context, args []string, env Env) error {
 		paused = " (paused)"
 	}
 	fmt.Fprintf(w, "Scouts\t%d running of %d%s\n", st.ScoutsRunning, st.ScoutsTotal, paused)
-	fmt.Fprintf(w, "Pending\t%s\n", plural(st.Pending, "suggestion"))
+	fmt.Fprintf(w, "Pending\t%s in the inbox · %d screened · %d spam\n", plural(st.Pending, "suggestion"),
+		st.Lanes["screened"], st.Lanes["spam"])
 	fmt.Fprintf(w, "Entities\t%s, %s, %s, %s\n", plural(st.Entities["task"], "task"), plural(st.Entities["note"], "note"),
 		plural(st.Entities["event"], "event"), plural(st.Entities["project"], "project"))
 	return w.Flush()
@@ -219,34 +220,64 @@ func changeScout(ctx context.Context, sub string, args []string, env Env) error 
 func runSuggestions(ctx context.Context, args []string, env Env) error {
 	f := newFlags("suggestions", env, true)
 	status := f.String("status", "pending", "pending, approved, rejected, expired or all")
+	lane := f.String("lane", "", "inbox, screened, spam or all (default: inbox for pending suggestions, else all)")
 	scout := f.String("scout", "", "only this scout's suggestions")
 	limit := f.Int("limit", 100, "at most this many")
 	_, c, err := f.start(args)
 	if err != nil {
 		return err
 	}
-	list, err := c.Suggestions(ctx, localclient.SuggestionQuery{Status: *status, ScoutID: *scout, Limit: *limit})
+	q := localclient.SuggestionQuery{Status: *status, Lane: *lane, ScoutID: *scout, Limit: *limit}
+	if *status == "pending" {
+		// The queue as the window shows it: what the person most likely
+		// acts on first.
+		q.Order = "likely"
+		if q.Lane == "" {
+			q.Lane = "inbox"
+		}
+	}
+	list, err := c.Suggestions(ctx, q)
 	if err != nil {
 		return err
 	}
 	if f.json {
 		return printJSON(env.Stdout, list)
 	}
+	below := q.Lane == "screened" || q.Lane == "spam"
 	if len(list) == 0 {
-		fmt.Fprintf(env.Stdout, "No %s suggestions.\n", strings.ReplaceAll(*status, "all", ""))
+		what := strings.TrimSpace(strings.ReplaceAll(*status, "all", "") + " suggestions")
+		if q.Lane != "" && q.Lane != "all" {
+			what += " in " + q.Lane
+		}
+		fmt.Fprintf(env.Stdout, "No %s.\n", what)
 		return nil
 	}
 	w := table(env.Stdout)
-	fmt.Fprintln(w, "ID\tAGE\tKIND\tSTATUS\tTITLE\tEXCERPT")
+	if below {
+		fmt.Fprintln(w, "ID\tAGE\tKIND\tTITLE\tWHY HERE")
+	} else {
+		fmt.Fprintln(w, "ID\tAGE\tKIND\tSTATUS\tTITLE\tEXCERPT")
+	}
 	for _, s := range list {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", s.ID, ago(s.CreatedAt), s.ProposedKind, s.Status,
+		if below {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", s.ID, ago(s.CreatedAt), s.ProposedKind, clipText(s.Title, 40), clipText(laneReason(s), 70))
+			continue
+		}
+		status := s.Status
+		if s.Lane != "" && s.Lane != "inbox" {
+			status += " (" + s.Lane + ")"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", s.ID, ago(s.CreatedAt), s.ProposedKind, status,
 			clipText(s.Title, 40), clipText(s.Excerpt, 50))
 	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	if *status == "pending" {
-		fmt.Fprintf(env.Stdout, "\nApprove with: %[1]s approve ID --as task|note|event|project   Reject with: %[1]s reject ID\n", env.program())
+	switch {
+	case *status == "pending" && below:
+		fmt.Fprintf(env.Stdout, "\nBring one back to the inbox with: %s bring-back ID\n", env.program())
+	case *status == "pending":
+		fmt.Fprintf(env.Stdout, "\nApprove with: %[1]s approve ID --as task|note|event|project   Reject with: %[1]s reject ID   Spam: %[1]s spam ID\n", env.program())
 	}
 	return nil
 }
@@ -280,6 +311,17 @@ func runShow(ctx context.Context, args []string, env Env) error {
 		fmt.Fprintf(out, "  excerpt: %s\n", clipText(s.Excerpt, 200))
 	}
 	fmt.Fprintf(out, "  why:     %s\n", s.Reason)
+	if a := s.Assessment; a != nil {
+		for _, w := range a.Why {
+			fmt.Fprintf(out, "           %s\n", w)
+		}
+		if s.Lane != "" && s.Lane != "inbox" {
+			fmt.Fprintf(out, "  lane:    %s\n", laneReason(s))
+		}
+		if a.Learning != "" {
+			fmt.Fprintf(out, "  learner: %s\n", a.Learning)
+		}
+	}
 	if s.ResolvedID != "" {
 		fmt.Fprintf(out, "  became:  %s %s\n", s.ResolvedKind, s.ResolvedID)
 	}

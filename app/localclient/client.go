@@ -185,7 +185,12 @@ type SuggestionQuery struct {
 	Status  string // pending (default ""= all), approved, rejected, expired
 	ScoutID string
 	TraceID string
-	Limit   int
+	// Lane is inbox, screened or spam ("": every lane).
+	Lane string
+	// Order is oldest (default), newest, or likely: the cards the person
+	// most likely approves first.
+	Order string
+	Limit int
 }
 
 // Suggestions lists suggestions.
@@ -199,6 +204,12 @@ func (c *Client) Suggestions(ctx context.Context, q SuggestionQuery) ([]apitype.
 	}
 	if q.TraceID != "" {
 		v.Set("trace_id", q.TraceID)
+	}
+	if q.Lane != "" {
+		v.Set("lane", q.Lane)
+	}
+	if q.Order != "" {
+		v.Set("order", q.Order)
 	}
 	if q.Limit > 0 {
 		v.Set("limit", fmt.Sprint(q.Limit))
@@ -223,6 +234,50 @@ func (c *Client) Approve(ctx context.Context, id string, a apitype.Approve) (api
 func (c *Client) Reject(ctx context.Context, id string) (apitype.Suggestion, error) {
 	var out apitype.Suggestion
 	return out, c.call(ctx, "POST", "/api/v1/suggestions/"+url.PathEscape(id)+"/reject", struct{}{}, &out)
+}
+
+// MarkSpam rejects a suggestion as spam: it goes to the Spam lane and
+// teaches the scout's learner (undo takes it back within the undo window).
+func (c *Client) MarkSpam(ctx context.Context, id string) (apitype.Suggestion, error) {
+	return c.suggestionAction(ctx, id, "spam")
+}
+
+// BringBack moves a pending suggestion from Screened or Spam to the inbox
+// and teaches the learner that it was wanted.
+func (c *Client) BringBack(ctx context.Context, id string) (apitype.Suggestion, error) {
+	return c.suggestionAction(ctx, id, "bring-back")
+}
+
+// Screen moves a pending suggestion from the inbox to the Screened lane.
+func (c *Client) Screen(ctx context.Context, id string) (apitype.Suggestion, error) {
+	return c.suggestionAction(ctx, id, "screen")
+}
+
+func (c *Client) suggestionAction(ctx context.Context, id, action string) (apitype.Suggestion, error) {
+	var out apitype.Suggestion
+	return out, c.call(ctx, "POST", "/api/v1/suggestions/"+url.PathEscape(id)+"/"+action, struct{}{}, &out)
+}
+
+func learningPath(scoutID string) string {
+	return "/api/v1/scouts/" + url.PathEscape(scoutID) + "/learning"
+}
+
+// Learning returns a scout's learner: its state and thresholds.
+func (c *Client) Learning(ctx context.Context, scoutID string) (apitype.Learning, error) {
+	var out apitype.Learning
+	return out, c.call(ctx, "GET", learningPath(scoutID), nil, &out)
+}
+
+// SetLearning replaces a scout's learner thresholds.
+func (c *Client) SetLearning(ctx context.Context, scoutID string, s apitype.LearnSettings) (apitype.Learning, error) {
+	var out apitype.Learning
+	return out, c.call(ctx, "PUT", learningPath(scoutID), s, &out)
+}
+
+// ResetLearning forgets everything a scout's learner learned.
+func (c *Client) ResetLearning(ctx context.Context, scoutID string) (apitype.Learning, error) {
+	var out apitype.Learning
+	return out, c.call(ctx, "POST", learningPath(scoutID)+"/reset", struct{}{}, &out)
 }
 
 func entityPath(kind string) string { return "/api/v1/" + url.PathEscape(kind) + "s" }

@@ -84,7 +84,7 @@ func (c *controller) onEvent(ev apitype.StreamEvent) {
 	switch {
 	case ev.Type == "suggestion.created":
 		var s apitype.Suggestion
-		if json.Unmarshal(ev.Data, &s) == nil && s.Status == "pending" && c.notify != nil {
+		if json.Unmarshal(ev.Data, &s) == nil && s.Status == "pending" && (s.Lane == "" || s.Lane == "inbox") && c.notify != nil {
 			c.notify(s.Title)
 		}
 	case strings.HasPrefix(ev.Type, "entity."):

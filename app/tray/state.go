@@ -77,6 +77,10 @@ func Summarize(st apitype.Status, scouts []apitype.Scout) Summary {
 	if len(details) == 0 {
 		details = append(details, "All good")
 	}
+	// Cards below the inbox are no alarm, only worth knowing of.
+	if sc, sp := st.Lanes["screened"], st.Lanes["spam"]; sc+sp > 0 {
+		details = append(details, fmt.Sprintf("Also %d screened and %d in spam", sc, sp))
+	}
 	s.Detail = strings.Join(details, "\n")
 	return s
 }

@@ -1,6 +1,7 @@
 package tray
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -37,6 +38,8 @@ func TestSummarize(t *testing.T) {
 		{"failing but disabled", apitype.Status{}, []apitype.Scout{off}, icons.OK, "All good"},
 		{"offline and failing", apitype.Status{Relay: relay("offline")}, []apitype.Scout{broken}, icons.Attention, "Offline"},
 		{"paused", apitype.Status{Paused: true}, nil, icons.OK, "All scouts paused"},
+		{"lanes", apitype.Status{Pending: 2, Lanes: map[string]int{"inbox": 2, "screened": 1, "spam": 4}}, []apitype.Scout{ok}, icons.OK,
+			"All good\nAlso 1 screened and 4 in spam"},
 	}
 	for _, c := range cases {
 		s := Summarize(c.st, c.scouts)
@@ -339,5 +342,25 @@ func TestComposeNotification(t *testing.T) {
 	n := compose(titles)
 	if n.Summary != "5 new suggestions" || n.Count != 5 || !strings.HasSuffix(n.Body, "and 2 more") {
 		t.Errorf("%+v", n)
+	}
+}
+
+// Only cards that reach the inbox are announced: a burst of spam or of
+// screened newsletters must not pop up on the desktop.
+func TestOnlyInboxCardsAreNotified(t *testing.T) {
+	var got []string
+	c := newController(Options{})
+	c.notify = func(title string) { got = append(got, title) }
+	for _, s := range []apitype.Suggestion{
+		{Title: "Pay the invoice", Status: "pending", Lane: "inbox"},
+		{Title: "Cheap pills", Status: "pending", Lane: "spam"},
+		{Title: "Weekly digest", Status: "pending", Lane: "screened"},
+		{Title: "From an older agent", Status: "pending"},
+	} {
+		b, _ := json.Marshal(s)
+		c.onEvent(apitype.StreamEvent{Type: "suggestion.created", Data: b})
+	}
+	if want := []string{"Pay the invoice", "From an older agent"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("notified %q, want %q", got, want)
 	}
 }

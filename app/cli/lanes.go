@@ -1,0 +1,164 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/scouts-hq/scouts/app/apitype"
+	"github.com/scouts-hq/scouts/app/localclient"
+)
+
+// Lanes (inbox, screened, spam) and each scout's learner.
+
+// laneReason says why a card waits where it does.
+func laneReason(s apitype.Suggestion) string {
+	if s.Assessment != nil && s.Assessment.LaneReason != "" {
+		return s.Assessment.LaneReason
+	}
+	if s.Lane == "" {
+		return "inbox"
+	}
+	return s.Lane
+}
+
+// laneAction is a command that moves cards: spam, bring-back, screen.
+type laneAction struct {
+	name string
+	do   func(*localclient.Client, context.Context, string) (apitype.Suggestion, error)
+	done func(apitype.Suggestion) string
+}
+
+var (
+	spamAction = laneAction{name: "spam", do: (*localclient.Client).MarkSpam,
+		done: func(s apitype.Suggestion) string { return fmt.Sprintf("Marked as spam: %s %q", s.ID, s.Title) }}
+	bringBackAction = laneAction{name: "bring-back", do: (*localclient.Client).BringBack,
+		done: func(s apitype.Suggestion) string { return fmt.Sprintf("Back in the inbox: %s %q", s.ID, s.Title) }}
+	screenAction = laneAction{name: "screen", do: (*localclient.Client).Screen,
+		done: func(s apitype.Suggestion) string { return fmt.Sprintf("Screened: %s %q", s.ID, s.Title) }}
+)
+
+func runLaneAction(ctx context.Context, a laneAction, args []string, env Env) error {
+	f := newFlags(a.name, env, true)
+	pos, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usageErrorf("want one or more suggestion IDs")
+	}
+	c, err := f.client()
+	if err != nil {
+		return err
+	}
+	for _, id := range pos {
+		s, err := a.do(c, ctx, id)
+		if err != nil {
+			return withID(pos, id, err)
+		}
+		if f.json {
+			if err := printJSON(env.Stdout, s); err != nil {
+				return err
+			}
+			continue
+		}
+		fmt.Fprintln(env.Stdout, a.done(s))
+	}
+	return nil
+}
+
+// probability reads 0.1 or 10%.
+type probability struct{ v *float64 }
+
+func (p probability) String() string {
+	if p.v == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*p.v, 'g', -1, 64)
+}
+
+func (p probability) Set(s string) error {
+	pct := strings.HasSuffix(s, "%")
+	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(s, "%")), 64)
+	if err != nil {
+		return fmt.Errorf("want a probability such as 0.1 or 10%%")
+	}
+	if pct {
+		v /= 100
+	}
+	*p.v = v
+	return nil
+}
+
+func runLearning(ctx context.Context, args []string, env Env) error {
+	f := newFlags("learning", env, true)
+	reset := f.Bool("reset", false, "forget everything this scout's learner learned")
+	var set apitype.LearnSettings
+	f.IntVar(&set.ColdStart, "cold-start", 0, "decisions before the learner screens or files spam on its own")
+	f.Var(probability{&set.ScreenBelow}, "screen-below", "screen items the person approves with less than this probability (0–0.5, e.g. 0.1 or 10%)")
+	f.Var(probability{&set.SpamAbove}, "spam-above", "file as spam above this spam probability (0.5–1)")
+	f.IntVar(&set.MinSpam, "min-spam", 0, "spam and non-spam decisions each needed before learned spam filing")
+	id, c, err := f.oneArg(args, "scout ID")
+	if err != nil {
+		return err
+	}
+	changed := map[string]bool{}
+	f.Visit(func(fl *flag.Flag) { changed[fl.Name] = true })
+	thresholds := changed["cold-start"] || changed["screen-below"] || changed["spam-above"] || changed["min-spam"]
+	if *reset && thresholds {
+		return usageErrorf("--reset cannot be combined with thresholds")
+	}
+	var l apitype.Learning
+	switch {
+	case *reset:
+		l, err = c.ResetLearning(ctx, id)
+	case thresholds:
+		// The API replaces the settings whole: start from the current ones.
+		cur, err := c.Learning(ctx, id)
+		if err != nil {
+			return err
+		}
+		next := cur.Settings
+		if changed["cold-start"] {
+			next.ColdStart = set.ColdStart
+		}
+		if changed["screen-below"] {
+			next.ScreenBelow = set.ScreenBelow
+		}
+		if changed["spam-above"] {
+			next.SpamAbove = set.SpamAbove
+		}
+		if changed["min-spam"] {
+			next.MinSpam = set.MinSpam
+		}
+		l, err = c.SetLearning(ctx, id, next)
+		if err != nil {
+			return err
+		}
+	default:
+		l, err = c.Learning(ctx, id)
+	}
+	if err != nil {
+		return err
+	}
+	if f.json {
+		return printJSON(env.Stdout, l)
+	}
+	w := table(env.Stdout)
+	fmt.Fprintf(w, "Scout\t%s\n", l.ScoutID)
+	fmt.Fprintf(w, "State\t%s\n", l.State)
+	fmt.Fprintf(w, "Decisions\t%d (%d spam, %d not spam)\n", l.Decisions, l.Spam, l.Ham)
+	fmt.Fprintf(w, "Features\t%d\n", l.Features)
+	if l.ResetAt != nil {
+		fmt.Fprintf(w, "Reset\t%s ago\n", ago(*l.ResetAt))
+	}
+	st := l.Settings
+	fmt.Fprintf(w, "Cold start\t%s before screening or filing spam\n", plural(st.ColdStart, "decision"))
+	fmt.Fprintf(w, "Screen below\t%s approve probability\n", pct(st.ScreenBelow))
+	fmt.Fprintf(w, "Spam above\t%s spam probability (after %d spam and %d not-spam decisions)\n", pct(st.SpamAbove), st.MinSpam, st.MinSpam)
+	return w.Flush()
+}
+
+func pct(p float64) string { return strconv.FormatFloat(p*100, 'g', 4, 64) + " %" }
