@@ -175,6 +175,12 @@ func proposalItem(it client.Item) scouts.ItemRef {
 		ref.Ref = p.SourceRef
 		meta.URL = gmail.MessageURL(p.SourceRef)
 		meta.Reason = gmail.Why(p.Reason, p.Path)
+		switch p.Verdict {
+		case "spam":
+			meta.Lane, meta.LaneReason = scouts.LaneSpam, "Spam: "+meta.Reason
+		case "skip":
+			meta.Lane, meta.LaneReason = scouts.LaneScreened, "Screened: "+meta.Reason
+		}
 		if meta.Title == "" {
 			meta.Title = "Gmail message (its subject could not be read at delivery)"
 		}

@@ -344,8 +344,11 @@ func (s *Service) oauthConfig() *oauth2.Config {
 		Endpoint: oauth2.Endpoint{TokenURL: url, AuthStyle: oauth2.AuthStyleInParams}}
 }
 
-// queueSink queues relevant verdicts; spam and skip leave no row (nothing
-// of them is stored). The card is kept in memory for delivery.
+// queueSink queues every verdict — relevant mail for the inbox, spam and
+// mail with nothing to act on for the desktop's Spam and Screened lanes, so
+// that nothing is dropped without the person seeing it. A row holds the
+// verdict and its content-free reason; the card is kept in memory for
+// delivery.
 type queueSink struct {
 	s  *Service
 	sc relay.CloudScout
@@ -356,14 +359,14 @@ func (q *queueSink) Seen(ctx context.Context, id string) (bool, error) {
 }
 
 func (q *queueSink) Record(ctx context.Context, v gmail.Verdict) error {
-	if v.Decision.Verdict != triage.Relevant {
-		return nil
-	}
 	reason := v.Decision.Reason
 	if strings.HasPrefix(v.Decision.Path, triage.PathModel) {
 		// A model's reason is written from the mail's content: it may be
 		// delivered, never stored.
-		reason = "Judged relevant by the scout's model."
+		reason = "Judged " + string(v.Decision.Verdict) + " by the scout's model."
+	}
+	if v.Trashed {
+		reason += " Moved to Gmail's Trash (the scout's auto-trash is on)."
 	}
 	q.s.cards.put(q.sc.ID, v.ID, v.Card, v.Decision.Reason)
 	_, _, err := q.s.db.Enqueue(ctx, relaydb.NewItem{UserID: q.sc.UserID, ScoutID: q.sc.ID, SourceType: relay.KindGmail,

@@ -197,17 +197,23 @@ func TestGmailRelayTriage(t *testing.T) {
 		t.Fatal("the refresh token is stored in clear")
 	}
 
-	// Relevant mail becomes proposals with card fields and a why; a
-	// denied sender and a promotion do not.
+	// Every mail becomes a proposal with card fields, a why and its
+	// verdict: relevant mail for the inbox, a denied sender as spam and a
+	// promotion as nothing to act on (the desktop's Spam and Screened
+	// lanes) — nothing is dropped unseen.
 	want := []string{g.deliver("Contract draft", "Bob <bob@partner.example>", "BODY-MARKER-1 please review")}
-	g.deliver("50% off", "Deals <deals@shop.example>", "BODY-MARKER-2 sale")
-	g.deliver("Weekly picks", "News <news@letters.example>", "BODY-MARKER-3", "INBOX", "CATEGORY_PROMOTIONS")
+	want = append(want, g.deliver("50% off", "Deals <deals@shop.example>", "BODY-MARKER-2 sale"))
+	want = append(want, g.deliver("Weekly picks", "News <news@letters.example>", "BODY-MARKER-3", "INBOX", "CATEGORY_PROMOTIONS"))
 	want = append(want, g.deliver("Lunch?", "Cy <cy@friends.example>", "BODY-MARKER-4 tomorrow at noon"))
-	props, _ := r.proposals(2, nil)
+	verdicts := []string{"relevant", "spam", "skip", "relevant"}
+	props, _ := r.proposals(4, nil)
 	for i, p := range props {
-		if p.SourceRef != want[i] || p.SourceType != "gmail" || p.Subject == "" || !strings.Contains(p.Sender, "@") ||
-			!strings.Contains(p.Snippet, "BODY-MARKER") || p.Reason == "" || p.Path == "" {
-			t.Fatalf("proposal %d: %+v (want ref %s with card and why)", i, p, want[i])
+		if p.SourceRef != want[i] || p.SourceType != "gmail" || p.Reason == "" || p.Path == "" || p.Verdict != verdicts[i] {
+			t.Fatalf("proposal %d: %+v (want ref %s, verdict %s, with a why)", i, p, want[i], verdicts[i])
+		}
+		// A promotion skipped unread has no card; the others have theirs.
+		if i != 2 && (p.Subject == "" || !strings.Contains(p.Sender, "@") || !strings.Contains(p.Snippet, "BODY-MARKER")) {
+			t.Fatalf("proposal %d without its card: %+v", i, p)
 		}
 	}
 
