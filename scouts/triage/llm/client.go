@@ -1,6 +1,8 @@
 // Package llm is the model step of triage: a client for any server that
 // speaks OpenAI's Chat Completions API (OpenAI, Ollama, vLLM, llama.cpp,
-// LM Studio, …), asking for a structured verdict on one mail.
+// LM Studio, …), asking for a structured verdict on one mail (Classify),
+// and, on the desktop, what an item should become (Categorise: tool calls
+// over the person's local data, then a structured proposal).
 //
 // The client sends only what the triage contract allows (source type,
 // scout name and purpose, subject, sender, body cut to 2,000 characters),
@@ -147,11 +149,25 @@ func (c *Client) Classify(ctx context.Context, in triage.ModelInput) (triage.Mod
 	if err != nil {
 		return triage.ModelAnswer{}, c.fail(err)
 	}
+	raw, err := c.post(ctx, body)
+	if err != nil {
+		return triage.ModelAnswer{}, c.fail(err)
+	}
+	ans, err := parseResponse(raw)
+	if err != nil {
+		return ans, c.fail(err) // ans.Tokens may be set: the call was billed
+	}
+	return ans, nil
+}
+
+// post sends one request body and returns the body of a 200 answer. Its
+// errors carry no URL and no server message.
+func (c *Client) post(ctx context.Context, body []byte) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
 	if err != nil {
-		return triage.ModelAnswer{}, c.fail(err)
+		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
@@ -160,24 +176,20 @@ func (c *Client) Classify(ctx context.Context, in triage.ModelInput) (triage.Mod
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return triage.ModelAnswer{}, c.fail(transportError(err))
+		return nil, transportError(err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
 	if err != nil {
-		return triage.ModelAnswer{}, c.fail(fmt.Errorf("reading the response: %w", transportError(err)))
+		return nil, fmt.Errorf("reading the response: %w", transportError(err))
 	}
 	if resp.StatusCode != http.StatusOK {
-		return triage.ModelAnswer{}, c.fail(statusError(resp, raw))
+		return nil, statusError(resp, raw)
 	}
 	if len(raw) > maxResponseBytes {
-		return triage.ModelAnswer{}, c.fail(errors.New("response larger than 1 MiB"))
+		return nil, errors.New("response larger than 1 MiB")
 	}
-	ans, err := parseResponse(raw)
-	if err != nil {
-		return ans, c.fail(err) // ans.Tokens may be set: the call was billed
-	}
-	return ans, nil
+	return raw, nil
 }
 
 // fail wraps an error with the model and endpoint, nothing more.
