@@ -77,7 +77,13 @@ type GmailScout struct {
 	// Rules are the user's allow/deny rules, as JSON (triage.Rule list).
 	Rules string
 	// Cursor is the Gmail history id synced up to (0: not yet).
-	Cursor       uint64
+	Cursor uint64
+	// Baseline and CreatedAt, on a configuration from a desktop, are where
+	// the desktop says the scout starts (see protocol.ScoutConfig): they
+	// stand in for the cursor and the creation time until the relay has
+	// a place of its own.
+	Baseline     uint64
+	CreatedAt    time.Time
 	LastSyncAt   time.Time
 	WatchExpires time.Time
 	// State and StateMessage are the health the desktop is told about

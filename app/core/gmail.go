@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -51,6 +52,18 @@ type GmailConfig struct {
 	// PushTopic is set by the relay for relay-ping scouts: the topic the
 	// desktop's watch publishes to.
 	PushTopic string `json:"push_topic,omitempty"`
+	// Baseline is set by the agent when the scout is created: where the
+	// mailbox was then. The scout reads what arrived after it, however
+	// late its first sync (or, in relay-triage mode, the relay) comes.
+	// Absent when Gmail could not be asked then: mail received after the
+	// scout's creation time is read instead.
+	Baseline *GmailBaseline `json:"baseline,omitempty"`
+}
+
+// GmailBaseline is a mailbox's history id at a moment.
+type GmailBaseline struct {
+	HistoryID uint64    `json:"history_id,string"`
+	At        time.Time `json:"at"`
 }
 
 func parseGmailConfig(raw json.RawMessage) (GmailConfig, error) {
@@ -105,10 +118,48 @@ func (c *Core) checkGmail(ctx context.Context, s *scouts.Scout) error {
 	if !found {
 		return scouts.Errorf(scouts.EInvalid, "%s is not connected: connect it first (POST /api/v1/gmail/connect)", g.Email)
 	}
+	if g.Baseline == nil {
+		prev, err := c.DB.GetScout(ctx, s.ID)
+		switch {
+		case err == nil:
+			// A changed configuration keeps where the scout started.
+			if pg, err := parseGmailConfig(prev.Config); err == nil && pg.Email == g.Email {
+				g.Baseline = pg.Baseline
+			}
+		case scouts.ErrorCode(err) != scouts.ENotFound:
+			return err
+		}
+		if g.Baseline == nil {
+			g.Baseline = c.gmailBaseline(ctx, g.Email)
+		}
+	}
 	s.Config, _ = json.Marshal(g)
 	if s.Name == "" {
 		s.Name = "Gmail " + g.Email
 	}
+	return nil
+}
+
+// gmailBaseline reads where the mailbox is now, for a new scout. It does
+// not hold up the creation for long: if Gmail does not answer (a rate
+// limit, no network), the scout reads from its creation time instead.
+func (c *Core) gmailBaseline(ctx context.Context, email string) *GmailBaseline {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	ts, err := c.cfg.Gmail.TokenSource(ctx, email)
+	if err == nil {
+		var client *gmail.Client
+		client, err = gmail.NewClient(ctx, gmail.Options{BaseURL: c.cfg.GmailAPIURL, TokenSource: ts, Logger: c.log,
+			Attempts: 2, MaxWait: 2 * time.Second})
+		if err == nil {
+			var hid uint64
+			if _, hid, err = client.Profile(ctx); err == nil {
+				return &GmailBaseline{HistoryID: hid, At: c.now()}
+			}
+		}
+	}
+	c.log.Info("gmail: where the mailbox is could not be read; the new scout reads the mail received since its creation instead",
+		"email", email, "err", err)
 	return nil
 }
 
@@ -117,7 +168,11 @@ func (c *Core) checkGmail(ctx context.Context, s *scouts.Scout) error {
 // PendingOps adds it from the keyring when the operation is sent.
 func gmailRelayOp(s scouts.Scout, g GmailConfig) protocol.ScoutConfig {
 	op := protocol.ScoutConfig{ScoutID: s.ID, Kind: string(scouts.KindGmail), Name: s.Name, Enabled: s.Enabled,
-		Email: g.Email, Mode: g.Mode, AutoTrashSpam: g.AutoTrashSpam, InactivityPauseDays: g.InactivityPauseDays}
+		Email: g.Email, Mode: g.Mode, AutoTrashSpam: g.AutoTrashSpam, InactivityPauseDays: g.InactivityPauseDays,
+		CreatedAt: s.CreatedAt}
+	if g.Baseline != nil {
+		op.BaselineHistoryID = strconv.FormatUint(g.Baseline.HistoryID, 10)
+	}
 	for _, r := range g.Rules {
 		op.Rules = append(op.Rules, protocol.TriageRule{ID: r.ID, Action: string(r.Action), Senders: r.Senders,
 			Domains: r.Domains, ListIDs: r.ListIDs, SubjectWords: r.SubjectWords})
@@ -205,7 +260,7 @@ func (c *Core) openGmail(ctx context.Context, s scouts.Scout) (scouts.SourceConn
 		return nil, err
 	}
 	o := gmail.ConnectorOptions{Client: client, Pipeline: pipe, AutoTrashSpam: g.AutoTrashSpam, NotBefore: s.CreatedAt,
-		Cursor: gmailCursor{c: c, scoutID: s.ID},
+		Cursor: gmailCursor{c: c, scoutID: s.ID, start: g.Baseline},
 		Seen: func(ctx context.Context, id string) (bool, error) {
 			_, err := c.DB.SuggestionByRef(ctx, s.ID, id)
 			if scouts.ErrorCode(err) == scouts.ENotFound {
@@ -269,16 +324,21 @@ func (c *Core) gmailClient(ctx context.Context, email string) (*gmail.Client, er
 	return gmail.NewClient(ctx, gmail.Options{BaseURL: c.cfg.GmailAPIURL, TokenSource: ts, Logger: c.log})
 }
 
-// gmailCursor keeps a desktop Gmail scout's history id in sync_state.
+// gmailCursor keeps a desktop Gmail scout's history id in sync_state;
+// before the first sync saved one, the scout starts from its baseline.
 type gmailCursor struct {
 	c       *Core
 	scoutID string
+	start   *GmailBaseline
 }
 
 func (g gmailCursor) Load(ctx context.Context) (uint64, time.Time, error) {
 	v, err := g.c.DB.SyncSeq(ctx, "gmail-cursor:"+g.scoutID)
 	if err != nil {
 		return 0, time.Time{}, err
+	}
+	if v == 0 && g.start != nil {
+		return g.start.HistoryID, g.start.At, nil
 	}
 	at, err := g.c.DB.SyncSeq(ctx, "gmail-synced:"+g.scoutID)
 	if err != nil {
@@ -446,7 +506,14 @@ func (c *Core) queueGmailOp(ctx context.Context, typ string, s scouts.Scout) err
 		return nil
 	}
 	g, _ := parseGmailConfig(s.Config)
-	return c.queueRelayOp(ctx, typ, gmailRelayOp(s, g))
+	op := gmailRelayOp(s, g)
+	// A scout this desktop read itself before (local or relay-ping mode)
+	// hands the relay its own place, so that a mode change neither skips
+	// nor re-reads mail. The relay keeps its own place once it has one.
+	if v, err := c.DB.SyncSeq(ctx, "gmail-cursor:"+s.ID); err == nil && v > 0 {
+		op.BaselineHistoryID = strconv.FormatInt(v, 10)
+	}
+	return c.queueRelayOp(ctx, typ, op)
 }
 
 // EventGmailAccounts is published when an account is connected or

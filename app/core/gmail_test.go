@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -115,6 +116,72 @@ func TestGmailRefreshesARefusedAccessToken(t *testing.T) {
 					t.Fatalf("the relay disabled the scout: %+v %v", cs.Gmail, err)
 				}
 			}
+		})
+	}
+}
+
+// Mail that arrives between a scout's creation and its first successful
+// sync is read; mail from before the creation never is. The first sync
+// comes late because the scouts were paused, because Gmail rate-limits
+// (then even the place in the mailbox cannot be read at creation, and
+// the creation time stands in for it), or because the relay was down when
+// a relay-triage scout was created.
+func TestGmailReadsMailFromTheScoutsCreation(t *testing.T) {
+	cases := []struct {
+		name         string
+		mode         string
+		rateLimited  bool // Gmail answers 429 from before the creation
+		relayOutage  bool // the relay is down from before the creation
+		pauseScouts  bool
+		messagesLate int
+	}{
+		{name: "local, scouts paused", mode: core.GmailLocal, pauseScouts: true, messagesLate: 10},
+		{name: "local, Gmail rate-limits", mode: core.GmailLocal, rateLimited: true, messagesLate: 10},
+		{name: "relay-triage, relay down", mode: core.GmailRelayTriage, relayOutage: true, messagesLate: 15},
+		{name: "relay-triage, relay down and Gmail rate-limits", mode: core.GmailRelayTriage, relayOutage: true, rateLimited: true, messagesLate: 15},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			g := gmailtest.NewGoogle(t)
+			var o gmailtest.DesktopOptions
+			var r *gmailtest.Relay
+			if tc.mode != core.GmailLocal {
+				r = g.StartRelay(t)
+				o = gmailtest.DesktopOptions{RelayURL: r.URL, RelayToken: r.Token}
+			}
+			d := g.OpenDesktop(t, t.TempDir(), o)
+			d.Connect()
+			g.Deliver(0, "before") // never suggested
+
+			if tc.relayOutage {
+				r.Stop()
+			}
+			if tc.pauseScouts {
+				d.Core.SetPaused(ctx, true)
+			}
+			if tc.rateLimited {
+				g.Gmail.Fail(gmailtest.Account, "*", http.StatusTooManyRequests, -1, 0)
+			}
+			sc := gmailScout(t, d, tc.mode)
+			var want []string
+			for i := 1; i <= tc.messagesLate; i++ {
+				want = append(want, g.Deliver(i, "meanwhile"))
+			}
+			if tc.rateLimited {
+				g.Gmail.Fail(gmailtest.Account, "*", 0, 0, 0)
+			}
+			if tc.pauseScouts {
+				d.Core.SetPaused(ctx, false)
+			}
+			if tc.relayOutage {
+				r.Start()
+			}
+			waitSuggested(t, d, sc.ID, want)
+
+			// And the scout goes on from there.
+			want = append(want, g.Deliver(99, "after"))
+			waitSuggested(t, d, sc.ID, want)
 		})
 	}
 }

@@ -81,9 +81,14 @@ type Result struct {
 	Recovered string
 }
 
-// Run syncs from cursor (0: the first run, which only records where the
-// mailbox is). lastSync is when the cursor was last advanced: it bounds the
-// window a resync re-reads.
+// Run syncs from cursor. lastSync is when the cursor was last advanced:
+// it bounds the window a resync re-reads.
+//
+// Cursor 0 is the first run of a scout whose place in the mailbox was not
+// read when it was created (Gmail was unavailable then). Without NotBefore
+// it only records where the mailbox is; with it, it reads the mail received
+// since NotBefore, which arrived after the scout's creation and is new to
+// it, however late this first run comes.
 func (s *Syncer) Run(ctx context.Context, cursor uint64, lastSync time.Time) (Result, error) {
 	log := s.Logger
 	if log == nil {
@@ -91,12 +96,7 @@ func (s *Syncer) Run(ctx context.Context, cursor uint64, lastSync time.Time) (Re
 	}
 	res := Result{Cursor: cursor}
 	if cursor == 0 {
-		_, hid, err := s.Client.Profile(ctx)
-		if err != nil {
-			return res, err
-		}
-		res.Cursor, res.Baseline = hid, true
-		return res, nil
+		return s.first(ctx, &res, log)
 	}
 	next, err := s.Client.History(ctx, cursor, func(ctx context.Context, batch []Added) error {
 		return s.judge(ctx, batch, &res, time.Time{})
@@ -148,6 +148,42 @@ func (s *Syncer) resync(ctx context.Context, cursor uint64, lastSync time.Time, 
 		res.Recovered += fmt.Sprintf(" Only the newest %d were read; older mail in that window was not triaged.", limit)
 	}
 	log.Warn("gmail: history cursor lost; recovered from the message list", "from", cursor, "to", res.Cursor, "messages", len(ids), "truncated", more)
+	return *res, nil
+}
+
+// first is the first run without a history cursor. The mailbox's history
+// id is read before the mail list, so mail arriving meanwhile is listed
+// again next time (and recognised as seen) rather than missed.
+func (s *Syncer) first(ctx context.Context, res *Result, log *slog.Logger) (Result, error) {
+	_, hid, err := s.Client.Profile(ctx)
+	if err != nil {
+		return *res, err
+	}
+	res.Baseline = true
+	if s.NotBefore.IsZero() {
+		res.Cursor = hid
+		return *res, nil
+	}
+	limit := s.BackfillLimit
+	if limit <= 0 {
+		limit = 500
+	}
+	ids, more, err := s.Client.Backfill(ctx, s.NotBefore, limit)
+	if err != nil {
+		return *res, err
+	}
+	slices.Reverse(ids) // oldest first, as history lists them
+	if err := s.judge(ctx, ids, res, s.NotBefore); err != nil {
+		return *res, err
+	}
+	res.Cursor = hid
+	if more {
+		res.Recovered = fmt.Sprintf("The scout's first look at the mailbox came late: only the newest %d messages since %s were read; older mail was not triaged.",
+			limit, describeSince(s.NotBefore))
+	}
+	if len(ids) > 0 {
+		log.Info("gmail: first sync read the mail since the scout's creation", "since", s.NotBefore, "messages", len(ids), "truncated", more)
+	}
 	return *res, nil
 }
 

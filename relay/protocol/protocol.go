@@ -248,6 +248,16 @@ type ScoutConfig struct {
 	InactivityPauseDays int          `json:"inactivity_pause_days,omitempty"`
 	RefreshToken        string       `json:"refresh_token,omitempty"`
 	Rules               []TriageRule `json:"rules,omitempty"`
+	// BaselineHistoryID and CreatedAt are where a Gmail scout starts: the
+	// mailbox's history id (decimal, as Gmail writes it) when the desktop
+	// created the scout, or the desktop's own place if it read the mailbox
+	// before, and when the scout was created. The relay starts there, not
+	// where the mailbox is when the registration reaches it (the relay
+	// may have been down meanwhile); without a history id it reads the
+	// mail received after CreatedAt. Both are ignored once the relay has a
+	// place of its own, and absent from older desktops.
+	BaselineHistoryID string    `json:"baseline_history_id,omitempty"`
+	CreatedAt         time.Time `json:"created_at,omitzero"`
 }
 
 // Gmail scout modes.

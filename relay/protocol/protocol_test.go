@@ -39,6 +39,7 @@ var golden = []struct {
 	{"mailbox_changed.json", protocol.TypeMailboxChanged, "", 0, &protocol.MailboxChanged{ScoutID: "sc_02", Email: "ann@example.com", HistoryID: "987654"}},
 	{"error.json", protocol.TypeError, "", 0, &protocol.Error{Code: protocol.CodeDeviceRevoked, Message: "this device was revoked", Fatal: true}},
 	{"scout_register.json", protocol.TypeScoutRegister, "op_01", 0, &protocol.ScoutConfig{ScoutID: "sc_01", Kind: "webhook", Name: "CI alerts", Enabled: true, HookTokenHash: strings.Repeat("ab", 32)}},
+	{"scout_register_gmail.json", protocol.TypeScoutRegister, "op_05", 0, &protocol.ScoutConfig{ScoutID: "sc_02", Kind: "gmail", Name: "Work mail", Enabled: true, Email: "ann@example.com", Mode: protocol.ModeRelayTriage, RefreshToken: "1//refresh", Rules: []protocol.TriageRule{{ID: "shops", Action: "deny", Domains: []string{"shop.example"}}}, BaselineHistoryID: "987600", CreatedAt: t0}},
 	{"scout_update.json", protocol.TypeScoutUpdate, "op_02", 0, &protocol.ScoutConfig{ScoutID: "sc_01", Kind: "webhook", Name: "CI alerts (prod)", Enabled: true}},
 	{"scout_disable.json", protocol.TypeScoutDisable, "op_03", 0, &protocol.ScoutDisable{ScoutID: "sc_01"}},
 	{"config_result.json", protocol.TypeConfigResult, "op_01", 0, &protocol.ConfigResult{OK: true, ScoutID: "sc_01", HookURL: "https://relay.example.com/api/v1/hooks/sc_01"}},

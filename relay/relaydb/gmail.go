@@ -41,7 +41,34 @@ func (d *DB) setGmail(ctx context.Context, tx *sql.Tx, s relay.CloudScout) error
 		state = CASE WHEN ? THEN 'ok' ELSE state END,
 		state_message = CASE WHEN ? THEN '' ELSE state_message END WHERE id = ?`),
 		strings.ToLower(g.Email), g.AutoTrashSpam, g.InactivityPauseDays, rules, token, token != nil, token != nil, s.ID)
-	return err
+	if err != nil {
+		return err
+	}
+	return d.setGmailStart(ctx, tx, s.ID, g)
+}
+
+// setGmailStart takes the desktop's word for where a scout starts, until
+// the relay has read the mailbox itself: the registration may reach the
+// relay long after the scout was created (the relay was down), and mail
+// from that gap must not fall before the baseline. The earlier creation
+// time becomes the scout's, which a first sync without a history id reads
+// from.
+func (d *DB) setGmailStart(ctx context.Context, tx *sql.Tx, id string, g *relay.GmailScout) error {
+	if !g.CreatedAt.IsZero() {
+		_, err := tx.ExecContext(ctx, d.q(`UPDATE cloud_scouts SET created_at = ?
+			WHERE id = ? AND gmail_history_id IS NULL AND created_at > ?`), g.CreatedAt.UnixMilli(), id, g.CreatedAt.UnixMilli())
+		if err != nil {
+			return err
+		}
+	}
+	if g.Baseline > 0 {
+		_, err := tx.ExecContext(ctx, d.q(`UPDATE cloud_scouts SET gmail_history_id = ? WHERE id = ? AND gmail_history_id IS NULL`),
+			strconv.FormatUint(g.Baseline, 10), id)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 const gmailColumns = `id, user_id, name, mode, enabled, created_at, updated_at, COALESCE(gmail_email, ''), refresh_token_enc,

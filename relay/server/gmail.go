@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/scouts-hq/scouts/relay"
@@ -106,7 +107,15 @@ func (s *Server) configureGmail(cfg protocol.ScoutConfig, register bool) (relay.
 	if perr := validateRules(cfg.Rules); perr != "" {
 		return relay.CloudScout{}, bad(perr)
 	}
-	g := &relay.GmailScout{Email: cfg.Email, AutoTrashSpam: cfg.AutoTrashSpam, InactivityPauseDays: cfg.InactivityPauseDays, Rules: string(rules)}
+	g := &relay.GmailScout{Email: cfg.Email, AutoTrashSpam: cfg.AutoTrashSpam, InactivityPauseDays: cfg.InactivityPauseDays, Rules: string(rules),
+		CreatedAt: cfg.CreatedAt}
+	if cfg.BaselineHistoryID != "" {
+		b, err := strconv.ParseUint(cfg.BaselineHistoryID, 10, 64)
+		if err != nil {
+			return relay.CloudScout{}, bad("baseline_history_id must be a Gmail history id (decimal digits)")
+		}
+		g.Baseline = b
+	}
 	switch cfg.Mode {
 	case protocol.ModeRelayPing:
 	case protocol.ModeRelayTriage:
