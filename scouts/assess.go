@@ -20,6 +20,12 @@ type LearningConfig struct {
 	// Propose reads what an item's content alone suggests (kind, dates,
 	// project); nil proposes nothing. It must be fast and never fail.
 	Propose func(ctx context.Context, s Scout, meta ItemMetadata, text string) ContentProposal
+	// Categorise asks a model what the item should become (kind, title,
+	// dates, project), after Propose; nil (no model configured) skips the
+	// step. The fields it fills win over the content's; a learned kind
+	// still wins over its kind. A failure never holds the item back: it is
+	// noted on the item's trail and the content's proposal stands.
+	Categorise func(ctx context.Context, s Scout, meta ItemMetadata, text string) (ContentProposal, error)
 }
 
 // ContentProposal is what an item's content suggests before any learning.
@@ -31,6 +37,9 @@ type ContentProposal struct {
 	AllDay    bool
 	ProjectID string
 	Reasons   []string
+	// Title is a model's proposed title, "" for none (content cues never
+	// propose one).
+	Title string
 }
 
 // minKindDecisions is how many approvals the kind model needs before its
@@ -71,6 +80,7 @@ func (a *assessor) assess(ctx context.Context, meta ItemMetadata, kind EntityKin
 		}
 		as.Why = append(as.Why, p.Reasons...)
 	}
+	kind = a.categorise(ctx, meta, text, kind, &as)
 	if cfg.Off {
 		return as, kind, nil, nil
 	}

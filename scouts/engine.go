@@ -529,6 +529,9 @@ func (e *Engine) newItemRecord(ctx context.Context, as *assessor, s Scout, it It
 	for _, n := range it.Notes {
 		audit = append(audit, AuditEvent{TraceID: trace, Stage: StageSource, Type: AuditItemNote, Outcome: OutcomeOK, Summary: n, Refs: refs(), At: now})
 	}
+	for _, n := range assessment.notes {
+		audit = append(audit, AuditEvent{TraceID: trace, Stage: StageTriage, Type: AuditItemNote, Outcome: OutcomeSkipped, Summary: n, Refs: refs(), At: now})
+	}
 	why := meta.Reason
 	if why == "" {
 		why = "proposed as " + string(kind)

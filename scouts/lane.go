@@ -53,8 +53,13 @@ type Assessment struct {
 	// CueKind is the kind the item's content suggests on its own.
 	CueKind EntityKind `json:"cue_kind,omitempty"`
 	// KindFrom says which proposed the suggestion's kind: "learned",
-	// "content", "source" (the scout's default) or "rule".
+	// "model" (the optional categorisation model), "content", "source"
+	// (the scout's default) or "rule".
 	KindFrom string `json:"kind_from,omitempty"`
+	// ProposedTitle is the title the categorisation model proposes when it
+	// differs from the card's; the card keeps the original title, so the
+	// subject stays visible, and the approve preview may offer this one.
+	ProposedTitle string `json:"proposed_title,omitempty"`
 	// Why lists the learner's and the content's evidence in plain words:
 	// "you approved 9 of 10 from this sender", "words like invoice, due".
 	Why []string `json:"why,omitempty"`
@@ -67,6 +72,11 @@ type Assessment struct {
 	// Learning reports the scout's learner when the item arrived, e.g.
 	// "learning — 12 of 30 decisions".
 	Learning string `json:"learning,omitempty"`
+
+	// notes are things worth knowing about the assessment itself (the
+	// model's categorisation failed): they go on the item's audit trail,
+	// not into the suggestion.
+	notes []string
 }
 
 // LearnSettings are a scout's learner thresholds.
