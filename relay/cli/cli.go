@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"os/signal"
 	"strings"
@@ -145,9 +146,19 @@ func serve(ctx context.Context, args []string, env Env) error {
 	window := f.Int("window", 64, "unacknowledged proposals per device")
 	grace := f.Duration("shutdown-grace", 10*time.Second, "how long shutdown waits for sessions to close")
 	logLevel := f.String("log-level", "info", "debug, info, warn or error")
+	readTimeout := f.Duration("read-timeout", 30*time.Second, "longest time to read a request with its body")
+	writeTimeout := f.Duration("write-timeout", 30*time.Second, "longest time to handle a request and write its answer")
+	idleTimeout := f.Duration("idle-timeout", 60*time.Second, "how long an idle keep-alive connection stays open")
+	maxConns := f.Int("max-conns", 0, "open connections before new requests get 503 (0: derived from the open-files limit)")
+	perAddr := f.Int("max-conns-per-addr", 100, "open connections per client address (0: no cap)")
+	exempt := f.String("conn-cap-exempt", "127.0.0.0/8,::1/128", "comma-separated addresses or CIDRs not capped per address (your reverse proxies)")
 	g := gmailFlags(f)
 	if _, err := f.parse(args); err != nil {
 		return err
+	}
+	exemptPrefixes, err := parsePrefixes(*exempt)
+	if err != nil {
+		return fmt.Errorf("--conn-cap-exempt: %w", err)
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
@@ -173,7 +184,8 @@ func serve(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	srv = server.New(server.Config{DB: db, Logger: log, PublicURL: pub, Heartbeat: *heartbeat, Window: *window,
-		Gmail: gsvc, PushAuth: verifier})
+		Gmail: gsvc, PushAuth: verifier, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout,
+		MaxConns: *maxConns, MaxConnsPerAddr: *perAddr, ConnCapExempt: exemptPrefixes})
 	if gsvc != nil && g.subscription != "" {
 		go func() {
 			if err := gsvc.Pull(ctx, g.subscription); err != nil {
@@ -186,6 +198,27 @@ func serve(ctx context.Context, args []string, env Env) error {
 	err = srv.ServeListener(ctx, l, *grace)
 	log.Info("relay stopped")
 	return err
+}
+
+// parsePrefixes reads a comma-separated list of addresses and CIDRs.
+func parsePrefixes(list string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, item := range strings.Split(list, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		if a, err := netip.ParseAddr(item); err == nil {
+			out = append(out, netip.PrefixFrom(a, a.BitLen()))
+			continue
+		}
+		p, err := netip.ParsePrefix(item)
+		if err != nil {
+			return nil, fmt.Errorf("%q is neither an address nor a CIDR", item)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }
 
 func user(ctx context.Context, args []string, env Env) error {

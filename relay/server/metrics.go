@@ -20,6 +20,7 @@ type metrics struct {
 	hookRequests *prometheus.CounterVec
 	frames       *prometheus.CounterVec
 	pushes       *prometheus.CounterVec
+	connsRefused *prometheus.CounterVec
 }
 
 func newMetrics(db *relaydb.DB) *metrics {
@@ -40,8 +41,10 @@ func newMetrics(db *relaydb.DB) *metrics {
 			Help: "Frames received from devices, by type."}, []string{"type"}),
 		pushes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "scouts_relay_gmail_pushes_total",
 			Help: "Gmail push notifications by result (accepted, refused, malformed, failed)."}, []string{"result"}),
+		connsRefused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "scouts_relay_connections_turned_away_total",
+			Help: "Connections over a cap: over_cap (answered 503), per_address and no_room (closed at once)."}, []string{"reason"}),
 	}
-	m.reg.MustRegister(m.connections, m.deliveries, m.acks, m.pushToAck, m.hookRequests, m.frames, m.pushes,
+	m.reg.MustRegister(m.connections, m.deliveries, m.acks, m.pushToAck, m.hookRequests, m.frames, m.pushes, m.connsRefused,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		queueDepth{db: db})
 	return m

@@ -6,9 +6,11 @@ package server
 import (
 	"context"
 	"encoding/json"
+	stdlog "log"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -45,6 +47,23 @@ type Config struct {
 	// notifications; without both the relay runs webhook scouts only.
 	Gmail    *gmailscout.Service
 	PushAuth *pushauth.Verifier
+
+	// HTTP timeouts for ordinary requests (device sessions bound
+	// themselves): ReadHeaderTimeout for a request's header (default
+	// 10 s), ReadTimeout for the whole request with its body (30 s),
+	// WriteTimeout for handling it and writing the answer (30 s),
+	// IdleTimeout for a keep-alive connection between requests (60 s).
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// MaxConns caps open connections (device sessions included); requests
+	// on connections over it are answered 503, health checks excepted.
+	// Default: derived from the open-files limit, leaving room for the
+	// database, the listener and outbound clients.
+	MaxConns int
+	// MaxConnsPerAddr caps the connections of one source address; more
+	// are refused. 0: no cap. Addresses in ConnCapExempt (a reverse proxy
+	// in front, whose connections carry many clients) are not capped.
+	MaxConnsPerAddr int
+	ConnCapExempt   []netip.Prefix
 }
 
 // Server is the relay.
@@ -83,6 +102,18 @@ func New(cfg Config) *Server {
 	}
 	if cfg.Retention <= 0 {
 		cfg.Retention = 30 * 24 * time.Hour
+	}
+	if cfg.ReadHeaderTimeout <= 0 {
+		cfg.ReadHeaderTimeout = 10 * time.Second
+	}
+	if cfg.ReadTimeout <= 0 {
+		cfg.ReadTimeout = 30 * time.Second
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = 30 * time.Second
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = 60 * time.Second
 	}
 	cfg.PublicURL = strings.TrimSuffix(cfg.PublicURL, "/")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -253,25 +284,31 @@ func (s *Server) listenOnce(ctx context.Context) (listening bool, err error) {
 }
 
 // ServeListener serves the relay on l until ctx ends, then shuts down
-// gracefully within grace.
+// gracefully within grace. Timeouts and connection caps apply here (see
+// Config); Handler alone has neither.
 func (s *Server) ServeListener(ctx context.Context, l net.Listener, grace time.Duration) error {
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	srv, shedSrv, gl, sl := s.servers(l)
 	runCtx, stopRun := context.WithCancel(ctx)
 	defer stopRun()
 	go s.Run(runCtx)
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(l) }()
+	go func() { errc <- srv.Serve(gl) }()
+	go shedSrv.Serve(sl)
 	select {
 	case err := <-errc:
+		sl.Close()
 		return err
 	case <-ctx.Done():
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	s.Shutdown(sctx)
-	srv.Shutdown(sctx)
+	shutdownBoth(sctx, srv, shedSrv)
 	return nil
+}
+
+func newErrorLog(log *slog.Logger) *stdlog.Logger {
+	return slog.NewLogLogger(log.Handler(), slog.LevelWarn)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

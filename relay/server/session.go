@@ -68,6 +68,14 @@ func (s *Server) handleDevice(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "relay is shutting down", http.StatusServiceUnavailable)
 		return
 	}
+	// The server's read and write timeouts are for ordinary requests; a
+	// session lasts hours and bounds itself (hello timeout, heartbeats,
+	// per-frame write timeouts). A hijacked connection may keep the
+	// deadlines the server set, so they are cleared here.
+	rc := http.NewResponseController(w)
+	if err := errors.Join(rc.SetReadDeadline(time.Time{}), rc.SetWriteDeadline(time.Time{})); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		s.log.Warn("device session: clear deadlines", "err", err)
+	}
 	// Desktops are not browsers: they send no Origin, and a request that
 	// carries a foreign one is refused by Accept's default check.
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
