@@ -191,12 +191,19 @@ func (s *Server) handshake(ctx context.Context, c *websocket.Conn) (relay.Device
 		return refuse(protocol.CodeInternal, websocket.StatusInternalError, "internal error")
 	}
 	// Acks the device sent before its last connection died may never have
-	// arrived: what it says it committed is acknowledged now.
-	if n, err := s.db.AckThrough(ctx, dev.UserID, dev.ID, hello.LastAckedSeq); err != nil {
-		s.log.Error("acknowledge from hello", "device", dev.ID, "err", err)
-		return refuse(protocol.CodeInternal, websocket.StatusInternalError, "internal error")
-	} else if n > 0 {
-		s.log.Info("acks lost with the last connection taken from hello", "device", dev.ID, "rows", n, "through", hello.LastAckedSeq)
+	// arrived: what it says it committed is acknowledged now. Up to its
+	// cursor, rows are acknowledged already (acks arrive in order, and the
+	// cursor moves in the same transaction): a reconnection without lost
+	// acks costs no write.
+	if hello.LastAckedSeq > dev.AckedSeq {
+		n, err := s.db.AckThrough(ctx, dev.UserID, dev.ID, hello.LastAckedSeq)
+		if err != nil {
+			s.log.Error("acknowledge from hello", "device", dev.ID, "err", err)
+			return refuse(protocol.CodeInternal, websocket.StatusInternalError, "internal error")
+		}
+		if n > 0 {
+			s.log.Info("acks lost with the last connection taken from hello", "device", dev.ID, "rows", n, "through", hello.LastAckedSeq)
+		}
 	}
 	b, _ = protocol.Encode(protocol.TypeWelcome, "", 0, protocol.Welcome{
 		DeviceID: dev.ID, UserEmail: dev.UserEmail, Protocol: protocol.Version, ResumeAfter: hello.LastAckedSeq,
