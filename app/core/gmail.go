@@ -287,9 +287,7 @@ func (c *Core) openGmail(ctx context.Context, s scouts.Scout) (scouts.SourceConn
 		return conn, err
 	}
 	return relayTriaged{Connector: conn, health: func() error {
-		v, _ := c.relayHealth.Load(s.ID)
-		err, _ := v.(error)
-		return err
+		return c.cloudHealth(context.Background(), s.ID)
 	}}, nil
 }
 
@@ -550,6 +548,9 @@ func (c *Core) GmailConnected(ctx context.Context, email string) {
 			continue
 		}
 		if g, err := parseGmailConfig(s.Config); err == nil && strings.EqualFold(g.Email, email) {
+			if g.Mode == GmailRelayTriage {
+				c.clearCloudStatus(ctx, s.ID)
+			}
 			c.Engine.Sync(s)
 			// A reconnect hands the relay the new token.
 			c.queueGmailOp(ctx, protocol.TypeScoutUpdate, s)

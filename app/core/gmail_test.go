@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/app/internal/gmailtest"
@@ -184,4 +185,67 @@ func TestGmailReadsMailFromTheScoutsCreation(t *testing.T) {
 			waitSuggested(t, d, sc.ID, want)
 		})
 	}
+}
+
+// A relay-triage scout whose Gmail access expires while the desktop is off
+// says "reconnect" as soon as the desktop connects, and still after the
+// desktop restarts without the relay; connecting the account again clears
+// it.
+func TestGmailAuthExpiredReachesAnOfflineDesktop(t *testing.T) {
+	ctx := context.Background()
+	g := gmailtest.NewGoogle(t)
+	r := g.StartRelay(t)
+	dir := t.TempDir()
+	o := gmailtest.DesktopOptions{RelayURL: r.URL, RelayToken: r.Token}
+	d := g.OpenDesktop(t, dir, o)
+	d.Connect()
+	sc := gmailScout(t, d, core.GmailRelayTriage)
+	want := []string{g.Deliver(1, "first")}
+	waitSuggested(t, d, sc.ID, want)
+	rt, err := d.Auth.M.RefreshToken(gmailtest.Account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+
+	// The user revokes Scouts' access at Google while the desktop is off.
+	g.OAuth.Revoke(rt)
+	g.Gmail.RevokeAll(gmailtest.Account)
+	g.Deliver(2, "revoked")
+	gmailtest.Wait(t, "the relay to disable the scout", func() bool {
+		cs, err := r.DB.GmailScout(ctx, sc.ID)
+		return err == nil && !cs.Enabled
+	})
+
+	d = g.OpenDesktop(t, dir, o)
+	gmailtest.Wait(t, "the desktop to show the relay's word", func() bool {
+		return strings.Contains(lastError(t, d, sc.ID), "reconnect")
+	}, func() string { return fmt.Sprintf("(health %q)", lastError(t, d, sc.ID)) })
+	d.Close()
+
+	// Restarted without the relay: the scout still says so after it ran.
+	r.Stop()
+	restarted := time.Now()
+	d = g.OpenDesktop(t, dir, o)
+	gmailtest.Wait(t, "the scout's first run after the restart", func() bool {
+		s, err := d.Core.DB.GetScout(ctx, sc.ID)
+		return err == nil && !s.LastRunAt.Before(restarted.Truncate(time.Millisecond))
+	})
+	if e := lastError(t, d, sc.ID); !strings.Contains(e, "reconnect") {
+		t.Fatalf("after a restart the scout's health is %q; want the relay's reconnect", e)
+	}
+
+	// Reconnecting the account clears it, and mail flows again.
+	r.Start()
+	g.Gmail.Restore(gmailtest.Account)
+	if _, err := d.Core.ConnectGmail(ctx); err != nil {
+		t.Fatal(err)
+	}
+	gmailtest.Wait(t, "the reconnect to clear the scout's health", func() bool {
+		return lastError(t, d, sc.ID) == ""
+	}, func() string { return fmt.Sprintf("(health %q)", lastError(t, d, sc.ID)) })
+	want = append(want, g.Deliver(3, "reconnected"))
+	gmailtest.Wait(t, "mail after the reconnect", func() bool {
+		return slices.Contains(suggested(t, d, sc.ID), want[1])
+	})
 }

@@ -312,20 +312,9 @@ func (l *relayLink) OpDone(ctx context.Context, key string, res protocol.ConfigR
 	return nil
 }
 
+// ScoutStatus is the relay's word on a scout it runs; see applyScoutStatus.
 func (l *relayLink) ScoutStatus(ctx context.Context, st protocol.ScoutStatus) {
-	var err error
-	if st.State != protocol.ScoutOK {
-		err = fmt.Errorf("%s", st.Message)
-	}
-	// Kept for the scout's own runs, which would otherwise report a
-	// healthy (empty) run over the relay's news.
-	l.c.relayHealth.Store(st.ScoutID, err)
-	l.c.Engine.RecordHealth(ctx, st.ScoutID, 0, err)
-	if st.Message != "" {
-		// Worth keeping even when all is well again ("recovered: the
-		// messages since … were re-read").
-		l.c.auditScoutStatus(ctx, st.ScoutID, "relay", st.State, st.Message)
-	}
+	l.c.applyScoutStatus(ctx, st)
 }
 
 // auditScoutStatus records news about a scout as a whole (not about one

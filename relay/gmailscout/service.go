@@ -180,15 +180,32 @@ func (s *Service) Configured(ctx context.Context, scoutID string) {
 	}
 }
 
-// DeviceConnected resumes a user's paused scouts and catches up on what a
-// missed ping would have said.
+// DeviceConnected tells a user's desktops (the one connecting among them)
+// how each relay-triage scout is, then resumes the paused ones. Statuses
+// are only sent to connected desktops as they change, so one that was
+// away (or restarted) would otherwise never hear that a scout's access
+// expired and it was disabled.
 func (s *Service) DeviceConnected(ctx context.Context, userID string) {
-	list, err := s.db.GmailScouts(ctx)
+	list, err := s.db.GmailScoutsOfUser(ctx, userID)
 	if err != nil {
+		s.log.Warn("gmail: scouts of a connecting user", "user", userID, "err", err)
 		return
 	}
 	for _, sc := range list {
-		if sc.UserID == userID && sc.Mode == relay.ModeRelayTriage && sc.Gmail.State == protocol.ScoutPaused {
+		g := sc.Gmail
+		if sc.Mode != relay.ModeRelayTriage || (!sc.Enabled && g.State == protocol.ScoutOK) {
+			continue // relay-ping scouts are the desktop's to judge; a disabled healthy one has no news
+		}
+		st := protocol.ScoutStatus{ScoutID: sc.ID, State: g.State, Message: g.StateMessage, At: s.cfg.Now().UTC()}
+		if g.State == protocol.ScoutAuthExpired {
+			st.Action = "reconnect"
+		}
+		s.cfg.Send(userID, protocol.TypeScoutStatus, st)
+	}
+	// After the statuses: a resumed scout's news must not be overtaken by
+	// its stale "paused".
+	for _, sc := range list {
+		if sc.Enabled && sc.Mode == relay.ModeRelayTriage && sc.Gmail.State == protocol.ScoutPaused {
 			s.trigger(context.WithoutCancel(ctx), sc.ID, false)
 		}
 	}

@@ -129,6 +129,12 @@ func (d *DB) GmailScoutsByEmail(ctx context.Context, email string) ([]relay.Clou
 	return d.gmailScouts(ctx, "enabled = ? AND gmail_email = ?", true, strings.ToLower(email))
 }
 
+// GmailScoutsOfUser returns a user's Gmail scouts, enabled or not (a
+// scout disabled for an expired authorisation still has news for them).
+func (d *DB) GmailScoutsOfUser(ctx context.Context, userID string) ([]relay.CloudScout, error) {
+	return d.gmailScouts(ctx, "user_id = ?", userID)
+}
+
 // GmailScout returns one Gmail scout, enabled or not.
 func (d *DB) GmailScout(ctx context.Context, id string) (relay.CloudScout, error) {
 	out, err := d.gmailScouts(ctx, "id = ?", id)
