@@ -154,9 +154,7 @@ func (l *relayLink) Commit(ctx context.Context, items []client.Item) error {
 			// What the relay delivers is what a relay scout finds: its
 			// health counts it (a relay-triage scout's own runs list
 			// nothing). The relay's last word on the scout stays.
-			v, _ := l.c.relayHealth.Load(scoutID)
-			relayErr, _ := v.(error)
-			l.c.Engine.RecordHealth(ctx, scoutID, n, relayErr)
+			l.c.Engine.RecordHealth(ctx, scoutID, n, l.c.cloudHealth(ctx, scoutID))
 		}
 	}
 	return l.c.DB.AdvanceSyncSeq(ctx, relaySeqKey, maxSeq)
