@@ -2,13 +2,41 @@ package core
 
 import (
 	"context"
+	"time"
 
+	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/cue"
 )
 
 // proposeFromContent is what an item's content suggests on its own (kind,
-// due date, event time, project). It never fails: without cues it proposes
-// nothing and the source's kind stands.
+// due date, event time, project), read by scouts/cue. It never fails:
+// without cues the source's kind stands.
 func (c *Core) proposeFromContent(ctx context.Context, s scouts.Scout, meta scouts.ItemMetadata, text string) scouts.ContentProposal {
-	return scouts.ContentProposal{}
+	in := cue.Input{Title: meta.Title, Text: text, Ref: meta.ReceivedAt, Loc: time.Local, DefaultKind: meta.ProposedKind}
+	if in.Ref.IsZero() {
+		in.Ref = c.now()
+	}
+	if in.DefaultKind == "" {
+		in.DefaultKind = scouts.EntityTask
+	}
+	done := false
+	projects, err := c.DB.ListEntities(ctx, scouts.EntityProject, localdb.EntityFilter{Done: &done, Limit: 200})
+	if err != nil {
+		c.log.Warn("content cues: listing projects", "err", err)
+	}
+	for _, p := range projects {
+		in.Projects = append(in.Projects, cue.Project{ID: p.ID, Name: p.Title})
+	}
+	p := cue.Propose(in)
+	out := scouts.ContentProposal{Kind: p.Kind, Due: p.Due, StartsAt: p.Start, EndsAt: p.End, AllDay: p.AllDay, Reasons: p.Reasons}
+	// Only a task belongs to a project; for the other kinds the link is a
+	// reason shown, not a field.
+	if p.Kind == scouts.EntityTask {
+		out.ProjectID = p.ProjectID
+	}
+	if p.Kind == in.DefaultKind && len(p.Reasons) == 0 {
+		out.Kind = ""
+	}
+	return out
 }
