@@ -106,10 +106,8 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.ConfigDir != "" {
 		ccfg.ProtectedDirs = []string{cfg.ConfigDir}
 	}
-	var gmailAcc *gmailAccounts
 	if cfg.Gmail != nil {
-		gmailAcc = newGmailAccounts(dir, cfg.Gmail, log)
-		ccfg.Gmail, ccfg.GmailAPIURL = gmailAcc, cfg.Gmail.APIURL
+		ccfg.Gmail, ccfg.GmailAPIURL = newGmailAccounts(dir, cfg.Gmail, log), cfg.Gmail.APIURL
 	}
 	if cfg.Model != nil {
 		ccfg.Model, ccfg.ModelBudget, ccfg.ModelDailyTokens = cfg.Model, triage.NewMemoryBudget(nil), cfg.ModelDailyTokens
@@ -117,9 +115,6 @@ func Run(ctx context.Context, cfg Config) error {
 	c, err := core.Open(ctx, ccfg)
 	if err != nil {
 		return err
-	}
-	if gmailAcc != nil {
-		gmailAcc.core.Store(c)
 	}
 	defer c.Close()
 	if cfg.Autostart != nil {

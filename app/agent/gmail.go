@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
-	"sync/atomic"
 
 	"golang.org/x/oauth2"
 
@@ -35,7 +34,6 @@ type GmailConfig struct {
 type gmailAccounts struct {
 	m       *gmailauth.Manager
 	openErr error
-	core    atomic.Pointer[core.Core]
 	log     *slog.Logger
 }
 
@@ -54,7 +52,7 @@ func newGmailAccounts(dataDir string, cfg *GmailConfig, log *slog.Logger) *gmail
 	return g
 }
 
-func (g *gmailAccounts) Connect(ctx context.Context) (string, error) {
+func (g *gmailAccounts) Connect(ctx context.Context, connected func(email string)) (string, error) {
 	if g.openErr != nil {
 		return "", g.openErr
 	}
@@ -70,9 +68,7 @@ func (g *gmailAccounts) Connect(ctx context.Context) (string, error) {
 			return
 		}
 		g.log.Info("gmail: account connected", "email", r.Account.Email)
-		if c := g.core.Load(); c != nil {
-			c.GmailConnected(context.Background(), r.Account.Email)
-		}
+		connected(r.Account.Email)
 	}()
 	return u, nil
 }

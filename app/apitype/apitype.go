@@ -290,6 +290,30 @@ type GmailConnect struct {
 	AuthURL string `json:"auth_url"`
 }
 
+// GmailConnectRequest is the (optional) body of POST /api/v1/gmail/connect.
+type GmailConnectRequest struct {
+	// AddScout also gives the account a Gmail scout once the user has
+	// consented, unless it has one: enabled, reviewing every card, in the
+	// default mode (Settings.GmailMode). The tray's "Connect Gmail…" asks
+	// for it.
+	AddScout bool `json:"add_scout,omitempty"`
+}
+
+// GmailConnected is the data of the stream's gmail.connected event: the
+// user consented and the account is connected.
+type GmailConnected struct {
+	Email string `json:"email"`
+	// ScoutID and ScoutName name the scout added for the account (Added)
+	// or, on a reconnect, the first of its scouts, which run again; empty
+	// when the account has none. Mode is that scout's mode.
+	ScoutID   string `json:"scout_id,omitempty"`
+	ScoutName string `json:"scout_name,omitempty"`
+	Mode      string `json:"mode,omitempty"`
+	Added     bool   `json:"added,omitempty"`
+	// AddError says why the scout asked for could not be added.
+	AddError string `json:"add_error,omitempty"`
+}
+
 // GmailAccount is one connected Gmail account.
 type GmailAccount struct {
 	Email       string    `json:"email"`
@@ -308,6 +332,10 @@ type Settings struct {
 	Notifications bool        `json:"notifications"`
 	QuietHours    *QuietHours `json:"quiet_hours,omitempty"`
 	Autostart     bool        `json:"autostart"`
+	// GmailMode is the mode of the Gmail scout "Connect Gmail…" adds:
+	// local, relay-ping or relay-triage; empty is relay-triage with a
+	// relay and local without one.
+	GmailMode string `json:"gmail_mode,omitempty"`
 }
 
 // QuietHours holds notifications between two local times ("22:00").

@@ -21,8 +21,10 @@ import (
 // the keyring (app/gmailauth).
 type GmailAuth interface {
 	// Connect starts the consent flow and returns the URL the browser was
-	// sent to; the account appears when the user has consented.
-	Connect(ctx context.Context) (authURL string, err error)
+	// sent to; the account appears when the user has consented, and then
+	// connected is called with its address (once, from another
+	// goroutine; never if the flow fails).
+	Connect(ctx context.Context, connected func(email string)) (authURL string, err error)
 	Accounts(ctx context.Context) ([]GmailAccount, error)
 	TokenSource(ctx context.Context, email string) (oauth2.TokenSource, error)
 	RefreshToken(ctx context.Context, email string) (string, error)
@@ -523,39 +525,6 @@ func (c *Core) gmailAuth() (GmailAuth, error) {
 		return nil, scouts.Errorf(scouts.EUnavailable, "Gmail is not set up on this desktop: start the agent with --google-client-id (see docs/gmail.md)")
 	}
 	return c.cfg.Gmail, nil
-}
-
-// ConnectGmail starts connecting an account (see GmailAuth.Connect).
-func (c *Core) ConnectGmail(ctx context.Context) (string, error) {
-	a, err := c.gmailAuth()
-	if err != nil {
-		return "", err
-	}
-	return a.Connect(ctx)
-}
-
-// GmailConnected is called by the auth flow when an account was connected:
-// scouts of that account that were failing for want of a token restart.
-func (c *Core) GmailConnected(ctx context.Context, email string) {
-	list, _ := c.GmailAccounts(ctx)
-	c.Bus.Publish(scouts.Event{Type: EventGmailAccounts, Data: list})
-	all, err := c.DB.ListScouts(ctx)
-	if err != nil {
-		return
-	}
-	for _, s := range all {
-		if s.Kind != scouts.KindGmail {
-			continue
-		}
-		if g, err := parseGmailConfig(s.Config); err == nil && strings.EqualFold(g.Email, email) {
-			if g.Mode == GmailRelayTriage {
-				c.clearCloudStatus(ctx, s.ID)
-			}
-			c.Engine.Sync(s)
-			// A reconnect hands the relay the new token.
-			c.queueGmailOp(ctx, protocol.TypeScoutUpdate, s)
-		}
-	}
 }
 
 // GmailAccounts lists the connected accounts.

@@ -238,7 +238,7 @@ func TestGmailAuthExpiredReachesAnOfflineDesktop(t *testing.T) {
 	// Reconnecting the account clears it, and mail flows again.
 	r.Start()
 	g.Gmail.Restore(gmailtest.Account)
-	if _, err := d.Core.ConnectGmail(ctx); err != nil {
+	if _, err := d.Core.ConnectGmail(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 	gmailtest.Wait(t, "the reconnect to clear the scout's health", func() bool {

@@ -18,6 +18,9 @@ type Settings struct {
 	QuietHours *QuietHours `json:"quiet_hours,omitempty"`
 	// Autostart: start the agent at login.
 	Autostart bool `json:"autostart"`
+	// GmailMode is the mode of the Gmail scout "Connect Gmail…" adds
+	// (local, relay-ping, relay-triage); empty: see DefaultGmailMode.
+	GmailMode string `json:"gmail_mode,omitempty"`
 }
 
 // QuietHours is a daily span without notifications.
@@ -27,6 +30,11 @@ type QuietHours struct {
 }
 
 func (s Settings) validate() error {
+	switch s.GmailMode {
+	case "", GmailLocal, GmailRelayPing, GmailRelayTriage:
+	default:
+		return scouts.Errorf(scouts.EInvalid, "gmail_mode %q: want local, relay-ping or relay-triage", s.GmailMode)
+	}
 	if q := s.QuietHours; q != nil {
 		for _, v := range []string{q.Start, q.End} {
 			if _, err := time.Parse("15:04", v); err != nil {

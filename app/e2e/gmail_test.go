@@ -100,7 +100,7 @@ func waitFake(t *testing.T, what string, cond func() bool, explain ...func() str
 func (g *google) connect(t *testing.T, a *agentProc) {
 	t.Helper()
 	ctx := context.Background()
-	c, err := a.client.ConnectGmail(ctx)
+	c, err := a.client.ConnectGmail(ctx, apitype.GmailConnectRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}

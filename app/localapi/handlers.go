@@ -412,7 +412,7 @@ func (s *Server) handleSync(w http.ResponseWriter, r *http.Request) {
 }
 
 func toSettings(st core.Settings) apitype.Settings {
-	out := apitype.Settings{Notifications: st.Notifications, Autostart: st.Autostart}
+	out := apitype.Settings{Notifications: st.Notifications, Autostart: st.Autostart, GmailMode: st.GmailMode}
 	if st.QuietHours != nil {
 		out.QuietHours = &apitype.QuietHours{Start: st.QuietHours.Start, End: st.QuietHours.End}
 	}
@@ -434,7 +434,7 @@ func (s *Server) handlePutSettings(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	st := core.Settings{Notifications: in.Notifications, Autostart: in.Autostart}
+	st := core.Settings{Notifications: in.Notifications, Autostart: in.Autostart, GmailMode: in.GmailMode}
 	if in.QuietHours != nil {
 		st.QuietHours = &core.QuietHours{Start: in.QuietHours.Start, End: in.QuietHours.End}
 	}
@@ -470,7 +470,14 @@ func convertAll[T, U any](in []T, conv func(T) U) []U {
 }
 
 func (s *Server) handleGmailConnect(w http.ResponseWriter, r *http.Request) {
-	u, err := s.core.ConnectGmail(r.Context())
+	var in apitype.GmailConnectRequest
+	if r.ContentLength != 0 {
+		if err := decode(w, r, &in); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
+	u, err := s.core.ConnectGmail(r.Context(), in.AddScout)
 	if err != nil {
 		s.fail(w, r, err)
 		return

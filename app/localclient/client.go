@@ -364,10 +364,11 @@ func (c *Client) SuggestionsAfter(ctx context.Context, afterID string) ([]apityp
 }
 
 // ConnectGmail starts connecting a Gmail account and returns the consent
-// URL (the agent also opens it in the browser).
-func (c *Client) ConnectGmail(ctx context.Context) (apitype.GmailConnect, error) {
+// URL (the agent also opens it in the browser); the stream's
+// gmail.connected event says when the user has consented.
+func (c *Client) ConnectGmail(ctx context.Context, in apitype.GmailConnectRequest) (apitype.GmailConnect, error) {
 	var out apitype.GmailConnect
-	err := c.call(ctx, http.MethodPost, "/api/v1/gmail/connect", struct{}{}, &out)
+	err := c.call(ctx, http.MethodPost, "/api/v1/gmail/connect", in, &out)
 	return out, err
 }
 

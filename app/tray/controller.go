@@ -34,7 +34,8 @@ type controller struct {
 	log        *slog.Logger
 	openWindow func(view string) error
 	quit       func()
-	notify     func(title string) // nil: no notifications
+	notify     func(title string)       // nil: no notifications
+	announce   func(Notification) error // shown at once; nil: not shown
 
 	mu      sync.Mutex
 	view    view
@@ -87,6 +88,15 @@ func (c *controller) onEvent(ev apitype.StreamEvent) {
 		if json.Unmarshal(ev.Data, &s) == nil && s.Status == "pending" && (s.Lane == "" || s.Lane == "inbox") && c.notify != nil {
 			c.notify(s.Title)
 		}
+	case ev.Type == "gmail.connected":
+		var g apitype.GmailConnected
+		if json.Unmarshal(ev.Data, &g) == nil && c.announce != nil {
+			if n, ok := gmailNote(g); ok {
+				if err := c.announce(n); err != nil {
+					c.log.Warn("tray: notification not shown", "err", err)
+				}
+			}
+		}
 	case strings.HasPrefix(ev.Type, "entity."):
 		return // counts of entities are not shown
 	}
@@ -130,11 +140,12 @@ func (c *controller) do(ctx context.Context, a action) {
 	case actOpen:
 		err = c.openWindow("")
 	case actConnectGmail:
-		// The agent sends the browser to Google's consent page and stores
-		// the token when the user consents; the window's Scouts view shows
-		// the account arrive (or, without a Google client configured, how
-		// to set one up).
-		if _, cerr := c.client.ConnectGmail(ctx); cerr != nil {
+		// The agent sends the browser to Google's consent page, stores the
+		// token when the user consents and gives the account a scout if it
+		// has none (a notification says so); the window's Scouts view shows
+		// it arrive (or, without a Google client configured, how to set
+		// one up).
+		if _, cerr := c.client.ConnectGmail(ctx, apitype.GmailConnectRequest{AddScout: true}); cerr != nil {
 			c.log.Info("tray: Gmail cannot be connected from here", "err", cerr)
 		}
 		err = c.openWindow("scouts")

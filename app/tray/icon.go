@@ -64,7 +64,7 @@ func startIcon(ctx context.Context, c *controller) (stop func(), err error) {
 		systray.AddSeparator()
 		items := map[action]*systray.MenuItem{
 			actOpen:         systray.AddMenuItem(LabelOpen, "Open the Scouts window"),
-			actConnectGmail: systray.AddMenuItem(LabelGmail, "Sign in to Google in the browser, then add a Gmail scout in the window's Scouts view"),
+			actConnectGmail: systray.AddMenuItem(LabelGmail, "Sign in to Google in the browser; the account gets a Gmail scout"),
 		}
 		systray.AddSeparator()
 		v.pause = systray.AddMenuItem(LabelPause, "Stop processing new items until resumed")

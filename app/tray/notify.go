@@ -161,3 +161,31 @@ func compose(titles []string) Notification {
 func escapeMarkup(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }
+
+// gmailNote is what the tray says once an account was connected: the
+// scout it got (and how to change it), or that its scouts run again. A
+// connection from the window, which shows the outcome itself, gets none.
+func gmailNote(g apitype.GmailConnected) (Notification, bool) {
+	email := escapeMarkup(g.Email)
+	switch {
+	case g.Added:
+		return Notification{Summary: "Gmail scout added", Body: fmt.Sprintf("%s: new mail becomes suggestions for you to review, %s. "+
+			"To read it another way, remove the scout in the Scouts view and add one with another mode.", email, gmailModeText(g.Mode))}, true
+	case g.AddError != "":
+		return Notification{Summary: "Gmail connected, but no scout was added",
+			Body: fmt.Sprintf("%s: %s. Add a Gmail scout in the Scouts view.", email, escapeMarkup(g.AddError))}, true
+	case g.ScoutID != "":
+		return Notification{Summary: "Gmail reconnected", Body: fmt.Sprintf("%s: %s runs again.", email, escapeMarkup(g.ScoutName))}, true
+	}
+	return Notification{}, false
+}
+
+func gmailModeText(mode string) string {
+	switch mode {
+	case "relay-triage":
+		return "triaged by your relay, also while this computer is off (relay-triage mode)"
+	case "relay-ping":
+		return "read by this computer as soon as your relay says it arrived (relay-ping mode)"
+	}
+	return "read by this computer, which asks Gmail every few minutes (local mode)"
+}

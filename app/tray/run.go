@@ -71,6 +71,16 @@ func Run(ctx context.Context, opts Options) error {
 				}}
 				defer b.Close()
 				c.notify = b.Add
+				c.announce = func(note Notification) error {
+					sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+					defer cancel()
+					// An answer to what the user just did: quiet hours do
+					// not hold it, notifications turned off do.
+					if s, err := opts.Client.Settings(sctx); err != nil || !s.Notifications {
+						return err
+					}
+					return n.Send(note)
+				}
 			}
 		}
 		if c.notify == nil {

@@ -20,9 +20,6 @@ type Auth struct {
 	t testing.TB
 	g *Google
 	M *gmailauth.Manager
-	// OnConnected is called after a consent completed (the agent calls
-	// the core's GmailConnected there).
-	OnConnected func(email string)
 }
 
 // NewAuth opens the file keyring of a desktop data directory; the same
@@ -45,15 +42,14 @@ func (g *Google) NewAuth(t testing.TB, dataDir string) *Auth {
 	return a
 }
 
-func (a *Auth) Connect(ctx context.Context) (string, error) {
+func (a *Auth) Connect(ctx context.Context, connected func(email string)) (string, error) {
 	u, done, err := a.M.Start(context.WithoutCancel(ctx))
 	if err != nil {
 		return "", err
 	}
 	go func() {
-		r := <-done
-		if r.Err == nil && a.OnConnected != nil {
-			a.OnConnected(r.Account.Email)
+		if r := <-done; r.Err == nil {
+			connected(r.Account.Email)
 		}
 	}()
 	return u, nil
@@ -110,7 +106,6 @@ func (g *Google) OpenDesktop(t testing.TB, dir string, o DesktopOptions) *Deskto
 		t.Fatal(err)
 	}
 	d.Core = c
-	d.Auth.OnConnected = func(email string) { c.GmailConnected(context.Background(), email) }
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +126,7 @@ func (d *Desktop) Close() {
 // Connect runs "Connect Gmail" to its end.
 func (d *Desktop) Connect() {
 	d.t.Helper()
-	if _, err := d.Core.ConnectGmail(context.Background()); err != nil {
+	if _, err := d.Core.ConnectGmail(context.Background(), false); err != nil {
 		d.t.Fatal(err)
 	}
 	Wait(d.t, "the account to be connected", func() bool {
