@@ -73,8 +73,11 @@ type Scout struct {
 	Exclude []string `json:"exclude,omitempty"`
 	// Webhook scouts: where to POST items, and (only in the answer that
 	// created the scout or rotated its token) the token to post with.
-	HookURL   string          `json:"hook_url,omitempty"`
-	HookToken string          `json:"hook_token,omitempty"`
+	HookURL   string `json:"hook_url,omitempty"`
+	HookToken string `json:"hook_token,omitempty"`
+	// Warnings (only in the answer that created the scout) are what the
+	// user should know, such as how many files a very large folder holds.
+	Warnings  []string        `json:"warnings,omitempty"`
 	Config    json.RawMessage `json:"config"`
 	CreatedAt time.Time       `json:"created_at"`
 	UpdatedAt time.Time       `json:"updated_at"`
@@ -103,6 +106,9 @@ type CreateScout struct {
 	Include         []string `json:"include,omitempty"`
 	Exclude         []string `json:"exclude,omitempty"`
 	IncludeExisting bool     `json:"include_existing,omitempty"`
+	// Force creates a folder scout over a tree with more files than the
+	// agent accepts without confirmation (100 000).
+	Force bool `json:"force,omitempty"`
 	// Config is the kind-specific configuration; fields above take
 	// precedence over the same fields in it.
 	Config json.RawMessage `json:"config,omitempty"`

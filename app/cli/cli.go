@@ -52,7 +52,7 @@ The desktop:
 Talking to a running agent:
   status                                 version, running scouts, cards per lane
   scouts                                 list scouts and their health
-  scouts add-folder PATH [--auto] [--name N] [--include GLOB]... [--exclude GLOB]... [--existing]
+  scouts add-folder PATH [--auto] [--name N] [--include GLOB]... [--exclude GLOB]... [--existing] [--force]
   scouts enable|disable|review|auto|run|rm ID
   suggestions [--status S] [--lane inbox|screened|spam|all] [--json]
                                          list suggestions (default: the pending inbox,

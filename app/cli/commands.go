@@ -141,6 +141,7 @@ func addFolder(ctx context.Context, args []string, env Env) error {
 	auto := f.Bool("auto", false, "create entities directly instead of suggesting them for review")
 	name := f.String("name", "", "scout name (default: the folder's name)")
 	existing := f.Bool("existing", false, "also suggest the files already in the folder")
+	force := f.Bool("force", false, "watch a folder of more than 100,000 files all the same")
 	var include, exclude multiFlag
 	f.Var(&include, "include", "only files matching this glob (repeatable; e.g. '*.md', 'docs/**/*.txt')")
 	f.Var(&exclude, "exclude", "skip files matching this glob (repeatable)")
@@ -161,7 +162,7 @@ func addFolder(ctx context.Context, args []string, env Env) error {
 	}
 	review := !*auto
 	s, err := c.CreateScout(ctx, apitype.CreateScout{Kind: "folder", Name: *name, Path: path, Review: &review,
-		Include: include, Exclude: exclude, IncludeExisting: *existing})
+		Include: include, Exclude: exclude, IncludeExisting: *existing, Force: *force})
 	if err != nil {
 		return err
 	}
@@ -173,6 +174,9 @@ func addFolder(ctx context.Context, args []string, env Env) error {
 		mode = "entities are created directly"
 	}
 	fmt.Fprintf(env.Stdout, "Added scout %s watching %s (%s)\n", s.ID, s.Path, mode)
+	for _, w := range s.Warnings {
+		fmt.Fprintf(env.Stdout, "Warning: %s\n", w)
+	}
 	return nil
 }
 

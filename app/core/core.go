@@ -46,6 +46,12 @@ type Config struct {
 	// ProtectedDirs are folders no folder scout reads, besides DataDir
 	// (which never is): the agent's configuration and scout definitions.
 	ProtectedDirs []string
+	// FolderWarnFiles and FolderMaxFiles bound a new folder scout's tree:
+	// above the first its creation answers with a warning saying how many
+	// files it holds, above the second it is refused unless forced. Zero
+	// means DefaultFolderWarnFiles and DefaultFolderMaxFiles.
+	FolderWarnFiles int
+	FolderMaxFiles  int
 }
 
 // Core is an open agent core. Its methods are safe for concurrent use.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,8 +19,13 @@ import (
 // openCoreIn opens and starts a core whose data directory is dataDir.
 func openCoreIn(t *testing.T, dataDir string) (*core.Core, *core.Subscription) {
 	t.Helper()
+	return openCoreWith(t, core.Config{DataDir: dataDir})
+}
+
+func openCoreWith(t *testing.T, cfg core.Config) (*core.Core, *core.Subscription) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	c, err := core.Open(ctx, core.Config{DataDir: dataDir})
+	c, err := core.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,5 +140,67 @@ func TestFolderScoutInsideTheDataDirectoryIsRefused(t *testing.T) {
 	if !strings.Contains(got.LastError, "data") || c.Engine.IsRunning(s.ID) {
 		t.Errorf("a stored scout inside the data folder: running %v, health %q; want stopped with an error about the data folder",
 			c.Engine.IsRunning(s.ID), got.LastError)
+	}
+}
+
+// `add-folder /` used to be accepted and flooded the inbox from /proc: the
+// filesystem's root and the system's pseudo-filesystems are refused.
+func TestFolderScoutOnTheFilesystemRootOrASystemFolderIsRefused(t *testing.T) {
+	ctx := context.Background()
+	c, _ := openCoreIn(t, t.TempDir())
+	for _, p := range []string{string(filepath.Separator), "/proc", "/sys", "/dev"} {
+		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+			continue
+		}
+		cfg, _ := json.Marshal(map[string]any{"path": p})
+		_, err := c.CreateScout(ctx, core.NewScout{Kind: scouts.KindFolder, Review: true, Enabled: true, Config: cfg})
+		var se *scouts.Error
+		if !errors.As(err, &se) || se.Code != scouts.EInvalid {
+			t.Errorf("a folder scout on %s: %v; want refused", p, err)
+		}
+	}
+	if all, err := c.DB.ListScouts(ctx); err != nil || len(all) != 0 {
+		t.Errorf("scouts stored: %v, %v; want none", all, err)
+	}
+}
+
+// A large folder is accepted with a warning that says how many files it
+// holds; above the hard limit it is refused unless the user insists.
+func TestLargeFolderWarnsAndAboveTheLimitNeedsForce(t *testing.T) {
+	ctx := context.Background()
+	c, _ := openCoreWith(t, core.Config{DataDir: t.TempDir(), FolderWarnFiles: 5, FolderMaxFiles: 20})
+	folder := func(files int) string {
+		dir := t.TempDir()
+		for i := range files {
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d.md", i)), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Excluded files do not count.
+		if err := os.WriteFile(filepath.Join(dir, ".hidden"), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	create := func(dir string, force bool) (core.Created, error) {
+		cfg, _ := json.Marshal(map[string]any{"path": dir})
+		return c.CreateScout(ctx, core.NewScout{Kind: scouts.KindFolder, Review: true, Enabled: true, Config: cfg, Force: force})
+	}
+
+	if cr, err := create(folder(5), false); err != nil || len(cr.Warnings) != 0 {
+		t.Errorf("a 5-file folder: %v, warnings %q; want created without warning", err, cr.Warnings)
+	}
+	if cr, err := create(folder(8), false); err != nil || len(cr.Warnings) != 1 || !strings.Contains(cr.Warnings[0], "8 files") {
+		t.Errorf("an 8-file folder: %v, warnings %q; want created with a warning saying it holds 8 files", err, cr.Warnings)
+	}
+	big := folder(25)
+	_, err := create(big, false)
+	var se *scouts.Error
+	if !errors.As(err, &se) || se.Code != scouts.EInvalid || !strings.Contains(err.Error(), "more than 20 files") || !strings.Contains(err.Error(), "force") {
+		t.Errorf("a 25-file folder: %v; want refused, saying it holds more than 20 files and how to insist", err)
+	}
+	cr, err := create(big, true)
+	if err != nil || len(cr.Warnings) != 1 || !strings.Contains(cr.Warnings[0], "more than 20 files") {
+		t.Errorf("a 25-file folder, forced: %v, warnings %q; want created with a warning", err, cr.Warnings)
 	}
 }

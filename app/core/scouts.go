@@ -3,8 +3,10 @@ package core
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/scouts-hq/scouts/connectors/directory"
@@ -19,6 +21,9 @@ type NewScout struct {
 	Review  bool
 	Enabled bool
 	Config  json.RawMessage
+	// Force creates a folder scout over a tree larger than
+	// Config.FolderMaxFiles.
+	Force bool
 }
 
 // Created is a new scout with the secret shown once: a webhook scout's
@@ -26,6 +31,9 @@ type NewScout struct {
 type Created struct {
 	Scout     scouts.Scout
 	HookToken string
+	// Warnings are what the user should know about the new scout (a very
+	// large folder), shown with the answer.
+	Warnings []string
 }
 
 // CreateScout validates and stores a new scout and starts it.
@@ -46,6 +54,13 @@ func (c *Core) CreateScout(ctx context.Context, in NewScout) (Created, error) {
 	}
 	if err := c.checkScout(ctx, &s); err != nil {
 		return out, err
+	}
+	if s.Kind == scouts.KindFolder {
+		w, err := c.checkFolderSize(ctx, s.Config, in.Force)
+		if err != nil {
+			return out, err
+		}
+		out.Warnings = w
 	}
 	if err := c.DB.CreateScout(ctx, s); err != nil {
 		return out, err
@@ -113,6 +128,61 @@ func (c *Core) checkScout(ctx context.Context, s *scouts.Scout) error {
 		}
 	}
 	return s.Validate()
+}
+
+// Defaults for Config.FolderWarnFiles and FolderMaxFiles. A scan handles
+// 100 000 files in bounded memory (docs/benchmarks.md), but a tree that
+// large is seldom what was meant: its first scan takes a while and every
+// change in it can become a card.
+const (
+	DefaultFolderWarnFiles = 10_000
+	DefaultFolderMaxFiles  = 100_000
+)
+
+// checkFolderSize counts the files of a new folder scout's tree (up to the
+// hard limit): above FolderWarnFiles the answer warns with the count, above
+// FolderMaxFiles the scout is refused unless forced.
+func (c *Core) checkFolderSize(ctx context.Context, raw json.RawMessage, force bool) ([]string, error) {
+	cfg, err := directory.ParseConfig(raw)
+	if err != nil {
+		return nil, err
+	}
+	warnAt, maxFiles := c.cfg.FolderWarnFiles, c.cfg.FolderMaxFiles
+	if warnAt <= 0 {
+		warnAt = DefaultFolderWarnFiles
+	}
+	if maxFiles <= 0 {
+		maxFiles = DefaultFolderMaxFiles
+	}
+	n, err := directory.CountFiles(ctx, cfg, c.protectedDirs(), maxFiles+1)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case n > maxFiles && !force:
+		return nil, scouts.Errorf(scouts.EInvalid, "folder %s holds more than %s files (counting stopped there): "+
+			"its first scan would take long and any change in it could become a card. Choose a smaller folder or narrow it "+
+			"with include globs; to watch it anyway, confirm with --force (in the API: \"force\": true)", cfg.Path, thousands(maxFiles))
+	case n > maxFiles:
+		return []string{fmt.Sprintf("folder %s holds more than %s files; watching it as you confirmed (force): "+
+			"its first scan will take a while", cfg.Path, thousands(maxFiles))}, nil
+	case n > warnAt:
+		w := fmt.Sprintf("folder %s holds %s files: its first scan will take a while, and each new or changed file in it may become a card", cfg.Path, thousands(n))
+		if cfg.IncludeExisting {
+			w += "; with include_existing every one of them will be suggested"
+		}
+		return []string{w + ". Narrow it with include globs if that is not what you want"}, nil
+	}
+	return nil, nil
+}
+
+// thousands writes n with thousands separators: 16,769.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // protectedDirs are the folders no folder scout reads: the data directory

@@ -77,6 +77,11 @@ func TestFirstRunAndCLITour(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "does not exist") {
 		t.Fatalf("adding a missing folder: code %d, %s", code, errOut)
 	}
+	// `add-folder /` once flooded the inbox from /proc.
+	_, errOut, code = runCLI(t, home, data, "scouts", "add-folder", string(filepath.Separator))
+	if code != 1 || !strings.Contains(errOut, "root of the filesystem") {
+		t.Fatalf("adding the filesystem's root: code %d, %s", code, errOut)
+	}
 	out, _, code = runCLI(t, home, data, "scouts")
 	if code != 0 || !strings.Contains(out, "Inbox") || !strings.Contains(out, "Projects") || !strings.Contains(out, "auto") {
 		t.Fatalf("scouts:\n%s", out)

@@ -106,6 +106,7 @@ func (s *Server) handleCreateScout(w http.ResponseWriter, r *http.Request) {
 	if in.Enabled != nil {
 		ns.Enabled = *in.Enabled
 	}
+	ns.Force = in.Force
 	created, err := s.core.CreateScout(r.Context(), ns)
 	if err != nil {
 		s.fail(w, r, err)
@@ -113,6 +114,7 @@ func (s *Server) handleCreateScout(w http.ResponseWriter, r *http.Request) {
 	}
 	out := s.scoutOut(created.Scout)
 	out.HookToken = created.HookToken
+	out.Warnings = created.Warnings
 	w.Header().Set("Location", "/api/v1/scouts/"+out.ID)
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, http.StatusCreated, out)

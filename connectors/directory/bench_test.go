@@ -248,3 +248,15 @@ func BenchmarkScanChanged1(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCountFiles100k is the count a folder scout's creation makes to
+// warn about a large tree (CountFiles), over the 100 000-file tree.
+func BenchmarkCountFiles100k(b *testing.B) {
+	root := tree100k.root(b)
+	for i := 0; i < b.N; i++ {
+		n, err := directory.CountFiles(context.Background(), directory.Config{Path: root}, nil, benchFiles+1)
+		if err != nil || n != benchFiles {
+			b.Fatalf("counted %d files: %v", n, err)
+		}
+	}
+}

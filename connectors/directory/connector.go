@@ -45,6 +45,9 @@ type Connector struct {
 	createdAt time.Time
 	settle    time.Duration
 	protected []string
+	// system are the well-known system folders (/proc, /sys, /dev), never
+	// descended into where they are mounted inside the tree.
+	system []protectedDir
 
 	// rootp confines every file operation to the watched tree, also under
 	// a race where a directory is swapped for a symbolic link. It changes
@@ -109,6 +112,11 @@ func New(opts Options) (*Connector, error) {
 	if opts.Index == nil {
 		return nil, errors.New("directory: New: Index is required")
 	}
+	return open(opts)
+}
+
+// open is New without an index, for walks that record nothing.
+func open(opts Options) (*Connector, error) {
 	cfg := opts.Config
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -144,6 +152,7 @@ func New(opts Options) (*Connector, error) {
 		createdAt: opts.ScoutCreatedAt,
 		settle:    time.Duration(cfg.Settle),
 		protected: opts.Protected,
+		system:    systemFolders(),
 		rootPath:  cfg.Path,
 		rootReal:  resolved,
 		// The first scan is always full: it finds what arrived while the

@@ -66,6 +66,10 @@
 // refused (CheckRoot, also in New, so a scout stored before the check does
 // not run); one inside the root is skipped with all it holds, never listed
 // nor watched. They are recognised with os.SameFile, whatever the spelling.
+// The filesystem's root and pseudo-filesystems (/proc, /sys, /dev, cgroup
+// and the like) are refused as roots as well, and a pseudo-filesystem
+// mounted inside the tree is never descended into. CountFiles sizes a tree
+// with the same rules, for warnings when a scout is created.
 //
 // # Files Scouts writes
 //

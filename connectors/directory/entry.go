@@ -38,8 +38,8 @@ func (s *scan) entry(w dirWork, dir *os.Root, info fs.FileInfo, known map[string
 		if c.excluded(rel, true) {
 			break
 		}
-		if s.protected.protects(name, info) {
-			break // Scouts' own data: as if excluded
+		if s.protected.protects(name, info) || c.systemMount(rel, info, s.dirDev(w)) {
+			break // Scouts' own data, or /proc and the like: as if excluded
 		}
 		switch {
 		case wasKnown && old.Type == TypeProblem && sameStat(old, info):

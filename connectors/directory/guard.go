@@ -84,14 +84,82 @@ func protectedAs(info fs.FileInfo, prot []protectedDir) (string, bool) {
 	return "", false
 }
 
-// CheckRoot refuses a folder no scout may watch: one that is, or is inside,
-// one of protected (the agent's data and configuration folders). Errors
-// are *scouts.Error with code EInvalid.
+// CheckRoot refuses a folder no scout may watch: the filesystem's root, a
+// system pseudo-filesystem (/proc, /sys, /dev and the like) or a folder in
+// one, and a folder that is, or is inside, one of protected (the agent's
+// data and configuration folders). Errors are *scouts.Error with code
+// EInvalid.
 func CheckRoot(root string, protected []string) error {
+	root = filepath.Clean(root)
+	if isFSRoot(root) {
+		return invalid("%s is the root of the filesystem: a scout there would read every file on the computer, system files included; choose a folder of documents instead", root)
+	}
+	if kind, ok := systemFolder(root); ok {
+		return invalid("%s is a system folder (%s), which holds no documents; choose another folder", root, kind)
+	}
 	if d, ok := insideProtected(root, protected); ok {
 		return invalid("folder %s is inside %s, where Scouts keeps its own data (its database and keys); choose a folder outside it", root, d)
 	}
 	return nil
+}
+
+// isFSRoot reports whether root, or what it links to, is the root of a
+// filesystem tree ("/", or a volume such as C:\ on Windows).
+func isFSRoot(root string) bool {
+	if filepath.Dir(root) == root {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(root)
+	return err == nil && filepath.Dir(real) == real
+}
+
+// systemFolderPaths are the mount points of the system's pseudo-filesystems,
+// for platforms (and filesystems, such as devtmpfs) where statfs does not
+// tell them apart.
+var systemFolderPaths = []string{"/proc", "/sys", "/dev"}
+
+// systemFolders looks at systemFolderPaths now.
+func systemFolders() []protectedDir {
+	if filepath.Separator != '/' {
+		return nil
+	}
+	return statProtected(systemFolderPaths)
+}
+
+// systemFolder reports whether root is on a pseudo-filesystem or inside a
+// well-known system folder, and which.
+func systemFolder(root string) (string, bool) {
+	if kind, ok := pseudoFS(root); ok {
+		return kind, true
+	}
+	sys := systemFolders()
+	for _, a := range ancestors(root) {
+		if fi, err := os.Stat(a); err == nil {
+			if d, ok := protectedAs(fi, sys); ok {
+				return d, true
+			}
+		}
+	}
+	return "", false
+}
+
+// systemMount reports whether the folder at rel, described by info (its
+// Lstat), is the mount point of a pseudo-filesystem, given the device of
+// the folder holding it. Only mount points are asked about, so a tree on a
+// network filesystem costs no statfs per folder.
+func (c *Connector) systemMount(rel string, info fs.FileInfo, parentDev uint64) bool {
+	dev, ok := devOf(info)
+	if !ok || dev == parentDev {
+		return false
+	}
+	kind, ok := pseudoFS(c.abs(rel))
+	if !ok {
+		kind, ok = protectedAs(info, c.system)
+	}
+	if ok {
+		c.log.Debug("not descending into a system pseudo-filesystem", "dir", c.display(rel), "kind", kind)
+	}
+	return ok
 }
 
 // insideProtected reports the protected folder that root is or is inside.

@@ -96,3 +96,24 @@ func TestRootInsideProtectedFolderIsRefused(t *testing.T) {
 		t.Errorf("CheckRoot of the folder holding the data: %v; want allowed (the data is skipped)", err)
 	}
 }
+
+// The filesystem's root and the system's pseudo-filesystems (and folders
+// inside them) are refused.
+func TestCheckRootRefusesTheFilesystemRootAndSystemFolders(t *testing.T) {
+	roots := []string{string(filepath.Separator)}
+	for _, p := range []string{"/proc", "/proc/self", "/sys", "/sys/kernel", "/dev", "/dev/shm"} {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			roots = append(roots, p)
+		}
+	}
+	for _, root := range roots {
+		err := directory.CheckRoot(root, nil)
+		var se *scouts.Error
+		if !errors.As(err, &se) || se.Code != scouts.EInvalid {
+			t.Errorf("CheckRoot(%s): %v; want refused", root, err)
+		}
+	}
+	if err := directory.CheckRoot(t.TempDir(), nil); err != nil {
+		t.Errorf("CheckRoot of an ordinary folder: %v", err)
+	}
+}

@@ -46,6 +46,8 @@ type scan struct {
 	baseline bool
 	// protected recognises the folders this scan skips (see guard.go).
 	protected *guard
+	// rootDev is the device of the root, to find mount points below it.
+	rootDev uint64
 	// listed and subtrees hold the directories an incremental scan has
 	// listed, and the new ones it listed with all they contain, so that no
 	// directory is listed twice in one run.
@@ -90,6 +92,9 @@ func (c *Connector) ListNew(ctx context.Context, page func(context.Context, []sc
 		full = true
 	}
 	s := &scan{c: c, ctx: ctx, page: page, now: c.now(), baseline: needBaseline, protected: newGuard(c.protected)}
+	if fi, err := c.root().Stat("."); err == nil {
+		s.rootDev, _ = devOf(fi)
+	}
 	c.scanning = true
 	defer func() { c.scanning, c.touched = false, nil }()
 
@@ -113,6 +118,16 @@ func (c *Connector) ListNew(ctx context.Context, page func(context.Context, []sc
 		}
 	}
 	return nil
+}
+
+// dirDev is the device of the directory w lists.
+func (s *scan) dirDev(w dirWork) uint64 {
+	if w.info != nil {
+		if d, ok := devOf(w.info); ok {
+			return d
+		}
+	}
+	return s.rootDev
 }
 
 // incremental lists the dirty directories, parents first.

@@ -164,48 +164,58 @@ func (c *Connector) relOf(name string) (string, bool) {
 }
 
 // addTree watches the directories below rel (rel itself is watched by the
-// caller or is added here when it is not the root), never through a link
-// and never into an excluded directory.
+// caller or is added here when it is not the root), never through a link,
+// never into an excluded directory, Scouts' own folders or a system
+// pseudo-filesystem.
 func (w *watcher) addTree(ctx context.Context, rel string) {
 	if w.degraded {
 		return
 	}
 	c := w.c
 	prot := newGuard(c.protected)
-	stack := []string{rel}
+	top, err := c.lstatChain(rel)
+	if err != nil {
+		return // gone: its parent's listing says so
+	}
+	dev, _ := devOf(top)
+	type dirOn struct {
+		rel string
+		dev uint64
+	}
+	stack := []dirOn{{rel, dev}}
 	if rel != "" && !w.add(rel) {
 		return
 	}
 	for len(stack) > 0 && ctx.Err() == nil {
 		d := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		f, err := c.root().Open(osRel(d))
+		f, err := c.root().Open(osRel(d.rel))
 		if err != nil {
 			continue // gone, or unreadable: the scan reports it
 		}
 		for {
 			ents, err := f.ReadDir(readDirChunk)
 			for _, e := range ents {
-				sub := joinRel(d, e.Name())
+				sub := joinRel(d.rel, e.Name())
 				if !e.IsDir() || c.excluded(sub, true) {
 					continue
 				}
-				if len(prot.paths) > 0 {
-					// Scouts' own data is never watched: its writes would
-					// wake the scout forever.
-					if fi, err := e.Info(); err != nil || prot.protects(e.Name(), fi) {
-						continue
-					}
+				fi, err := e.Info()
+				// Scouts' own data is never watched (its writes would wake
+				// the scout forever), nor /proc and the like.
+				if err != nil || prot.protects(e.Name(), fi) || c.systemMount(sub, fi, d.dev) {
+					continue
 				}
 				if !w.add(sub) {
 					f.Close()
 					return
 				}
-				stack = append(stack, sub)
+				dev, _ := devOf(fi)
+				stack = append(stack, dirOn{sub, dev})
 			}
 			if err != nil || len(ents) == 0 {
 				if err != nil && !errors.Is(err, io.EOF) {
-					c.log.Debug("list folder to watch", "dir", displayString(d), "err", err)
+					c.log.Debug("list folder to watch", "dir", displayString(d.rel), "err", err)
 				}
 				break
 			}
