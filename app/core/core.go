@@ -107,7 +107,7 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 		Logger:       cfg.Logger,
 		Now:          cfg.Now,
 		PollInterval: cfg.PollInterval,
-		Learning:     scouts.LearningConfig{Salt: salt, Propose: c.proposeFromContent},
+		Learning:     scouts.LearningConfig{Salt: salt, Propose: c.proposeFromContent, Categorise: c.categoriseStep()},
 	})
 	return c, nil
 }
