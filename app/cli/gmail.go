@@ -32,7 +32,7 @@ func gmailFlags(f *flags) *gmailOptions {
 	f.StringVar(&o.revokeURL, "google-revoke-url", gmailauth.GoogleRevokeURL, "Google's OAuth revocation endpoint")
 	f.StringVar(&o.apiURL, "gmail-api-url", "https://gmail.googleapis.com/", "Gmail API root")
 	f.StringVar(&o.keyring, "keyring", "auto", "where tokens live: auto, secret-service, keychain, wincred or file (passphrase from SCOUTS_KEYRING_PASSPHRASE or SCOUTS_KEYRING_PASSPHRASE_FILE)")
-	f.StringVar(&o.llmURL, "llm-url", "", "OpenAI-compatible API root for the optional model step of Gmail triage")
+	f.StringVar(&o.llmURL, "llm-url", "", "OpenAI-compatible API root for the optional model: Gmail triage verdicts and categorising new items (docs/triage.md)")
 	f.StringVar(&o.llmModel, "llm-model", "", "model name")
 	f.StringVar(&o.llmKeyFile, "llm-key-file", "", "file holding the model API key")
 	f.IntVar(&o.llmDailyTokens, "llm-daily-tokens", 200_000, "hard daily token cap per scout")
