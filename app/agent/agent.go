@@ -57,8 +57,8 @@ type Config struct {
 	// Gmail, when set, lets the user connect Gmail accounts (tokens in
 	// the OS keyring) and run Gmail scouts.
 	Gmail *GmailConfig
-	// Model is the optional LLM: Gmail triage verdicts and, when it can,
-	// categorising new items when it is an llm.Client (docs/triage.md).
+	// Model is the optional LLM: Gmail triage verdicts and, when it is an
+	// llm.Client, categorising new items (docs/triage.md).
 	Model            triage.Model
 	ModelDailyTokens int
 	// PollInterval is how often scouts that cannot be watched (a local
