@@ -19,7 +19,7 @@ UI_SRC   := $(shell find frontend/src -type f 2>/dev/null) frontend/index.html f
 UI_DEPS  := frontend/node_modules/.installed
 UI_BUILT := frontend/dist/index.html
 
-.PHONY: all build run test vet race bench deps-run deps-test clean frontend test-go test-ui test-browser
+.PHONY: all build run test vet race bench deps-run deps-test clean frontend test-go test-ui test-browser test-e2e stress
 
 all: build
 
@@ -60,6 +60,17 @@ test: deps-test vet test-go test-ui test-browser
 test-go: $(UI_BUILT)
 	$(GO) test ./...
 	$(GO) test -tags $(WINDOW_TAGS) ./app/window/...
+
+# The packages that build and run the real binaries, again (`.ci/run` runs
+# them twice: a test racing with asynchronous work shows itself there).
+test-e2e: $(UI_BUILT)
+	$(GO) test -count=1 ./app/e2e/...
+
+# `make test` STRESS_RUNS times in a row while a busy loop keeps the other
+# core occupied: a test that waits on the wrong thing fails here first.
+STRESS_RUNS ?= 5
+stress:
+	@build/stress.sh $(STRESS_RUNS)
 
 test-ui: $(UI_DEPS)
 	cd frontend && $(NPM) test
