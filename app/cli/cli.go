@@ -72,6 +72,13 @@ Talking to a running agent:
   settings [--autostart on|off] [--notifications on|off] [--quiet-hours 22:00-07:00|off]
   version
 
+Measuring (no agent needed):
+  eval [DIR] [--policy FILE] [--train N] [--seed S] [--spam-cv K] [--compare] [--json]
+       [--cold-start N] [--screen-below P] [--spam-above P] [--min-spam N]
+                                         triage and the learner on a corpus of RFC 822
+                                         files, decided by a simulated user (default: the
+                                         SpamAssassin development groups; see docs/triage.md)
+
 Every command takes --data DIR (default: $SCOUTS_DATA or the OS data directory).
 `
 
@@ -126,6 +133,8 @@ func Main(args []string, env Env) int {
 		err = runEntities(ctx, strings.TrimSuffix(cmd, "s"), rest, env)
 	case "audit":
 		err = runAudit(ctx, rest, env)
+	case "eval":
+		err = runEval(ctx, rest, env)
 	default:
 		fmt.Fprintf(env.Stderr, "scouts: unknown command %q\n\n%s", cmd, usage)
 		return 2

@@ -201,6 +201,41 @@ func (d *DB) LearnStats(ctx context.Context, scoutID string) (features int, err 
 	return features, err
 }
 
+// LearnFootprint is what a scout's learner occupies in the database:
+// the model (one row per hashed feature, with its counts) and, kept beside
+// it for exact unlearning, the hashes of each item's features.
+type LearnFootprint struct {
+	Features     int   // rows of learn_counts
+	FeatureBytes int64 // their payload: 8-byte hash and 32-byte counts each
+	Items        int   // rows of suggestion_features
+	ItemBytes    int64 // their payload: id, hashes, taught counts, weight
+	// FileBytes is the whole database file (every table, free pages
+	// included), for scale.
+	FileBytes int64
+}
+
+// LearnFootprint measures a scout's learner. Payload bytes leave out
+// SQLite's page and cell overhead (typically 10–40 % more on disk).
+func (d *DB) LearnFootprint(ctx context.Context, scoutID string) (LearnFootprint, error) {
+	var f LearnFootprint
+	err := d.read().QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(8 + LENGTH(c)), 0) FROM learn_counts
+		WHERE model = (SELECT id FROM learn_models WHERE scout_id = ?)`, scoutID).Scan(&f.Features, &f.FeatureBytes)
+	if err != nil {
+		return f, fmt.Errorf("localdb: learn footprint: %w", err)
+	}
+	err = d.read().QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(LENGTH(f.suggestion_id) + LENGTH(f.hashes) + COALESCE(LENGTH(f.taught), 0) + 8), 0)
+		FROM suggestion_features f JOIN suggestions s ON s.id = f.suggestion_id WHERE s.scout_id = ?`, scoutID).Scan(&f.Items, &f.ItemBytes)
+	if err != nil {
+		return f, fmt.Errorf("localdb: learn footprint: %w", err)
+	}
+	var size int64
+	if err := d.read().QueryRowContext(ctx, `SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()`).Scan(&size); err != nil {
+		return f, fmt.Errorf("localdb: learn footprint: %w", err)
+	}
+	f.FileBytes = size
+	return f, nil
+}
+
 func insertFeatures(ctx context.Context, tx *sql.Tx, suggestionID string, hashes []uint64) error {
 	if len(hashes) == 0 {
 		return nil

@@ -1,0 +1,126 @@
+package evaluate
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/scouts-hq/scouts/scouts"
+)
+
+// Print writes the report for people.
+func (r Report) Print(w io.Writer) {
+	in := r.Input
+	var kinds []string
+	for _, k := range slices.Sorted(maps.Keys(in.ByKind)) {
+		kinds = append(kinds, fmt.Sprintf("%s %d", k, in.ByKind[k]))
+	}
+	fmt.Fprintf(w, "Input: %d messages (%s layout): %d spam, %d not; the policy wants %d (%s)", in.Messages, in.Layout, in.Spam, in.Ham, in.Wanted, strings.Join(kinds, ", "))
+	if in.Skipped > 0 {
+		fmt.Fprintf(w, "; %d files skipped as not mail", in.Skipped)
+	}
+	fmt.Fprintln(w)
+	s := r.Settings
+	fmt.Fprintf(w, "Seed %d: the user decides the first %d arrivals, the other %d are scored without teaching.\n", r.Seed, r.Train, r.Test)
+	fmt.Fprintf(w, "Thresholds: cold start %d decisions, screen below %.2f, spam above %.2f (at least %d spam and %d not).\n\n",
+		s.ColdStart, s.ScreenBelow, s.SpamAbove, s.MinSpam, s.MinSpam)
+
+	fmt.Fprintf(w, "Learning curve (the same %d test messages, scored after each number of decisions):\n", r.Test)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "decisions\tspam recall\tspam FPR\tprecision\tF1\twanted shown\tshown unwanted\twanted in spam\tkind right\tinbox\tscreened\tspam\t")
+	for _, c := range r.Curve {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%.3f\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t\n", c.Decisions, pct(c.SpamRecall), pct2(c.SpamFPR), pct(c.SpamPrecision), c.SpamF1,
+			pct(c.WantedShown), pct(c.ShownUnwanted), c.WantedInSpam, pct(c.KindAccuracy), c.Lanes[scouts.LaneInbox], c.Lanes[scouts.LaneScreened], c.Lanes[scouts.LaneSpam])
+	}
+	tw.Flush()
+	t := r.Training
+	fmt.Fprintf(w, "While training (each card as it arrived, before its decision): spam recall %s at FPR %s; wanted shown %s, shown unwanted %s, kind right %s.\n",
+		pct(t.SpamRecall), pct2(t.SpamFPR), pct(t.WantedShown), pct(t.ShownUnwanted), pct(t.KindAccuracy))
+	a := r.Accounting
+	fmt.Fprintf(w, "Accounting: %d messages = %d decided + %d scored + %d unreadable; %d files skipped.\n\n", a.Messages, a.Decided, a.Scored, a.Unreadable, a.Skipped)
+
+	tp := r.Throughput
+	unit := "CPU second (user + system, all threads)"
+	if !tp.CPU {
+		unit = "wall second (CPU time is not available here)"
+	}
+	fmt.Fprintf(w, "Speed, messages per %s:\n", unit)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, row := range []struct {
+		name string
+		v    float64
+	}{
+		{"product path: read, triage, learner, record in SQLite", tp.Product},
+		{"read mail (headers, 4,000 runes of text)", tp.Parse},
+		{"heuristics", tp.Heur},
+		{"learner features", tp.Extract},
+		{"learner prediction (counts read from SQLite)", tp.Predict},
+		{"learner prediction, counts already in memory (not the product)", tp.PredictMem},
+		{"learner + heuristics", tp.Learner},
+		{"read mail + learner + heuristics", tp.WithParse},
+	} {
+		fmt.Fprintf(tw, "  %s\t%.0f\t\n", row.name, row.v)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "Decision (one transaction that also teaches): median %s, p99 %s over %d calls; floor, a bare SQLite insert of the same rows: median %s, p99 %s.\n",
+		us(r.Update.Median), us(r.Update.P99), r.Update.N, us(r.UpdateFloor.Median), us(r.UpdateFloor.P99))
+	m := r.Model
+	perItem := int64(0)
+	if m.Items > 0 {
+		perItem = m.ItemBytes / int64(m.Items)
+	}
+	fmt.Fprintf(w, "Model after %d decisions: %d features, %s; beside it, the hashes of every item that arrived (for exact unlearning): %d B per item.\n",
+		m.Decisions, m.Features, size(m.FeatureBytes), perItem)
+
+	if cv := r.SpamCV; cv != nil {
+		fmt.Fprintf(w, "\nSpam alone, %d-fold cross-validation (%d spam, %d not; every training message decided spam or not):\n", cv.Folds, cv.Spam, cv.Ham)
+		fmt.Fprintf(w, "  at the product's threshold (Spam lane, p ≥ %.2f): recall %s, FPR %s (%d of %d), precision %s, F1 %.3f\n",
+			cv.Threshold, pct(cv.Recall), pct2(cv.FPR), cv.FP, cv.Ham, pct(cv.Precision), cv.F1)
+		fmt.Fprintf(w, "  best recall at FPR ≤ %s (threshold swept): recall %s at FPR %s, threshold %s\n",
+			pct2(MaxFPR), pct(cv.SweepRecall), pct2(cv.SweepFPR), threshold(cv.SweepThreshold))
+		fmt.Fprintf(w, "  decisions: median %s, p99 %s over %d calls\n", us(cv.Update.Median), us(cv.Update.P99), cv.Update.N)
+		var g []string
+		for _, f := range cv.Growth {
+			g = append(g, fmt.Sprintf("%d → %d (%s)", f.Decisions, f.Features, size(f.FeatureBytes)))
+		}
+		fmt.Fprintf(w, "  model growth, decisions → features: %s\n", strings.Join(g, ", "))
+		x := cv.At10k
+		fmt.Fprintf(w, "  extrapolated to %d decisions: %d features (%s) + per-item hashes %s = %s\n",
+			x.Decisions, x.Features, size(x.FeatureBytes), size(x.ItemBytes), size(x.FeatureBytes+x.ItemBytes))
+	}
+	if c := r.Compare; c != nil {
+		fmt.Fprintln(w)
+		c.Print(w)
+	}
+}
+
+func pct(f float64) string  { return fmt.Sprintf("%.1f %%", 100*f) }
+func pct2(f float64) string { return fmt.Sprintf("%.2f %%", 100*f) }
+
+func us(v float64) string {
+	if v >= 1000 {
+		return fmt.Sprintf("%.2f ms", v/1000)
+	}
+	return fmt.Sprintf("%.0f µs", v)
+}
+
+func size(b int64) string {
+	switch {
+	case b >= 1<<20:
+		return fmt.Sprintf("%.2f MB", float64(b)/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.0f KB", float64(b)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", b)
+}
+
+func threshold(t float64) string {
+	if math.IsInf(t, 1) {
+		return "none (only the heuristics' verdicts)"
+	}
+	return fmt.Sprintf("%.4f", t)
+}

@@ -1,0 +1,215 @@
+package evaluate
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/scouts-hq/scouts/scouts"
+)
+
+// Scores are what the product did with a set of messages.
+type Scores struct {
+	// Decisions is how many decisions the learner had seen.
+	Decisions int `json:"decisions"`
+	Messages  int `json:"messages"`
+	// Lanes counts the messages per lane.
+	Lanes map[scouts.Lane]int `json:"lanes"`
+
+	// Spam: positive = the message is spam, predicted = it ended in the
+	// Spam lane.
+	TP, FP, FN, TN int     `json:"-"`
+	SpamRecall     float64 `json:"spam_recall"`
+	SpamFPR        float64 `json:"spam_fpr"`
+	SpamPrecision  float64 `json:"spam_precision"`
+	SpamF1         float64 `json:"spam_f1"`
+
+	// Wanted is how many messages the policy wants; WantedShown the share
+	// of them in the inbox. Shown is how many are in the inbox;
+	// ShownUnwanted the share of those the user does not want (spam
+	// included).
+	Wanted        int     `json:"wanted"`
+	WantedShown   float64 `json:"wanted_shown"`
+	Shown         int     `json:"shown"`
+	ShownUnwanted float64 `json:"shown_unwanted"`
+	// WantedInSpam counts wanted mail the product filed as spam: the
+	// false positives that cost the user something.
+	WantedInSpam int `json:"wanted_in_spam"`
+	// KindAccuracy is the share of wanted messages proposed as the kind
+	// the policy gives them.
+	KindAccuracy float64 `json:"kind_accuracy"`
+}
+
+// scored is one message and its suggestion.
+type scored struct {
+	j judged
+	s scouts.Suggestion
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+func scoresOf(items []scored) Scores {
+	sc := Scores{Messages: len(items), Lanes: map[scouts.Lane]int{}}
+	wantedShown, shownUnwanted, kindRight := 0, 0, 0
+	for _, it := range items {
+		lane := it.s.Lane
+		sc.Lanes[lane]++
+		spam, inSpam := it.j.mail.Spam, lane == scouts.LaneSpam
+		switch {
+		case spam && inSpam:
+			sc.TP++
+		case inSpam:
+			sc.FP++
+		case spam:
+			sc.FN++
+		default:
+			sc.TN++
+		}
+		shown := lane == scouts.LaneInbox
+		if shown {
+			sc.Shown++
+			if !it.j.wanted {
+				shownUnwanted++
+			}
+		}
+		if it.j.wanted {
+			sc.Wanted++
+			if shown {
+				wantedShown++
+			}
+			if inSpam {
+				sc.WantedInSpam++
+			}
+			if it.s.ProposedKind == it.j.kind {
+				kindRight++
+			}
+		}
+	}
+	sc.SpamRecall = ratio(sc.TP, sc.TP+sc.FN)
+	sc.SpamFPR = ratio(sc.FP, sc.FP+sc.TN)
+	sc.SpamPrecision = ratio(sc.TP, sc.TP+sc.FP)
+	if sc.SpamRecall+sc.SpamPrecision > 0 {
+		sc.SpamF1 = 2 * sc.SpamRecall * sc.SpamPrecision / (sc.SpamRecall + sc.SpamPrecision)
+	}
+	sc.WantedShown = ratio(wantedShown, sc.Wanted)
+	sc.ShownUnwanted = ratio(shownUnwanted, sc.Shown)
+	sc.KindAccuracy = ratio(kindRight, sc.Wanted)
+	return sc
+}
+
+// find returns the suggestion a mail became; false when it became none
+// (unreadable).
+func (p *product) find(ctx context.Context, ref string) (scouts.Suggestion, bool, error) {
+	s, err := p.db.SuggestionByRef(ctx, p.scout.ID, ref)
+	if scouts.ErrorCode(err) == scouts.ENotFound {
+		return s, false, nil
+	}
+	return s, err == nil, err
+}
+
+// decide plays the user on one card, through the engine's API as the
+// window and the CLI call it, and returns each call's duration. Spam is
+// marked as spam wherever it is. A wanted mail found in Screened or Spam
+// is brought back, then approved as the policy's kind. An unwanted mail is
+// rejected; one the engine filed as spam is brought back first, because
+// rejecting in the Spam lane confirms it as spam, which a user who knows
+// it is not spam would not say.
+func (p *product) decide(ctx context.Context, s scouts.Suggestion, j judged) ([]time.Duration, error) {
+	var ds []time.Duration
+	timed := func(f func() error) error {
+		t0 := time.Now()
+		err := f()
+		ds = append(ds, time.Since(t0))
+		return err
+	}
+	bringBack := func() error {
+		return timed(func() error { _, err := p.engine.BringBack(ctx, s.ID, "eval"); return err })
+	}
+	var err error
+	switch {
+	case j.mail.Spam:
+		err = timed(func() error { _, err := p.engine.MarkSpam(ctx, s.ID, "eval"); return err })
+	case j.wanted:
+		if s.Lane != scouts.LaneInbox {
+			err = bringBack()
+		}
+		if err == nil {
+			err = timed(func() error {
+				_, _, err := p.engine.Approve(ctx, s.ID, scouts.Approval{As: j.kind, Actor: "eval"})
+				return err
+			})
+		}
+	default:
+		if s.Lane == scouts.LaneSpam {
+			err = bringBack()
+		}
+		if err == nil {
+			err = timed(func() error { _, err := p.engine.Reject(ctx, s.ID, "eval"); return err })
+		}
+	}
+	if err != nil {
+		return nil, errors.Join(errors.New("evaluate: decide "+j.mail.Ref), err)
+	}
+	return ds, nil
+}
+
+// score delivers the test part under a fresh prefix (so the same mail
+// arrives anew and nothing is taught), and reads where each landed. With
+// measure, it also reports the CPU the arrival took.
+func (p *product) score(ctx context.Context, prefix string, test []judged, measure bool) (Scores, Throughput, error) {
+	refs := make([]string, len(test))
+	mails := make([]*Mail, len(test))
+	for i, j := range test {
+		refs[i], mails[i] = prefix+j.mail.Ref, j.mail
+	}
+	c0, cpuOK := cpuTime()
+	w0 := time.Now()
+	if err := p.arrive(ctx, refs, mails); err != nil {
+		return Scores{}, Throughput{}, err
+	}
+	c1, _ := cpuTime()
+	wall := time.Since(w0)
+	var tp Throughput
+	if measure {
+		tp = Throughput{CPU: cpuOK, Messages: len(test), Product: perSecond(len(test), c1-c0, wall, cpuOK)}
+	}
+	items := make([]scored, 0, len(test))
+	for i, j := range test {
+		s, ok, err := p.find(ctx, refs[i])
+		if err != nil {
+			return Scores{}, tp, err
+		}
+		if ok {
+			items = append(items, scored{j: j, s: s})
+		}
+	}
+	return scoresOf(items), tp, nil
+}
+
+func perSecond(n int, cpu, wall time.Duration, cpuOK bool) float64 {
+	d := cpu
+	if !cpuOK {
+		d = wall
+	}
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
+}
+
+func (p *product) footprint(ctx context.Context) (Footprint, error) {
+	f, err := p.db.LearnFootprint(ctx, p.scout.ID)
+	if err != nil {
+		return Footprint{}, err
+	}
+	st, err := p.db.LearnState(ctx, p.scout.ID)
+	if err != nil {
+		return Footprint{}, err
+	}
+	return Footprint{Decisions: st.Decisions, Features: f.Features, FeatureBytes: f.FeatureBytes, Items: f.Items, ItemBytes: f.ItemBytes}, nil
+}
