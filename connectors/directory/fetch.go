@@ -23,7 +23,7 @@ func (c *Connector) FetchMetadata(ctx context.Context, ref string) (scouts.ItemM
 	head := make([]byte, min(info.Size(), headBytes))
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return scouts.ItemMetadata{}, fmt.Errorf("directory: read %s: %w", c.display(rel), err)
+		return scouts.ItemMetadata{}, fmt.Errorf("directory: read %s: %w", c.display(rel), pathReason{err})
 	}
 	name := displayString(path.Base(rel))
 	x := extract(name, info.Size(), head[:n])
@@ -50,7 +50,7 @@ func (c *Connector) FetchContent(ctx context.Context, ref string) (scouts.ItemCo
 	// One byte more than the limit tells whether the file goes on.
 	data, err := io.ReadAll(io.LimitReader(f, maxContentBytes+1))
 	if err != nil {
-		return scouts.ItemContent{}, fmt.Errorf("directory: read %s: %w", c.display(rel), err)
+		return scouts.ItemContent{}, fmt.Errorf("directory: read %s: %w", c.display(rel), pathReason{err})
 	}
 	truncated := len(data) > maxContentBytes
 	data = data[:min(len(data), maxContentBytes)]
@@ -81,14 +81,14 @@ func (c *Connector) openRef(ref string) (string, *os.File, fs.FileInfo, error) {
 	case errors.Is(err, errThroughLink):
 		return "", nil, nil, scouts.Skip(fmt.Sprintf("File %s is no longer there: a folder on its path was replaced by a link or a file", c.display(rel)))
 	case err != nil:
-		return "", nil, nil, fmt.Errorf("directory: stat %s: %w", c.display(rel), err)
+		return "", nil, nil, fmt.Errorf("directory: stat %s: %w", c.display(rel), pathReason{err})
 	case !info.Mode().IsRegular():
 		return "", nil, nil, scouts.Skip(fmt.Sprintf("%s is no longer a regular file", c.display(rel)))
 	}
 	dir, _ := splitRel(rel)
 	d, err := c.openDir(dir, nil)
 	if err != nil {
-		return "", nil, nil, fmt.Errorf("directory: open %s: %w", c.display(dir), err)
+		return "", nil, nil, fmt.Errorf("directory: open %s: %w", c.display(dir), pathReason{err})
 	}
 	defer d.Close()
 	f, err := c.openIn(d, info)
@@ -98,7 +98,16 @@ func (c *Connector) openRef(ref string) (string, *os.File, fs.FileInfo, error) {
 	case errors.Is(err, fs.ErrPermission):
 		return "", nil, nil, scouts.Skip(fmt.Sprintf("File %s cannot be read: permission denied", c.display(rel)))
 	case err != nil:
-		return "", nil, nil, fmt.Errorf("directory: open %s: %w", c.display(rel), err)
+		return "", nil, nil, fmt.Errorf("directory: open %s: %w", c.display(rel), pathReason{err})
 	}
 	return rel, f, info, nil
 }
+
+// pathReason is an error shown beside the path it concerns: only its
+// reason is printed, because a *fs.PathError repeats the raw name, which
+// may not be valid UTF-8 and would reach the card and the audit trail as
+// is. errors.Is and As still see the error.
+type pathReason struct{ err error }
+
+func (r pathReason) Error() string { return errText(r.err) }
+func (r pathReason) Unwrap() error { return r.err }
