@@ -32,7 +32,13 @@ func TestContentProposesKindAndFields(t *testing.T) {
 	}
 	write := func(name, text string) scouts.Suggestion {
 		t.Helper()
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+		// Written elsewhere and renamed in: with a 1 ms settle the scout
+		// could otherwise read a file still empty.
+		tmp := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(tmp, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
 			t.Fatal(err)
 		}
 		return waitFor(t, sub, "the card of "+name, suggestedPath(name)).Data.(scouts.Suggestion)
