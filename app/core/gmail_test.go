@@ -235,8 +235,7 @@ func TestGmailAuthExpiredReachesAnOfflineDesktop(t *testing.T) {
 		t.Fatalf("after a restart the scout's health is %q; want the relay's reconnect", e)
 	}
 
-	// Reconnecting the account clears it, and mail flows again.
-	r.Start()
+	// Reconnecting the account, the relay still down, clears it at once.
 	g.Gmail.Restore(gmailtest.Account)
 	if _, err := d.Core.ConnectGmail(ctx, false); err != nil {
 		t.Fatal(err)
@@ -244,6 +243,16 @@ func TestGmailAuthExpiredReachesAnOfflineDesktop(t *testing.T) {
 	gmailtest.Wait(t, "the reconnect to clear the scout's health", func() bool {
 		return lastError(t, d, sc.ID) == ""
 	}, func() string { return fmt.Sprintf("(health %q)", lastError(t, d, sc.ID)) })
+	// The relay, back, first repeats its (stale) word, then takes the new
+	// token from the outbox, enables the scout and says it is well.
+	r.Start()
+	gmailtest.Wait(t, "the relay to take the new token and say so", func() bool {
+		cs, err := r.DB.GmailScout(ctx, sc.ID)
+		st := d.Core.RelayStatus(ctx)
+		return err == nil && cs.Enabled && st.State == "online" && st.Outbox == 0 && lastError(t, d, sc.ID) == ""
+	}, func() string {
+		return fmt.Sprintf("(health %q, relay %+v)", lastError(t, d, sc.ID), d.Core.RelayStatus(ctx))
+	})
 	want = append(want, g.Deliver(3, "reconnected"))
 	gmailtest.Wait(t, "mail after the reconnect", func() bool {
 		return slices.Contains(suggested(t, d, sc.ID), want[1])

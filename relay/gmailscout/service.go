@@ -169,6 +169,12 @@ func (s *Service) Configured(ctx context.Context, scoutID string) {
 		return
 	}
 	s.forgetToken(scoutID)
+	if sc.Enabled && sc.Mode == relay.ModeRelayTriage {
+		// A new token (a reconnect) cleared an expired state without a
+		// word; the desktop, told "reconnect" when it connected, needs
+		// to hear it. Sent before the sync, whose news comes after.
+		s.cfg.Send(sc.UserID, protocol.TypeScoutStatus, s.statusOf(sc))
+	}
 	if !sc.Enabled {
 		if sc.Mode == relay.ModeRelayTriage && s.cfg.Topic != "" {
 			go s.stopWatch(context.WithoutCancel(ctx), sc)
@@ -196,11 +202,7 @@ func (s *Service) DeviceConnected(ctx context.Context, userID string) {
 		if sc.Mode != relay.ModeRelayTriage || (!sc.Enabled && g.State == protocol.ScoutOK) {
 			continue // relay-ping scouts are the desktop's to judge; a disabled healthy one has no news
 		}
-		st := protocol.ScoutStatus{ScoutID: sc.ID, State: g.State, Message: g.StateMessage, At: s.cfg.Now().UTC()}
-		if g.State == protocol.ScoutAuthExpired {
-			st.Action = "reconnect"
-		}
-		s.cfg.Send(userID, protocol.TypeScoutStatus, st)
+		s.cfg.Send(userID, protocol.TypeScoutStatus, s.statusOf(sc))
 	}
 	// After the statuses: a resumed scout's news must not be overtaken by
 	// its stale "paused".
@@ -209,6 +211,15 @@ func (s *Service) DeviceConnected(ctx context.Context, userID string) {
 			s.trigger(context.WithoutCancel(ctx), sc.ID, false)
 		}
 	}
+}
+
+// statusOf is a scout's stored health as the desktop is told it.
+func (s *Service) statusOf(sc relay.CloudScout) protocol.ScoutStatus {
+	st := protocol.ScoutStatus{ScoutID: sc.ID, State: sc.Gmail.State, Message: sc.Gmail.StateMessage, At: s.cfg.Now().UTC()}
+	if st.State == protocol.ScoutAuthExpired {
+		st.Action = "reconnect"
+	}
+	return st
 }
 
 // pollAll is the fallback for lost notifications: every relay-triage
