@@ -87,7 +87,7 @@ test('a file dropped into the folder appears live as a card', async () => {
   await expect(c).toContainText('Why: New file in');
   await expect(c).toHaveAttribute('aria-current', 'true');
   await expect(page.locator('[aria-live="polite"]')).toHaveText('New suggestion: Pay the ACME invoice');
-  await expect(page.getByRole('link', { name: /Inbox/ })).toContainText('1');
+  await expect(page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: /Inbox/ })).toContainText('1');
   expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
   await shot('inbox');
 });
@@ -96,7 +96,8 @@ test('w shows why the card exists and o opens the whole file', async () => {
   await keys('w');
   const trail = page.getByRole('region', { name: /Why “Pay the ACME invoice” is here/ });
   await expect(trail.getByRole('listitem').first()).toContainText('Found');
-  await expect(trail).toContainText('Suggested as note');
+  // The content cues propose a task for "Pay … due Friday".
+  await expect(trail).toContainText('Suggested as task');
   await shot('inbox-why');
   await keys('w');
   await expect(trail).toHaveCount(0);

@@ -12,6 +12,9 @@ import type {
   EntityKind,
   Folders,
   GmailAccount,
+  Lane,
+  LearnSettings,
+  Learning,
   PatchScout,
   Scout,
   Settings,
@@ -70,12 +73,20 @@ export class Api {
   settings = () => this.request<Settings>('GET', '/settings');
   putSettings = (s: Settings) => this.request<Settings>('PUT', '/settings', s);
 
-  suggestions = (status: SuggestionStatus | 'all' = 'pending', limit = 1000) =>
-    this.request<Suggestion[]>('GET', `/suggestions?status=${status}&limit=${limit}`);
+  /** Suggestions; in one lane (default every lane), the ones most likely
+   * approved first when order is "likely" (default oldest first). */
+  suggestions = (status: SuggestionStatus | 'all' = 'pending', limit = 1000, lane?: Lane, order?: 'likely') =>
+    this.request<Suggestion[]>(
+      'GET',
+      `/suggestions?status=${status}&limit=${limit}` + (lane ? `&lane=${lane}` : '') + (order ? `&order=${order}` : ''),
+    );
   suggestion = (id: string) => this.request<Suggestion>('GET', `/suggestions/${enc(id)}`);
   approve = (id: string, a: Approve) => this.request<Entity>('POST', `/suggestions/${enc(id)}/approve`, a);
   reject = (id: string) => this.request<Suggestion>('POST', `/suggestions/${enc(id)}/reject`, {});
   undo = (id: string) => this.request<Suggestion>('POST', `/suggestions/${enc(id)}/undo`, {});
+  markSpam = (id: string) => this.request<Suggestion>('POST', `/suggestions/${enc(id)}/spam`, {});
+  bringBack = (id: string) => this.request<Suggestion>('POST', `/suggestions/${enc(id)}/bring-back`, {});
+  screen = (id: string) => this.request<Suggestion>('POST', `/suggestions/${enc(id)}/screen`, {});
   content = (id: string) => this.request<Content>('GET', `/suggestions/${enc(id)}/content`);
   audit = (traceId: string) => this.request<AuditEvent[]>('GET', `/audit?trace_id=${enc(traceId)}`);
 
@@ -92,6 +103,9 @@ export class Api {
   updateScout = (id: string, p: PatchScout) => this.request<Scout>('PATCH', `/scouts/${enc(id)}`, p);
   deleteScout = (id: string) => this.request<void>('DELETE', `/scouts/${enc(id)}`);
   runScout = (id: string) => this.request<void>('POST', `/scouts/${enc(id)}/run`, {});
+  learning = (id: string) => this.request<Learning>('GET', `/scouts/${enc(id)}/learning`);
+  setLearning = (id: string, s: LearnSettings) => this.request<Learning>('PUT', `/scouts/${enc(id)}/learning`, s);
+  resetLearning = (id: string) => this.request<Learning>('POST', `/scouts/${enc(id)}/learning/reset`, {});
   /** Starts connecting a Gmail account: the agent opens Google's consent page. */
   connectGmail = () => this.request<{ auth_url: string }>('POST', '/gmail/connect', {});
   gmailAccounts = () => this.request<GmailAccount[]>('GET', '/gmail/accounts');

@@ -17,6 +17,11 @@ export type SuggestionStatus = 'pending' | 'approved' | 'rejected' | 'expired';
 export type EntityKind = 'task' | 'note' | 'event' | 'project';
 export const ENTITY_KINDS: readonly EntityKind[] = ['task', 'note', 'event', 'project'];
 
+/** Where a pending card waits: the inbox, or a lane below it that the
+ * person looks through now and then. */
+export type Lane = 'inbox' | 'screened' | 'spam';
+export const LANES: readonly Lane[] = ['inbox', 'screened', 'spam'];
+
 export interface Status {
   version: string;
   started_at: string;
@@ -24,8 +29,11 @@ export interface Status {
   scouts_running: number;
   scouts_total: number;
   paused: boolean;
+  /** Cards waiting in the inbox (lanes has every lane). */
   pending: number;
   suggestions: Partial<Record<SuggestionStatus, number>>;
+  /** Pending cards per lane; absent from agents before lanes. */
+  lanes?: Partial<Record<Lane, number>>;
   entities: Partial<Record<EntityKind, number>>;
   /** Absent when the desktop runs without a relay. */
   relay?: RelayStatus;
@@ -117,6 +125,59 @@ export interface Suggestion {
   resolved_at?: string;
   resolved_kind?: EntityKind;
   resolved_entity_id?: string;
+  /** Absent from agents before lanes: the inbox. A card marked as spam is
+   * rejected in lane spam. */
+  lane?: Lane;
+  /** Brought back to the inbox from this lane. */
+  rescued?: '' | 'screened' | 'spam';
+  assessment?: Assessment;
+}
+
+/** What the agent concluded about an item on arrival. */
+export interface Assessment {
+  /** Why the card is in Screened or Spam, in words. */
+  lane_reason?: string;
+  /** The learner's probabilities, or -1 while it cannot tell. */
+  approve: number;
+  spam: number;
+  learned_kind?: EntityKind;
+  learned_kind_p?: number;
+  cue_kind?: EntityKind;
+  kind_from?: 'learned' | 'content' | 'source' | 'rule' | string;
+  /** The evidence in plain words: "you approved 9 of 10 from this sender". */
+  why?: string[];
+  /** Fields read from the content, for the approve preview. */
+  due?: string;
+  starts_at?: string;
+  ends_at?: string;
+  all_day?: boolean;
+  project_id?: string;
+  /** "learning — 12 of 30 decisions" when the item arrived. */
+  learning?: string;
+}
+
+/** A scout's learner thresholds. */
+export interface LearnSettings {
+  cold_start: number;
+  /** 0–0.5: screen what the person approves with less than this. */
+  screen_below: number;
+  /** 0.5–1: file as spam above this. */
+  spam_above: number;
+  min_spam: number;
+}
+
+/** GET /api/v1/scouts/{id}/learning. */
+export interface Learning {
+  scout_id: string;
+  decisions: number;
+  spam_decisions: number;
+  ham_decisions: number;
+  /** "learning — 12 of 30 decisions" or "trained on 42 decisions". */
+  state: string;
+  trained: boolean;
+  features: number;
+  reset_at?: string;
+  settings: LearnSettings;
 }
 
 /** Edits of the entity an approval creates; absent fields take the card's. */
@@ -199,6 +260,7 @@ export const STREAM_EVENTS = [
   'suggestion.created',
   'suggestion.resolved',
   'suggestion.undone',
+  'suggestion.moved',
   'entity.created',
   'entity.updated',
   'entity.deleted',
@@ -225,6 +287,7 @@ export interface StreamPayloads {
   'suggestion.created': Suggestion;
   'suggestion.resolved': Suggestion;
   'suggestion.undone': Suggestion;
+  'suggestion.moved': Suggestion;
   'entity.created': Entity;
   'entity.updated': Entity;
   'entity.deleted': { id: string; kind: EntityKind };

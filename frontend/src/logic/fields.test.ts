@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { changedFields, emptyForm, formFromEntity, formProblem } from './fields';
+import { sug } from '../state/testdata';
+import { changedFields, emptyForm, formFromEntity, formProblem, proposedFields, proposedForm, proposedWhen } from './fields';
 
 describe('entity fields', () => {
   it('sends only what changed, so untouched fields keep the agent’s value', () => {
@@ -40,5 +41,35 @@ describe('entity fields', () => {
       formProblem('event', { ...emptyForm, title: 'x', starts_at: '2026-03-01T10:00', ends_at: '2026-03-01T09:00' }),
     ).toBe('The event ends before it starts.');
     expect(formProblem('note', { ...emptyForm, title: 'x' })).toBeUndefined();
+  });
+});
+
+describe('fields the content proposes', () => {
+  // Local times, as the agent reads "due Friday" in the user's zone.
+  const friday = new Date(2026, 10, 27).toISOString();
+  const at10 = new Date(2026, 10, 27, 10, 0).toISOString();
+  const at11 = new Date(2026, 10, 27, 11, 0).toISOString();
+
+  it('pre-fill the approve preview, and are sent as changes', () => {
+    const sg = sug('a', { proposed_kind: 'task', assessment: { approve: -1, spam: -1, due: friday, all_day: true, project_id: 'pj_1' } });
+    const base = { ...emptyForm, title: 'Pay the ACME invoice' };
+    const form = proposedForm(sg, base);
+    expect(form).toMatchObject({ due: '2026-11-27', project_id: 'pj_1', starts_at: '2026-11-27T00:00' });
+    expect(changedFields('task', form, base)).toEqual({ due: '2026-11-27', project_id: 'pj_1' });
+    expect(proposedWhen(sg)).toMatch(/^due .*27/);
+  });
+
+  it('give an event its time, and a task the day of an event-like date', () => {
+    const sg = sug('a', { proposed_kind: 'event', assessment: { approve: -1, spam: -1, starts_at: at10, ends_at: at11 } });
+    expect(proposedFields(sg, 'event')).toEqual({ starts_at: at10, ends_at: at11 });
+    expect(proposedFields(sg, 'task')).toEqual({ due: '2026-11-27' });
+    expect(proposedFields(sg, 'note')).toEqual({});
+    expect(proposedForm(sg, emptyForm)).toMatchObject({ starts_at: '2026-11-27T10:00', ends_at: '2026-11-27T11:00' });
+  });
+
+  it('leave everything as it was without a proposal', () => {
+    expect(proposedForm(sug('a'), emptyForm)).toEqual(emptyForm);
+    expect(proposedFields(sug('a'), 'task')).toEqual({});
+    expect(proposedWhen(sug('a', { proposed_kind: 'task' }))).toBe('');
   });
 });

@@ -2,8 +2,8 @@
 // with only what changed, so that an untouched field keeps the agent's own
 // value (e.g. the item's full text as the body of an approved note).
 
-import type { Entity, EntityInput, EntityKind } from '../api/types';
-import { fromDateTimeInput, toDateInput, toDateTimeInput } from './format';
+import type { Entity, EntityFields, EntityInput, EntityKind, Suggestion } from '../api/types';
+import { dateTime, day, fromDateTimeInput, toDateInput, toDateTimeInput } from './format';
 
 export interface FormFields {
   title: string;
@@ -83,4 +83,55 @@ export function formProblem(kind: EntityKind, form: FormFields): string | undefi
     return 'The event ends before it starts.';
   }
   return undefined;
+}
+
+/** The fields a card's content proposes for an entity of kind (a due date
+ * read from "due Friday", an event's time, a project named in it), as the
+ * API takes them. A date alone serves as a task's due day or an event's
+ * start. */
+export function proposedFields(sg: Suggestion, kind: EntityKind): EntityFields {
+  const a = sg.assessment;
+  if (!a) return {};
+  const out: EntityFields = {};
+  if (kind === 'task') {
+    const due = toDateInput(a.due ?? a.starts_at);
+    if (due) out.due = due;
+    if (a.project_id) out.project_id = a.project_id;
+  } else if (kind === 'event') {
+    const start = a.starts_at ?? a.due;
+    if (start) out.starts_at = start;
+    if (a.ends_at) out.ends_at = a.ends_at;
+  }
+  return out;
+}
+
+/** The approve preview's form for a card: base (its title and text) with
+ * every field its content proposes, whichever kind the person picks. */
+export function proposedForm(sg: Suggestion, base: FormFields): FormFields {
+  const a = sg.assessment;
+  if (!a) return base;
+  return {
+    ...base,
+    due: toDateInput(a.due ?? a.starts_at) || base.due,
+    project_id: a.project_id || base.project_id,
+    starts_at: toDateTimeInput(a.starts_at ?? a.due) || base.starts_at,
+    ends_at: toDateTimeInput(a.ends_at) || base.ends_at,
+  };
+}
+
+/** The date a card's content proposes for its proposed kind, in words
+ * ("due Fri 27 Nov 2026"; an event's start), or "". */
+export function proposedWhen(sg: Suggestion): string {
+  const a = sg.assessment;
+  if (!a) return '';
+  if (sg.proposed_kind === 'task') {
+    const due = a.due ?? a.starts_at;
+    return due ? `due ${day(due)}` : '';
+  }
+  if (sg.proposed_kind === 'event') {
+    const start = a.starts_at ?? a.due;
+    if (!start) return '';
+    return a.all_day ? day(start) : dateTime(start);
+  }
+  return '';
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { G_TIMEOUT_MS, KeyMap } from './keys';
+import { G_TIMEOUT_MS, KeyMap, SHORTCUTS } from './keys';
 
 describe('keyboard shortcuts', () => {
   const km = () => new KeyMap(() => 0);
@@ -51,6 +51,28 @@ describe('keyboard shortcuts', () => {
     expect(k.handle({ key: 'i' })).toEqual({ type: 'go', view: 'inbox' });
     k.handle({ key: 'g' });
     expect(k.handle({ key: ',' })).toEqual({ type: 'go', view: 'settings' });
+  });
+
+  it('moves cards between lanes and switches lanes', () => {
+    const k = km();
+    expect(k.handle({ key: 'b' })).toEqual({ type: 'bringBack' });
+    expect(k.handle({ key: 'B', shiftKey: true })).toBeUndefined();
+    expect(k.handle({ key: '!', shiftKey: true })).toEqual({ type: 'spam' });
+    expect(k.handle({ key: '1' })).toEqual({ type: 'lane', lane: 'inbox' });
+    expect(k.handle({ key: '2' })).toEqual({ type: 'lane', lane: 'screened' });
+    expect(k.handle({ key: '3' })).toEqual({ type: 'lane', lane: 'spam' });
+    expect(k.handle({ key: '4' })).toBeUndefined();
+    expect(k.handle({ key: 'b', editing: true })).toBeUndefined();
+    expect(k.handle({ key: '2', editing: true })).toBeUndefined();
+    // g i is still the inbox view, g s the scouts.
+    k.handle({ key: 'g' });
+    expect(k.handle({ key: 's' })).toEqual({ type: 'go', view: 'scouts' });
+  });
+
+  it('lists every key once in the help', () => {
+    const keys = SHORTCUTS.flatMap((s) => s.keys.map(([k]) => k));
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(keys).toEqual(expect.arrayContaining(['b', '!', '1 / 2 / 3']));
   });
 
   it('forgets a g prefix typed into a field', () => {

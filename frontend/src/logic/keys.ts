@@ -2,7 +2,7 @@
 // state besides the "g" prefix, so they are tested in isolation and listed
 // in one table for the help dialog.
 
-import type { EntityKind } from '../api/types';
+import type { EntityKind, Lane } from '../api/types';
 import type { View } from './router';
 
 export type Command =
@@ -10,6 +10,9 @@ export type Command =
   | { type: 'approve'; as: EntityKind; edit: boolean }
   | { type: 'edit' }
   | { type: 'reject' }
+  | { type: 'spam' }
+  | { type: 'bringBack' }
+  | { type: 'lane'; lane: Lane }
   | { type: 'open' }
   | { type: 'why' }
   | { type: 'undo' }
@@ -31,6 +34,8 @@ export interface KeyLike {
 }
 
 const approveKeys: Record<string, EntityKind> = { t: 'task', n: 'note', e: 'event', p: 'project' };
+
+const laneKeys: Record<string, Lane> = { '1': 'inbox', '2': 'screened', '3': 'spam' };
 
 const goKeys: Record<string, View> = {
   i: 'inbox',
@@ -80,6 +85,10 @@ export class KeyMap {
         return { type: 'edit' };
       case 'x':
         return { type: 'reject' };
+      case '!':
+        return { type: 'spam' };
+      case 'b':
+        return shift ? undefined : { type: 'bringBack' };
       case 'o':
         return { type: 'open' };
       case 'w':
@@ -99,6 +108,8 @@ export class KeyMap {
     }
     const as = approveKeys[lower];
     if (as) return { type: 'approve', as, edit: shift };
+    const lane = laneKeys[key];
+    if (lane) return { type: 'lane', lane };
     return undefined;
   }
 }
@@ -113,6 +124,8 @@ export const SHORTCUTS: ReadonlyArray<{ section: string; keys: ReadonlyArray<[st
       ['Shift + t n e p', 'Edit, then approve as that kind'],
       ['Enter', 'Edit, then approve as the proposed kind'],
       ['x', 'Reject'],
+      ['!', 'Mark as spam'],
+      ['b', 'Bring back to the inbox'],
       ['o', 'Open the full item'],
       ['w', 'Why am I seeing this? (the audit trail)'],
       ['Space', 'Select or unselect the card'],
@@ -125,6 +138,7 @@ export const SHORTCUTS: ReadonlyArray<{ section: string; keys: ReadonlyArray<[st
     section: 'Anywhere',
     keys: [
       ['g then i', 'Inbox'],
+      ['1 / 2 / 3', 'Inbox, Screened, Spam lanes'],
       ['g then t / n / e / p', 'Tasks, notes, events, projects'],
       ['g then s', 'Scouts'],
       ['g then a', 'Agent status'],

@@ -2,7 +2,7 @@
 // works wherever the page is served from (the agent, the Wails asset
 // server, a file), with no server-side routes.
 
-import type { EntityKind } from '../api/types';
+import type { EntityKind, Lane } from '../api/types';
 
 export type View = 'inbox' | 'tasks' | 'notes' | 'events' | 'projects' | 'scouts' | 'status' | 'settings' | 'suggestion';
 
@@ -45,4 +45,14 @@ export function viewKind(v: View): EntityKind | undefined {
       return 'project';
   }
   return undefined;
+}
+
+/** The inbox's lane: #/inbox (the inbox itself), #/inbox/screened,
+ * #/inbox/spam. */
+export function routeLane(r: Route): Lane {
+  return r.view === 'inbox' && (r.id === 'screened' || r.id === 'spam') ? r.id : 'inbox';
+}
+
+export function laneHref(lane: Lane): string {
+  return href({ view: 'inbox', id: lane === 'inbox' ? undefined : lane });
 }

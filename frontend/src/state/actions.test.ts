@@ -2,10 +2,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Api } from '../api/client';
 import { ApiError, offlineError } from '../api/errors';
 import type { StreamSink } from '../api/stream';
-import type { Approve, Entity, Suggestion } from '../api/types';
+import type { Approve, Entity, Lane, Suggestion } from '../api/types';
 import { UNDO_TOAST_MS } from '../logic/undo';
 import { Actions } from './actions';
-import { pendingCards } from './model';
+import { laneCards, laneCounts, pendingCards } from './model';
 import { ent, sug } from './testdata';
 
 /** An agent in memory, with hooks to make calls fail or wait. */
@@ -32,7 +32,12 @@ class FakeApi extends Api {
   override scouts = async () => [];
   override settings = async () => ({ notifications: true, autostart: false });
   override folders = async () => ({ path: '/home/ann', dirs: [] });
-  override suggestions = async () => [...this.cards.values()].filter((c) => c.status === 'pending');
+  override suggestions = async (_status?: string, limit = 1000, lane?: Lane, order?: 'likely') => {
+    this.calls.push(`list ${lane ?? 'all'} ${order ?? 'oldest'} ${limit}`);
+    return [...this.cards.values()]
+      .filter((c) => c.status === 'pending' && (!lane || (c.lane ?? 'inbox') === lane))
+      .slice(0, limit);
+  };
   override suggestion = async (id: string) => this.cards.get(id)!;
   override approve = async (id: string, a: Approve): Promise<Entity> => {
     await this.step(`approve ${id} ${a.as}`);
@@ -45,17 +50,38 @@ class FakeApi extends Api {
     this.cards.set(id, c);
     return c;
   };
+  /** Where a card marked as spam was before, as the agent remembers. */
+  private before = new Map<string, Lane>();
   override undo = async (id: string) => {
     await this.step(`undo ${id}`);
-    const c = { ...this.cards.get(id)!, status: 'pending' as const };
+    const c = { ...this.cards.get(id)!, status: 'pending' as const, lane: this.before.get(id) ?? this.cards.get(id)!.lane };
+    this.cards.set(id, c);
+    return c;
+  };
+  override markSpam = async (id: string) => {
+    await this.step(`spam ${id}`);
+    const cur = this.cards.get(id)!;
+    this.before.set(id, cur.lane ?? 'inbox');
+    const c = { ...cur, status: 'rejected' as const, lane: 'spam' as const };
+    this.cards.set(id, c);
+    return c;
+  };
+  override bringBack = async (id: string) => {
+    await this.step(`bring-back ${id}`);
+    const cur = this.cards.get(id)!;
+    const c = { ...cur, lane: 'inbox' as const, rescued: cur.lane === 'spam' ? ('spam' as const) : ('screened' as const) };
     this.cards.set(id, c);
     return c;
   };
 }
 
 function setup(...ids: string[]) {
+  return setupCards(...ids.map((id) => sug(id)));
+}
+
+function setupCards(...cards: Suggestion[]) {
   const api = new FakeApi();
-  for (const id of ids) api.cards.set(id, sug(id));
+  for (const c of cards) api.cards.set(c.id, c);
   let sink!: StreamSink;
   const a = new Actions(api, { start: (s) => ((sink = s), () => {}) });
   a.start();
@@ -209,5 +235,72 @@ describe('the stream', () => {
     sink.state('open');
     await vi.runAllTimersAsync();
     expect(a.store.state.problem).toBeUndefined();
+  });
+});
+
+describe('lanes', () => {
+  const lanes = (a: Actions, l: Lane) => laneCards(a.store.state, l).map((c) => c.id);
+
+  it('loads each lane by likelihood, and counts them from the cards it holds', async () => {
+    const { api, a } = setupCards(sug('i'), sug('s', { lane: 'screened' }), sug('p', { lane: 'spam' }));
+    await vi.runAllTimersAsync();
+    expect(api.calls.filter((c) => c.startsWith('list')).sort()).toEqual([
+      'list inbox likely 1000',
+      'list screened likely 500',
+      'list spam likely 500',
+    ]);
+    expect([lanes(a, 'inbox'), lanes(a, 'screened'), lanes(a, 'spam')]).toEqual([['i'], ['s'], ['p']]);
+    expect(laneCounts(a.store.state)).toEqual({ inbox: 1, screened: 1, spam: 1 });
+  });
+
+  it('marks as spam with Undo, which puts the card back in its lane', async () => {
+    const { api, a } = setupCards(sug('a'), sug('s', { lane: 'screened' }));
+    await vi.runAllTimersAsync();
+    expect(await a.decide(['s'], 'spam')).toEqual(['s']);
+    expect(api.calls).toContain('spam s');
+    expect(lanes(a, 'screened')).toEqual([]);
+    expect(toastTexts(a)).toEqual(['Marked as spam “Card s”']);
+    await a.undo();
+    expect(lanes(a, 'screened')).toEqual(['s']);
+    expect(toastTexts(a)).toEqual(['Undone: “Card s” is back in Screened']);
+  });
+
+  it('brings a card back to the inbox and makes it the one to decide next', async () => {
+    const { api, a } = setupCards(sug('a'), sug('s', { lane: 'screened', created_at: '2026-11-22T09:01:00Z' }));
+    await vi.runAllTimersAsync();
+    let open!: () => void;
+    api.gate = new Promise((r) => (open = r));
+    const done = a.bringBack(['s']);
+    // Out of Screened at once; into the inbox once the agent says so.
+    expect(lanes(a, 'screened')).toEqual([]);
+    expect(laneCounts(a.store.state)).toEqual({ inbox: 1, screened: 0, spam: 0 });
+    open();
+    expect(await done).toEqual(['s']);
+    expect(lanes(a, 'inbox')).toEqual(['a', 's']);
+    expect(a.store.state.suggestions.items['s']!.rescued).toBe('screened');
+    expect(a.store.state.focus).toBe('s');
+    expect(toastTexts(a)).toEqual(['Back in the inbox: “Card s”']);
+  });
+
+  it('puts a card back in its lane when bringing it back fails', async () => {
+    const { api, a } = setupCards(sug('s', { lane: 'spam' }));
+    await vi.runAllTimersAsync();
+    api.fail = () => new ApiError('conflict', 409, 'Suggestion s is already rejected.');
+    expect(await a.bringBack(['s'])).toEqual([]);
+    expect(lanes(a, 'spam')).toEqual(['s']);
+    expect(toastTexts(a)[0]).toBe('Could not bring “Card s” back. Suggestion s is already rejected.');
+  });
+
+  it('approving without edits sends the fields the content proposes', async () => {
+    const assessment = { approve: -1, spam: -1, due: '2026-11-27T00:00:00Z', all_day: true };
+    const { api, a } = setupCards(sug('inv', { proposed_kind: 'task', assessment }), sug('b', { assessment }));
+    const sent: Approve[] = [];
+    const approve = api.approve;
+    api.approve = async (id, body) => (sent.push(body), approve(id, body));
+    await vi.runAllTimersAsync();
+    await a.decide(['inv'], { as: 'task' });
+    // Edits from the approve preview replace the proposal; a note has no date.
+    await a.decide(['b'], { as: 'note' });
+    expect(sent).toEqual([{ as: 'task', due: expect.stringMatching(/^2026-11-2[67]$/) }, { as: 'note' }]);
   });
 });

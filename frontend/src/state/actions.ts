@@ -12,20 +12,33 @@ import type {
   EntityFields,
   EntityInput,
   EntityKind,
+  Lane,
+  LearnSettings,
+  Learning,
   PatchScout,
   Scout,
   Settings,
   Suggestion,
 } from '../api/types';
-import { ENTITY_KINDS } from '../api/types';
+import { ENTITY_KINDS, LANES } from '../api/types';
+import { proposedFields } from '../logic/fields';
 import { KIND_LABEL, plural, tildePath } from '../logic/format';
+import { LANE_LABEL } from '../logic/lanes';
+import { href } from '../logic/router';
 import { withPatch } from '../logic/settings';
 import { Toaster } from '../logic/toasts';
 import { UNDO_TOAST_MS, UndoHistory, type Decision } from '../logic/undo';
-import { remove, replaceAll, upsert, type AppState } from './model';
+import { laneOf, remove, replaceAll, upsert, type AppState } from './model';
 import { Store } from './store';
 
-export type Verdict = { as: EntityKind; fields?: EntityFields } | 'reject';
+/** Approve (with edits; without, each card's proposed fields), reject, or
+ * reject as spam. */
+export type Verdict = { as: EntityKind; fields?: EntityFields } | 'reject' | 'spam';
+
+/** How many cards of each lane the UI holds at most: the inbox whole in
+ * practice; the lanes below can be long (years of spam) and are counted by
+ * the agent beyond this. */
+export const LANE_LIMIT: Record<Lane, number> = { inbox: 1000, screened: 500, spam: 500 };
 
 /** The toast slot of decisions and their undoing. */
 const DECISION = 'decision';
@@ -38,6 +51,8 @@ export class Actions {
   readonly toaster: Toaster;
   private stopStream?: () => void;
   private scoutRefresh = new Map<string, ReturnType<typeof setTimeout>>();
+  private learningRefresh = new Map<string, ReturnType<typeof setTimeout>>();
+  private statusRefresh?: ReturnType<typeof setTimeout>;
   private announced = 0;
 
   constructor(
@@ -72,6 +87,19 @@ export class Actions {
             this.refreshScoutSoon(ev.data.scout_id);
             break;
         }
+        switch (ev.type) {
+          case 'suggestion.created':
+          case 'suggestion.resolved':
+          case 'suggestion.undone':
+          case 'suggestion.moved':
+            // Decisions teach the scout's learner; a lane too long to hold
+            // is counted by the agent.
+            if (this.store.state.learning[ev.data.scout_id] && ev.type !== 'suggestion.created') {
+              this.refreshLearningSoon(ev.data.scout_id);
+            }
+            if (Object.keys(this.store.state.truncated).length > 0) this.refreshStatusSoon();
+            break;
+        }
       },
     });
     void this.loadAll();
@@ -80,6 +108,8 @@ export class Actions {
   stop(): void {
     this.stopStream?.();
     for (const t of this.scoutRefresh.values()) clearTimeout(t);
+    for (const t of this.learningRefresh.values()) clearTimeout(t);
+    clearTimeout(this.statusRefresh);
     clearTimeout(this.arrivalsTimer);
   }
 
@@ -90,8 +120,14 @@ export class Actions {
       await Promise.all([
         st.load(this.api.status, (s, status) => ({ ...s, status })),
         st.load(
-          () => this.api.suggestions('pending'),
-          (s, list) => ({ ...s, suggestions: keepDecided(s, list) }),
+          () => Promise.all(LANES.map((l) => this.api.suggestions('pending', LANE_LIMIT[l], l, 'likely'))),
+          (s, lists) => {
+            const truncated: Partial<Record<Lane, true>> = {};
+            LANES.forEach((l, i) => {
+              if (lists[i]!.length >= LANE_LIMIT[l]) truncated[l] = true;
+            });
+            return { ...s, suggestions: keepDecided(s, lists.flat()), truncated };
+          },
         ),
         st.load(this.api.scouts, (s, list) => ({ ...s, scouts: replaceAll(list) })),
         st.load(this.api.settings, (s, settings) => ({ ...s, settings })),
@@ -154,6 +190,22 @@ export class Actions {
     }, 400);
   }
 
+  private refreshLearningSoon(scoutId: string) {
+    clearTimeout(this.learningRefresh.get(scoutId));
+    this.learningRefresh.set(
+      scoutId,
+      setTimeout(() => {
+        this.learningRefresh.delete(scoutId);
+        void this.loadLearning(scoutId).catch(() => undefined);
+      }, 300),
+    );
+  }
+
+  private refreshStatusSoon() {
+    clearTimeout(this.statusRefresh);
+    this.statusRefresh = setTimeout(() => void this.refreshStatus(), 300);
+  }
+
   // ---- Messages -----------------------------------------------------------
 
   say(text: string): void {
@@ -185,11 +237,11 @@ export class Actions {
     st.update((s) => ({ ...s, deciding: { ...s.deciding, ...Object.fromEntries(ids.map((id) => [id, true])) } }));
     const results = await Promise.allSettled(
       cards.map(async (c) => {
-        if (v === 'reject') {
-          const sg = await this.api.reject(c.id);
+        if (v === 'reject' || v === 'spam') {
+          const sg = v === 'spam' ? await this.api.markSpam(c.id) : await this.api.reject(c.id);
           st.update((s) => ({ ...s, suggestions: upsert(s.suggestions, sg) }));
         } else {
-          const ent = await this.api.approve(c.id, { as: v.as, ...v.fields });
+          const ent = await this.api.approve(c.id, { as: v.as, ...(v.fields ?? proposedFields(c, v.as)) });
           st.update((s) => ({
             ...s,
             suggestions: upsert(s.suggestions, {
@@ -219,7 +271,7 @@ export class Actions {
       else this.decisionFailed(c, v, r.reason);
     });
     if (done.length > 0) {
-      const verb = v === 'reject' ? 'Rejected' : `Approved as ${v.as}`;
+      const verb = v === 'reject' ? 'Rejected' : v === 'spam' ? 'Marked as spam' : `Approved as ${v.as}`;
       const label = done.length === 1 ? `${verb} ${quote(done[0]!.title)}` : `${verb}: ${plural(done.length, 'card')}`;
       const d = this.undoHistory.record(
         done.map((c) => c.id),
@@ -232,7 +284,11 @@ export class Actions {
 
   private decisionFailed(c: Suggestion, v: Verdict, e: unknown) {
     const what =
-      v === 'reject' ? `Could not reject ${quote(c.title)}.` : `Could not approve ${quote(c.title)} as ${v.as}.`;
+      v === 'reject'
+        ? `Could not reject ${quote(c.title)}.`
+        : v === 'spam'
+          ? `Could not mark ${quote(c.title)} as spam.`
+          : `Could not approve ${quote(c.title)} as ${v.as}.`;
     const err = this.fail(what, e);
     // Decided meanwhile elsewhere, or gone: show what the agent knows.
     if (err.code === 'conflict' || err.code === 'not_found') {
@@ -263,10 +319,13 @@ export class Actions {
       return { ...s, suggestions, focus: back[0]?.id ?? s.focus };
     });
     if (back.length > 0) {
+      // A decision taken in Screened or Spam puts the card back there.
+      const lanes = new Set(back.map(laneOf));
+      const where = lanes.size === 1 && !lanes.has('inbox') ? LANE_LABEL[[...lanes][0]!] : 'the inbox';
       const text =
         back.length === 1
-          ? `Undone: ${quote(back[0]!.title)} is back in the inbox`
-          : `Undone: ${plural(back.length, 'card')} back in the inbox`;
+          ? `Undone: ${quote(back[0]!.title)} is back in ${where}`
+          : `Undone: ${plural(back.length, 'card')} back in ${where}`;
       this.info(text, undefined, undefined, DECISION);
     }
     if (failed) {
@@ -276,6 +335,40 @@ export class Actions {
         this.undoHistory.restore({ ...decision, ids: left });
       }
     }
+  }
+
+  /** Brings cards back from Screened or Spam to the inbox (which teaches
+   * the learner). Resolves to the ids that moved. */
+  async bringBack(ids: string[]): Promise<string[]> {
+    const st = this.store;
+    const cards = ids.map((id) => st.state.suggestions.items[id]).filter((c): c is Suggestion => !!c);
+    if (cards.length === 0) return [];
+    // Out of the lane at once; into the inbox when the agent confirms.
+    st.update((s) => ({ ...s, deciding: { ...s.deciding, ...Object.fromEntries(cards.map((c) => [c.id, true])) } }));
+    const results = await Promise.allSettled(cards.map((c) => this.api.bringBack(c.id)));
+    const moved: Suggestion[] = [];
+    st.update((s) => {
+      let suggestions = s.suggestions;
+      const deciding = { ...s.deciding };
+      results.forEach((r, i) => {
+        delete deciding[cards[i]!.id];
+        if (r.status === 'fulfilled') {
+          moved.push(r.value);
+          suggestions = upsert(suggestions, r.value);
+        }
+      });
+      return { ...s, suggestions, deciding, focus: moved[0]?.id ?? s.focus };
+    });
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) this.fail(`Could not bring ${cards.length === 1 ? quote(cards[0]!.title) : 'the cards'} back.`, failed.reason);
+    if (moved.length > 0) {
+      const text =
+        moved.length === 1
+          ? `Back in the inbox: ${quote(moved[0]!.title)}`
+          : `Back in the inbox: ${plural(moved.length, 'card')}`;
+      this.info(text, { label: 'Show', run: () => (location.hash = href({ view: 'inbox' })) });
+    }
+    return moved.map((c) => c.id);
   }
 
   clearFocus(): void {
@@ -393,6 +486,47 @@ export class Actions {
 
   private putScout(sc: Scout) {
     this.store.update((s) => ({ ...s, scouts: upsert(s.scouts, sc) }));
+  }
+
+  // ---- Learning -----------------------------------------------------------
+
+  async loadLearning(scoutId: string): Promise<Learning> {
+    const l = await this.api.learning(scoutId);
+    this.putLearning(l);
+    return l;
+  }
+
+  /** Loads the learners of these scouts that are not loaded yet. */
+  ensureLearning(scoutIds: string[]): void {
+    for (const id of scoutIds) {
+      if (!this.store.state.learning[id]) void this.loadLearning(id).catch(() => undefined);
+    }
+  }
+
+  /** Saves a scout's thresholds; resolves to the error, for the form. */
+  async saveLearning(scoutId: string, settings: LearnSettings): Promise<ApiError | undefined> {
+    try {
+      this.putLearning(await this.api.setLearning(scoutId, settings));
+      this.say('Learning thresholds saved');
+      return undefined;
+    } catch (e) {
+      return asApiError(e);
+    }
+  }
+
+  async resetLearning(sc: Scout): Promise<boolean> {
+    try {
+      this.putLearning(await this.api.resetLearning(sc.id));
+      this.info(`${sc.name}: the learner forgot what it had learned`);
+      return true;
+    } catch (err) {
+      this.fail(`Could not reset the learning of ${quote(sc.name)}.`, err);
+      return false;
+    }
+  }
+
+  private putLearning(l: Learning) {
+    this.store.update((s) => ({ ...s, learning: { ...s.learning, [l.scout_id]: l } }));
   }
 
   async refreshStatus(): Promise<void> {

@@ -4,7 +4,8 @@
 
 import type { ApiError } from '../api/errors';
 import type { StreamState } from '../api/stream';
-import type { Entity, EntityKind, Scout, Settings, Status, StreamEvent, Suggestion } from '../api/types';
+import type { Entity, EntityKind, Lane, Learning, Scout, Settings, Status, StreamEvent, Suggestion } from '../api/types';
+import { LANES } from '../api/types';
 import type { Toast } from '../logic/toasts';
 
 export interface Collection<T> {
@@ -18,12 +19,18 @@ export interface AppState {
   conn: StreamState;
   /** Why the data could not be loaded (agent unreachable, not signed in). */
   problem?: ApiError;
+  /** Pending cards of every lane, and decided ones the UI still shows. */
   suggestions: Collection<Suggestion>;
+  /** Lanes whose list hit the fetch limit: their counts come from the
+   * status, not from the cards we hold. */
+  truncated: Readonly<Partial<Record<Lane, true>>>;
   /** Cards whose decision is on its way to the agent: out of the queue
    * already, back if the agent says no. */
   deciding: Readonly<Record<string, true>>;
   entities: Readonly<Record<EntityKind, Collection<Entity>>>;
   scouts: Collection<Scout>;
+  /** Each scout's learner, by scout id, once a view asked for it. */
+  learning: Readonly<Record<string, Learning>>;
   settings?: Settings;
   /** The user's home folder, to show paths as ~/…. */
   home?: string;
@@ -40,9 +47,11 @@ export function initialState(): AppState {
   return {
     conn: 'connecting',
     suggestions: empty(),
+    truncated: {},
     deciding: {},
     entities: { task: empty(), note: empty(), event: empty(), project: empty() },
     scouts: empty(),
+    learning: {},
     toasts: [],
     announce: { text: '', n: 0 },
   };
@@ -76,6 +85,7 @@ export function applyEvent(s: AppState, ev: StreamEvent): AppState {
     case 'suggestion.created':
     case 'suggestion.resolved':
     case 'suggestion.undone':
+    case 'suggestion.moved':
       return { ...s, suggestions: upsert(s.suggestions, ev.data) };
     case 'entity.created':
     case 'entity.updated': {
@@ -114,12 +124,52 @@ export function applyEvent(s: AppState, ev: StreamEvent): AppState {
 const byCreated = (a: Suggestion, b: Suggestion) =>
   a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1;
 
-/** The queue: pending cards, oldest first (the order a queue is worked
- * through), without those being decided right now. */
-export function pendingCards(s: AppState): Suggestion[] {
+/** How likely the person approves a card; -1 while the learner cannot tell. */
+export const likelihood = (sg: Suggestion) => sg.assessment?.approve ?? -1;
+
+/** The agent's order=likely: most likely approved first, cards the learner
+ * cannot score yet after them, each group oldest first (the order a queue
+ * is worked through). */
+export const byLikely = (a: Suggestion, b: Suggestion) => {
+  const pa = likelihood(a);
+  const pb = likelihood(b);
+  if ((pa >= 0) !== (pb >= 0)) return pa >= 0 ? -1 : 1;
+  if (pa !== pb) return pb - pa;
+  return byCreated(a, b);
+};
+
+/** Where a card waits (agents before lanes have only the inbox). */
+export const laneOf = (sg: Suggestion): Lane => sg.lane ?? 'inbox';
+
+const waiting = (s: AppState, sg: Suggestion) => sg.status === 'pending' && !s.deciding[sg.id];
+
+/** A lane's pending cards, most likely approved first, without those being
+ * decided right now. */
+export function laneCards(s: AppState, lane: Lane): Suggestion[] {
   return Object.values(s.suggestions.items)
-    .filter((sg) => sg.status === 'pending' && !s.deciding[sg.id])
-    .sort(byCreated);
+    .filter((sg) => waiting(s, sg) && laneOf(sg) === lane)
+    .sort(byLikely);
+}
+
+/** The inbox: the queue the person works through. */
+export function pendingCards(s: AppState): Suggestion[] {
+  return laneCards(s, 'inbox');
+}
+
+/** How many cards wait in each lane: counted from the cards we hold, which
+ * follow the stream live, except for a lane too long to hold whole, where
+ * the agent's count says more. Undefined until anything is known. */
+export function laneCounts(s: AppState): Record<Lane, number> | undefined {
+  const st = s.status;
+  const fromStatus = (l: Lane) => st?.lanes?.[l] ?? (l === 'inbox' ? (st?.pending ?? 0) : 0);
+  if (!s.suggestions.loaded) {
+    if (!st) return undefined;
+    return { inbox: fromStatus('inbox'), screened: fromStatus('screened'), spam: fromStatus('spam') };
+  }
+  const n: Record<Lane, number> = { inbox: 0, screened: 0, spam: 0 };
+  for (const sg of Object.values(s.suggestions.items)) if (waiting(s, sg)) n[laneOf(sg)]++;
+  for (const l of LANES) if (s.truncated[l]) n[l] = Math.max(n[l], fromStatus(l));
+  return n;
 }
 
 /** Entities of a kind, as the agent lists them: events by start, the rest

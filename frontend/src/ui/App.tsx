@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { KeyMap, type Command } from '../logic/keys';
-import { href, viewKind } from '../logic/router';
-import { pendingCards } from '../state/model';
+import { href, laneHref, routeLane, viewKind } from '../logic/router';
+import { laneCounts } from '../state/model';
 import { Banners } from './Banners';
 import { EntityView } from './EntityView';
 import { Inbox } from './Inbox';
@@ -52,6 +52,7 @@ export function App() {
       if (!cmd) return;
       let handled = true;
       if (cmd.type === 'go') location.hash = href({ view: cmd.view });
+      else if (cmd.type === 'lane') location.hash = laneHref(cmd.lane);
       else if (cmd.type === 'help') setHelp(true);
       else if (cmd.type === 'undo') void actions.undo();
       else handled = viewKeys.current?.(cmd) ?? false;
@@ -66,7 +67,8 @@ export function App() {
   }, [actions, keymap]);
 
   const kind = viewKind(route.view);
-  const pending = s.suggestions.loaded ? pendingCards(s).length : undefined;
+  const counts = laneCounts(s);
+  const pending = s.suggestions.loaded ? counts?.inbox : undefined;
 
   useEffect(() => {
     document.title = pending ? `(${pending}) Scouts` : 'Scouts';
@@ -78,7 +80,7 @@ export function App() {
   else if (route.view === 'status') view = <StatusView s={s} />;
   else if (route.view === 'settings') view = <SettingsView s={s} />;
   else if (route.view === 'suggestion' && route.id) view = <SuggestionView s={s} id={route.id} />;
-  else view = <Inbox s={s} keys={viewKeys} />;
+  else view = <Inbox s={s} lane={routeLane(route)} counts={counts} keys={viewKeys} />;
 
   return (
     <div class="shell">

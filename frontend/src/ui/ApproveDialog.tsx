@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ENTITY_KINDS, type EntityKind, type Suggestion } from '../api/types';
-import { changedFields, emptyForm, formProblem, type FormFields } from '../logic/fields';
+import { changedFields, emptyForm, formProblem, proposedFields, proposedForm, type FormFields } from '../logic/fields';
 import { KIND_LABEL, tildePath } from '../logic/format';
 import { entityList, type AppState } from '../state/model';
 import { Dialog } from './Dialog';
@@ -30,7 +30,13 @@ export function ApproveDialog({ s, sg, initialAs, onClose, onDone }: Props) {
     () => ({ ...emptyForm, title: sg.title, body: content.state === 'ok' ? content.value.text : '' }),
     [sg.title, content],
   );
-  const [form, setForm] = useState<FormFields>(base);
+  // The content's proposals (a due date, an event's time, a project) are
+  // filled in, so they are sent unless the person clears them.
+  const [form, setForm] = useState<FormFields>(() => proposedForm(sg, base));
+  const pre = proposedFields(sg, as);
+  const prefilled = [pre.due && 'the due date', pre.starts_at && 'the time', pre.project_id && 'the project']
+    .filter(Boolean)
+    .join(' and ');
   const [touchedBody, setTouchedBody] = useState(false);
   useEffect(() => {
     if (!touchedBody) setForm((f) => ({ ...f, body: base.body }));
@@ -92,6 +98,7 @@ export function ApproveDialog({ s, sg, initialAs, onClose, onDone }: Props) {
           autoFocusTitle
           bodyRows={10}
         />
+        {prefilled && <p class="muted small">Filled in from the item’s text: {prefilled}. Check before approving.</p>}
         {content.state === 'ok' && content.value.truncated && !binary && (
           <p class="muted small">The text is long: this shows its first megabyte.</p>
         )}

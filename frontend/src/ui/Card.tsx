@@ -1,14 +1,21 @@
 import { memo } from 'preact/compat';
-import { ENTITY_KINDS, type EntityKind, type Scout, type Suggestion } from '../api/types';
+import { ENTITY_KINDS, type EntityKind, type Lane, type Scout, type Suggestion } from '../api/types';
+import { proposedWhen } from '../logic/fields';
 import { age, fullTime, KIND_LABEL, tildePath, tildeText } from '../logic/format';
+import { evidence, LANE_LABEL, laneReason } from '../logic/lanes';
 import { WhyTrail } from './WhyTrail';
 
-export type CardCommand = { type: 'approve'; as: EntityKind } | { type: 'edit' | 'reject' | 'open' | 'why' };
+export type CardCommand =
+  | { type: 'approve'; as: EntityKind }
+  | { type: 'edit' | 'reject' | 'open' | 'why' | 'spam' | 'bringBack' };
 
 interface Props {
   sg: Suggestion;
   scout?: Scout;
   home?: string;
+  /** The lane shown: below the inbox, the card says why it is there and
+   * offers to bring it back. */
+  lane: Lane;
   now: number;
   current: boolean;
   selected: boolean;
@@ -29,6 +36,9 @@ export const Card = memo(function Card(p: Props) {
   const tab = current ? 0 : -1;
   const where = sg.sender || tildePath(sg.path, p.home);
   const cmd = (c: CardCommand) => () => p.onCommand(sg.id, c);
+  const below = p.lane !== 'inbox';
+  const because = evidence(sg);
+  const when = proposedWhen(sg);
   return (
     <article
       id={`card-${sg.id}`}
@@ -55,6 +65,11 @@ export const Card = memo(function Card(p: Props) {
         <span class={`badge kind-${sg.proposed_kind}`} title={`The scout proposes a ${sg.proposed_kind}`}>
           {KIND_LABEL[sg.proposed_kind] ?? sg.proposed_kind}?
         </span>
+        {when && (
+          <span class="chip small" title="Read from the item; the approve preview has it filled in">
+            {when}
+          </span>
+        )}
         <time class="muted small nowrap" dateTime={sg.created_at} title={fullTime(sg.created_at)}>
           {age(sg.created_at, p.now)}
         </time>
@@ -64,7 +79,14 @@ export const Card = memo(function Card(p: Props) {
           {where}
         </span>
         {p.scout && <span> · {p.scout.name}</span>}
+        {sg.rescued && <span> · brought back from {LANE_LABEL[sg.rescued].toLowerCase()}</span>}
       </p>
+      {below && (
+        <p class="card-lane small">
+          <span class={`badge lane-${p.lane}`}>{LANE_LABEL[p.lane]}</span>{' '}
+          {laneReason(sg, { evidenceShown: because.length > 0 })}
+        </p>
+      )}
       {sg.excerpt && (
         <p id={did} class="card-excerpt">
           {sg.excerpt}
@@ -77,14 +99,33 @@ export const Card = memo(function Card(p: Props) {
           {p.whyOpen ? 'Hide the trail' : 'Show the trail'}
         </button>
       </p>
+      {because.length > 0 && (
+        <p class="card-evidence small">
+          <span class="muted">Learned: </span>
+          {because.join(' · ')}
+        </p>
+      )}
       {p.whyOpen && <WhyTrail sg={sg} home={p.home} />}
       <div class="card-actions" role="group" aria-label="Decide">
-        {ENTITY_KINDS.map((k) => (
+        {below && (
+          <button
+            type="button"
+            tabIndex={tab}
+            class="primary"
+            aria-label="Back to the inbox"
+            aria-keyshortcuts="b"
+            onClick={cmd({ type: 'bringBack' })}
+          >
+            Back to inbox <kbd>b</kbd>
+          </button>
+        )}
+        {/* Below the inbox, only the proposed kind: the row is full, and t n e p still work. */}
+        {(below ? [sg.proposed_kind] : ENTITY_KINDS).map((k) => (
           <button
             key={k}
             type="button"
             tabIndex={tab}
-            class={k === sg.proposed_kind ? 'primary' : ''}
+            class={k === sg.proposed_kind && !below ? 'primary' : ''}
             aria-label={`Approve as ${k}`}
             aria-keyshortcuts={KEY[k]}
             onClick={cmd({ type: 'approve', as: k })}
@@ -92,15 +133,17 @@ export const Card = memo(function Card(p: Props) {
             {KIND_LABEL[k]} <kbd>{KEY[k]}</kbd>
           </button>
         ))}
-        <button
-          type="button"
-          tabIndex={tab}
-          aria-label="Edit, then approve"
-          aria-keyshortcuts="Enter"
-          onClick={cmd({ type: 'edit' })}
-        >
-          Edit… <kbd>↵</kbd>
-        </button>
+        {!below && (
+          <button
+            type="button"
+            tabIndex={tab}
+            aria-label="Edit, then approve"
+            aria-keyshortcuts="Enter"
+            onClick={cmd({ type: 'edit' })}
+          >
+            Edit… <kbd>↵</kbd>
+          </button>
+        )}
         <span class="spacer" />
         <button
           type="button"
@@ -111,6 +154,16 @@ export const Card = memo(function Card(p: Props) {
           onClick={cmd({ type: 'open' })}
         >
           Open <kbd>o</kbd>
+        </button>
+        <button
+          type="button"
+          tabIndex={tab}
+          class="quiet"
+          aria-label={p.lane === 'spam' ? 'Confirm spam' : 'Mark as spam'}
+          aria-keyshortcuts="!"
+          onClick={cmd({ type: 'spam' })}
+        >
+          {p.lane === 'spam' ? 'Confirm spam' : 'Spam'} <kbd>!</kbd>
         </button>
         <button
           type="button"

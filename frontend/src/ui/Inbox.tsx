@@ -1,9 +1,11 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'preact/hooks';
-import type { EntityKind } from '../api/types';
+import { LANES, type EntityKind, type Lane } from '../api/types';
 import { cursorReducer, emptyCursor, targets } from '../logic/cursor';
 import type { Command } from '../logic/keys';
 import { plural } from '../logic/format';
-import { pendingCards, type AppState } from '../state/model';
+import { LANE_INTRO, LANE_KEY, LANE_LABEL, learningSummary } from '../logic/lanes';
+import { laneHref } from '../logic/router';
+import { laneCards, scoutList, type AppState } from '../state/model';
 import { ApproveDialog } from './ApproveDialog';
 import { BulkBar } from './BulkBar';
 import { Card, type CardCommand } from './Card';
@@ -13,14 +15,17 @@ import { useActions, useNow } from './hooks';
 
 interface Props {
   s: AppState;
+  lane: Lane;
+  /** Cards per lane, live. */
+  counts?: Record<Lane, number>;
   /** Receives the keyboard commands while the inbox shows. */
   keys: { current: ((c: Command) => boolean) | null };
 }
 
-export function Inbox({ s, keys }: Props) {
+export function Inbox({ s, lane, counts, keys }: Props) {
   const actions = useActions();
   const now = useNow();
-  const cards = useMemo(() => pendingCards(s), [s.suggestions, s.deciding]);
+  const cards = useMemo(() => laneCards(s, lane), [s.suggestions, s.deciding, lane]);
   const ids = useMemo(() => cards.map((c) => c.id), [cards]);
   const [cur, dispatch] = useReducer(cursorReducer, emptyCursor);
   const [why, setWhy] = useState<ReadonlySet<string>>(new Set());
@@ -29,6 +34,11 @@ export function Inbox({ s, keys }: Props) {
   const listRef = useRef<HTMLOListElement>(null);
 
   useEffect(() => dispatch({ type: 'sync', ids }), [ids]);
+
+  // The lane bar says how far each scout's learner has come.
+  const scouts = scoutList(s);
+  useEffect(() => actions.ensureLearning(scouts.map((sc) => sc.id)), [scouts.length]);
+  const learning = learningSummary(scouts, s.learning);
 
   // After an undo, the card that came back becomes current.
   useEffect(() => {
@@ -69,6 +79,12 @@ export function Inbox({ s, keys }: Props) {
         case 'reject':
           void actions.decide(ids, 'reject');
           break;
+        case 'spam':
+          void actions.decide(ids, 'spam');
+          break;
+        case 'bringBack':
+          void actions.bringBack(ids);
+          break;
         case 'edit':
           if (sg) setEditing({ id: first, as: sg.proposed_kind });
           break;
@@ -94,7 +110,8 @@ export function Inbox({ s, keys }: Props) {
       // A button on a card acts on that card, or on the selection when the
       // card is part of it.
       const { cur } = state.current;
-      const t = cur.selected.has(id) && (c.type === 'approve' || c.type === 'reject') ? targets(cur) : [id];
+      const bulk = c.type === 'approve' || c.type === 'reject' || c.type === 'spam' || c.type === 'bringBack';
+      const t = cur.selected.has(id) && bulk ? targets(cur) : [id];
       run(t, c);
     },
     [run],
@@ -119,6 +136,14 @@ export function Inbox({ s, keys }: Props) {
         return true;
       case 'reject':
         run(t, { type: 'reject' });
+        return true;
+      case 'spam':
+        run(t, { type: 'spam' });
+        return true;
+      case 'bringBack':
+        // Cards in the inbox are already where b brings them.
+        if (lane === 'inbox') return false;
+        run(t, { type: 'bringBack' });
         return true;
       case 'open':
       case 'why':
@@ -150,17 +175,21 @@ export function Inbox({ s, keys }: Props) {
   const editSg = editing ? s.suggestions.items[editing.id] : undefined;
   const openSg = opened ? s.suggestions.items[opened] : undefined;
 
+  const below = lane !== 'inbox';
+  let summary = '';
+  if (!loading) {
+    if (lane === 'inbox') summary = cards.length === 0 ? 'Nothing waiting' : plural(cards.length, 'suggestion') + ' to review';
+    else if (cards.length === 0) summary = lane === 'spam' ? 'No spam' : 'Nothing screened';
+    else summary = plural(counts?.[lane] ?? cards.length, 'card') + (lane === 'spam' ? ' in spam' : ' screened');
+  }
+
   return (
     <section class="view" aria-labelledby="inbox-h">
       <header class="view-head">
         <h1 id="inbox-h" tabIndex={-1}>
-          Inbox
+          {LANE_LABEL[lane]}
         </h1>
-        {!loading && (
-          <p class="muted">
-            {cards.length === 0 ? 'Nothing waiting' : plural(cards.length, 'suggestion') + ' to review'}
-          </p>
-        )}
+        {summary && <p class="muted">{summary}</p>}
         <button
           type="button"
           class="quiet small-btn"
@@ -169,11 +198,32 @@ export function Inbox({ s, keys }: Props) {
           Shortcuts <kbd>?</kbd>
         </button>
       </header>
+      <div class="lane-bar">
+        <nav class="tabs lanes" aria-label="Lanes">
+          {LANES.map((l) => (
+            <a
+              key={l}
+              href={laneHref(l)}
+              class={'button' + (l === lane ? ' on' : '')}
+              aria-current={l === lane ? 'page' : undefined}
+              aria-keyshortcuts={LANE_KEY[l]}
+              title={`${LANE_LABEL[l]} (${LANE_KEY[l]})`}
+            >
+              {LANE_LABEL[l]}
+              {counts && <span class="lane-count"> ({counts[l]})</span>}
+            </a>
+          ))}
+        </nav>
+        {learning && <p class="muted small learning-state">{learning}</p>}
+      </div>
+      {below && <p class="muted small lane-intro">{LANE_INTRO[lane]}</p>}
       {cur.selected.size > 0 && (
         <BulkBar
           count={cur.selected.size}
           onApprove={(as) => run(targets(cur), { type: 'approve', as })}
           onReject={() => run(targets(cur), { type: 'reject' })}
+          onSpam={() => run(targets(cur), { type: 'spam' })}
+          onBringBack={below ? () => run(targets(cur), { type: 'bringBack' }) : undefined}
           onClear={() => dispatch({ type: 'clear' })}
         />
       )}
@@ -182,15 +232,26 @@ export function Inbox({ s, keys }: Props) {
           Loading suggestions…
         </p>
       )}
-      {!loading && cards.length === 0 && <InboxEmpty s={s} />}
+      {!loading && cards.length === 0 && !below && <InboxEmpty s={s} />}
+      {!loading && cards.length === 0 && below && (
+        <div class="empty">
+          <h2>{lane === 'spam' ? 'No spam' : 'Nothing screened'}</h2>
+          <p>
+            {lane === 'spam'
+              ? 'Cards marked as spam by their source, or that look like what you marked as spam, wait here.'
+              : 'Once a scout has learned from your decisions, cards you would almost surely reject wait here instead of in the inbox.'}
+          </p>
+        </div>
+      )}
       {cards.length > 0 && (
-        <ol class="cards" ref={listRef} aria-label="Suggestions, oldest first">
+        <ol class="cards" ref={listRef} aria-label={`${LANE_LABEL[lane]}: suggestions, most likely approved first`}>
           {cards.map((sg) => (
             <li key={sg.id}>
               <Card
                 sg={sg}
                 scout={s.scouts.items[sg.scout_id]}
                 home={s.home}
+                lane={lane}
                 now={now}
                 current={sg.id === cur.current}
                 selected={cur.selected.has(sg.id)}

@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
-import type { Scout } from '../api/types';
+import type { Learning, Scout } from '../api/types';
 import { age, fullTime, plural, tildePath } from '../logic/format';
 import { useActions } from './hooks';
 import { needsReconnect } from '../logic/gmail';
+import { LearningSection } from './LearningSection';
 
 const KIND_NAME: Record<string, string> = { folder: 'Folder', webhook: 'Webhook', gmail: 'Gmail' };
 
@@ -14,7 +15,7 @@ const STATE_LABEL: Record<string, string> = {
 };
 
 /** One scout: is it working, what does it watch, how does it decide. */
-export function ScoutCard({ sc, home, now }: { sc: Scout; home?: string; now: number }) {
+export function ScoutCard({ sc, home, now, learning }: { sc: Scout; home?: string; now: number; learning?: Learning }) {
   const actions = useActions();
   const [confirming, setConfirming] = useState(false);
   const h = sc.health;
@@ -74,6 +75,7 @@ export function ScoutCard({ sc, home, now }: { sc: Scout; home?: string; now: nu
           This scout is on but not running: it could not start. Switch it off and on, or check the agent’s log.
         </p>
       )}
+      <LearningSection sc={sc} learning={learning} />
       <div class="scout-controls">
         <label class="switch">
           <input

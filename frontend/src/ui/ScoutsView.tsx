@@ -47,7 +47,7 @@ export function ScoutsView({ s, add }: { s: AppState; add?: boolean }) {
       )}
       <div class="scouts">
         {scouts.map((sc) => (
-          <ScoutCard key={sc.id} sc={sc} home={s.home} now={now} />
+          <ScoutCard key={sc.id} sc={sc} home={s.home} now={now} learning={s.learning[sc.id]} />
         ))}
       </div>
     </section>

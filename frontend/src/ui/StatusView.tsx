@@ -106,6 +106,15 @@ export function StatusView({ s }: { s: AppState }) {
                 {count(st.suggestions.pending)} waiting · {count(st.suggestions.approved)} approved ·{' '}
                 {count(st.suggestions.rejected)} rejected · {count(st.suggestions.expired)} expired
               </dd>
+              {st.lanes && (
+                <>
+                  <dt>Waiting</dt>
+                  <dd>
+                    {count(st.lanes.inbox)} in the inbox · {count(st.lanes.screened)} screened · {count(st.lanes.spam)}{' '}
+                    in spam
+                  </dd>
+                </>
+              )}
               <dt>Created</dt>
               <dd>
                 {plural(count(st.entities.task), 'task')} · {plural(count(st.entities.note), 'note')} ·{' '}

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { age, fullTime, KIND_LABEL, tildePath, tildeText } from '../logic/format';
-import { href, KIND_VIEW } from '../logic/router';
+import { evidence, LANE_LABEL, laneReason } from '../logic/lanes';
+import { href, KIND_VIEW, laneHref } from '../logic/router';
 import type { AppState } from '../state/model';
 import { ContentDialog } from './ContentDialog';
 import { useActions, useLoad, useNow } from './hooks';
@@ -40,6 +41,12 @@ export function SuggestionView({ s, id }: { s: AppState; id: string }) {
     );
   }
   const scout = s.scouts.items[sg.scout_id];
+  const lane = sg.lane ?? 'inbox';
+  const markedSpam = sg.status === 'rejected' && lane === 'spam';
+  let status = STATUS[sg.status] ?? sg.status;
+  if (sg.status === 'pending' && lane !== 'inbox') status = `Waiting in ${LANE_LABEL[lane]}`;
+  if (markedSpam) status = 'Marked as spam';
+  const because = evidence(sg);
   return (
     <section class="view" aria-labelledby="sg-h">
       <header class="view-head">
@@ -49,7 +56,7 @@ export function SuggestionView({ s, id }: { s: AppState; id: string }) {
       </header>
       <div class="panel stack">
         <p>
-          <strong>{STATUS[sg.status] ?? sg.status}</strong>
+          <strong>{status}</strong>
           {sg.resolved_kind && ` as ${KIND_LABEL[sg.resolved_kind].toLowerCase()}`}
           {sg.resolved_at && (
             <span class="muted" title={fullTime(sg.resolved_at)}>
@@ -68,7 +75,7 @@ export function SuggestionView({ s, id }: { s: AppState; id: string }) {
           {sg.status === 'pending' && (
             <>
               {' · '}
-              <a href={href({ view: 'inbox' })}>Decide in the Inbox</a>
+              <a href={laneHref(lane)}>Decide in {lane === 'inbox' ? 'the Inbox' : LANE_LABEL[lane]}</a>
             </>
           )}
         </p>
@@ -82,6 +89,13 @@ export function SuggestionView({ s, id }: { s: AppState; id: string }) {
           <span class="muted">Why: </span>
           {tildeText(sg.reason, s.home)}
         </p>
+        {sg.status === 'pending' && lane !== 'inbox' && <p class="small">{laneReason(sg)}</p>}
+        {because.length > 0 && (
+          <p class="small">
+            <span class="muted">Learned: </span>
+            {because.join(' · ')}
+          </p>
+        )}
         <div class="actions">
           <button type="button" onClick={() => setOpen(true)}>
             Open the full item

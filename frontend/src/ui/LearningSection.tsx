@@ -1,0 +1,170 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { ApiError } from '../api/errors';
+import type { Learning, Scout } from '../api/types';
+import { plural } from '../logic/format';
+import { settingsForm, settingsFromForm, type LearnForm } from '../logic/learning';
+import { useActions } from './hooks';
+
+/** A scout's learner: how far it has come, its thresholds, and a way to
+ * make it forget. */
+export function LearningSection({ sc, learning }: { sc: Scout; learning?: Learning }) {
+  const actions = useActions();
+  const [loadError, setLoadError] = useState<ApiError | null>(null);
+  const [form, setForm] = useState<LearnForm | null>(null);
+  const [problem, setProblem] = useState('');
+  const [saving, setSaving] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+
+  // Fresh on every visit: decisions teach it all the time.
+  useEffect(() => {
+    actions.loadLearning(sc.id).then(
+      () => setLoadError(null),
+      (e) => setLoadError(e as ApiError),
+    );
+  }, [sc.id]);
+
+  const saved = learning ? settingsForm(learning.settings) : null;
+  const shown = form ?? saved;
+  const dirty = !!form && !!saved && JSON.stringify(form) !== JSON.stringify(saved);
+  const id = (f: string) => `learn-${sc.id}-${f}`;
+
+  const save = async (e: Event) => {
+    e.preventDefault();
+    if (!learning || !form) return;
+    const next = settingsFromForm(form, learning.settings);
+    if (typeof next === 'string') {
+      setProblem(next);
+      return;
+    }
+    setSaving(true);
+    const err = await actions.saveLearning(sc.id, next);
+    setSaving(false);
+    if (err) setProblem(err.message);
+    else {
+      setForm(null);
+      setProblem('');
+    }
+  };
+
+  const edit = (f: keyof LearnForm) => (e: Event) => {
+    if (!shown) return;
+    setForm({ ...shown, [f]: (e.target as HTMLInputElement).value });
+    setProblem('');
+  };
+
+  return (
+    <section class="learning" aria-label={`${sc.name}: learning`}>
+      <h4>Learning</h4>
+      {!learning && !loadError && <p class="muted small">Loading…</p>}
+      {loadError && !learning && (
+        <p class="error-text small" role="alert">
+          The learner could not be loaded. {loadError.full}
+        </p>
+      )}
+      {learning && shown && (
+        <>
+          <p class="small learning-line">
+            <strong>{learning.state}</strong>
+            <span class="muted">
+              {' · '}
+              {plural(learning.spam_decisions, 'spam decision')}, {learning.ham_decisions} not spam
+              {learning.trained ? '' : ' · nothing is screened until it has learned'}
+            </span>
+          </p>
+          <form class="learning-form" onSubmit={save} noValidate>
+            <label class="field compact" for={id('cold')}>
+              <span>Learn from</span>
+              <span class="inline">
+                <input
+                  id={id('cold')}
+                  type="number"
+                  min={0}
+                  max={100000}
+                  step={1}
+                  value={shown.cold_start}
+                  onInput={edit('cold_start')}
+                />
+                <span class="muted small">decisions first</span>
+              </span>
+            </label>
+            <label class="field compact" for={id('screen')}>
+              <span>Screen below</span>
+              <span class="inline">
+                <input
+                  id={id('screen')}
+                  type="number"
+                  min={0}
+                  max={50}
+                  step={1}
+                  value={shown.screen_below}
+                  onInput={edit('screen_below')}
+                />
+                <span class="muted small">% likely to approve</span>
+              </span>
+            </label>
+            <label class="field compact" for={id('spam')}>
+              <span>Spam above</span>
+              <span class="inline">
+                <input
+                  id={id('spam')}
+                  type="number"
+                  min={50}
+                  max={100}
+                  step={1}
+                  value={shown.spam_above}
+                  onInput={edit('spam_above')}
+                />
+                <span class="muted small">% likely spam</span>
+              </span>
+            </label>
+            <div class="learning-actions">
+              <button type="submit" disabled={!dirty || saving}>
+                {saving ? 'Saving…' : 'Save thresholds'}
+              </button>
+              {dirty && (
+                <button type="button" class="quiet" onClick={() => (setForm(null), setProblem(''))}>
+                  Cancel
+                </button>
+              )}
+              <span class="spacer" />
+              {confirming ? (
+                <>
+                  <span class="small">
+                    Forget {plural(learning.decisions, 'decision')}? The thresholds stay.
+                  </span>
+                  <button
+                    type="button"
+                    class="danger"
+                    autoFocus
+                    onClick={async () => {
+                      if (await actions.resetLearning(sc)) setConfirming(false);
+                    }}
+                  >
+                    Reset
+                  </button>
+                  <button type="button" onClick={() => setConfirming(false)}>
+                    Keep
+                  </button>
+                </>
+              ) : (
+                <button
+                  type="button"
+                  class="quiet"
+                  aria-label={`Reset the learning of ${sc.name}`}
+                  onClick={() => setConfirming(true)}
+                >
+                  Reset learning…
+                </button>
+              )}
+            </div>
+            {problem && (
+              <p class="error-text small" role="alert">
+                {problem}
+              </p>
+            )}
+          </form>
+        </>
+      )}
+    </section>
+  );
+}
