@@ -536,6 +536,21 @@ func (e *Engine) newItemRecord(ctx context.Context, as *assessor, s Scout, it It
 	if why == "" {
 		why = "proposed as " + string(kind)
 	}
+	if kind != meta.ProposedKind && meta.ProposedKind != "" {
+		// The source's reason names the kind it proposed; say what
+		// changed it, so the card never contradicts itself.
+		change := "now proposed as a " + string(kind) + " from "
+		switch assessment.KindFrom {
+		case "learned":
+			change += "your past decisions"
+		case "model":
+			change += "the model's reading"
+		default:
+			change += "its content"
+		}
+		sug.Reason = clip(strings.TrimSpace(meta.Reason+"; "+change), 1000)
+		why = sug.Reason
+	}
 	if len(assessment.Why) > 0 {
 		why += " — " + strings.Join(assessment.Why, "; ")
 	}

@@ -164,7 +164,9 @@ func TeachingOf(s Suggestion) learn.Label {
 		if s.Lane == LaneSpam {
 			return learn.Label{Spam: true}
 		}
-		return learn.Label{Reject: true}
+		// A rejection is not a spam report (that is its own decision):
+		// the mail was legitimate, only unwanted.
+		return learn.Label{Reject: true, Ham: true}
 	case StatusPending:
 		switch s.Rescued {
 		case RescueScreened:
@@ -174,4 +176,33 @@ func TeachingOf(s Suggestion) learn.Label {
 		}
 	}
 	return learn.Label{}
+}
+
+// proposedFields are the fields the assessment proposed for an entity of
+// kind k (a task's due date and project, an event's times), applied when the
+// person approves without editing them: what the card showed is what they
+// get.
+func (a Assessment) proposedFields(k EntityKind) EntityPatch {
+	var p EntityPatch
+	switch k {
+	case EntityTask:
+		if !a.Due.IsZero() {
+			due := a.Due
+			p.Due = &due
+		}
+		if a.ProjectID != "" {
+			id := a.ProjectID
+			p.ProjectID = &id
+		}
+	case EntityEvent:
+		if !a.StartsAt.IsZero() {
+			start := a.StartsAt
+			p.StartsAt = &start
+			if !a.EndsAt.IsZero() && a.EndsAt.After(a.StartsAt) {
+				end := a.EndsAt
+				p.EndsAt = &end
+			}
+		}
+	}
+	return p
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/scouts-hq/scouts/scouts"
 )
@@ -151,4 +152,50 @@ func closeTotals(a, b scouts.LearnState) bool {
 		}
 	}
 	return true
+}
+
+// Approving without edits gives the entity the fields the card proposed
+// (a task's due date); an edit still wins; a rejection teaches "not spam".
+func TestApprovalTakesTheProposedFields(t *testing.T) {
+	h := newHarness(t, true)
+	ctx := context.Background()
+	due := time.Date(2026, 5, 8, 0, 0, 0, 0, time.UTC)
+	h.engine = scouts.NewEngine(scouts.EngineConfig{
+		Store: h.db,
+		Openers: map[scouts.Kind]scouts.Opener{scouts.KindFolder: func(context.Context, scouts.Scout) (scouts.SourceConnector, error) {
+			return h.src, nil
+		}},
+		Emit:         func(e scouts.Event) { h.events <- e },
+		Now:          func() time.Time { return *h.now.Load() },
+		PollInterval: time.Hour,
+		Learning: scouts.LearningConfig{Propose: func(context.Context, scouts.Scout, scouts.ItemMetadata, string) scouts.ContentProposal {
+			return scouts.ContentProposal{Kind: scouts.EntityTask, Due: due, Reasons: []string{"mentions a date: Fri 8 May"}}
+		}},
+	})
+	h.start()
+	h.addMail("inv", "billing@acme.example", "Invoice 42", "due Friday")
+	h.addMail("inv2", "billing@acme.example", "Invoice 43", "due Friday")
+	h.addMail("news", "news@acme.example", "News", "hello")
+	if err := h.run(); err != nil {
+		t.Fatal(err)
+	}
+	inv := h.byRef("inv")
+	if inv.ProposedKind != scouts.EntityTask || !strings.Contains(inv.Reason, "now proposed as a task from its content") {
+		t.Fatalf("card: kind %s, reason %q", inv.ProposedKind, inv.Reason)
+	}
+	ent, _, err := h.engine.Approve(ctx, inv.ID, scouts.Approval{As: scouts.EntityTask})
+	if err != nil || !ent.Due.Equal(due) {
+		t.Fatalf("approved without edits: due %v (want %v), %v", ent.Due, due, err)
+	}
+	other := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	ent, _, err = h.engine.Approve(ctx, h.byRef("inv2").ID, scouts.Approval{As: scouts.EntityTask, Edits: scouts.EntityPatch{Due: &other}})
+	if err != nil || !ent.Due.Equal(other) {
+		t.Fatalf("an edited due date: %v, %v", ent.Due, err)
+	}
+	if _, err := h.engine.Reject(ctx, h.byRef("news").ID, "user"); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := h.db.LearnState(ctx, h.scout.ID); st.Ham != 3 || st.Spam != 0 {
+		t.Fatalf("two approvals and a rejection: ham %d, spam %d; want 3 and 0", st.Ham, st.Spam)
+	}
 }
