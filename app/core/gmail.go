@@ -123,16 +123,19 @@ func (c *Core) checkGmail(ctx context.Context, s *scouts.Scout) error {
 	if g.Baseline == nil {
 		prev, err := c.DB.GetScout(ctx, s.ID)
 		switch {
-		case err == nil:
-			// A changed configuration keeps where the scout started.
+		case scouts.ErrorCode(err) == scouts.ENotFound: // a new scout
+			g.Baseline = c.gmailBaseline(ctx, g.Email)
+		case err != nil:
+			return err
+		default:
+			// A changed configuration keeps where the scout started (a
+			// scout from before baselines has its cursor: Gmail is not
+			// asked again); on another mailbox it starts afresh.
 			if pg, err := parseGmailConfig(prev.Config); err == nil && pg.Email == g.Email {
 				g.Baseline = pg.Baseline
+			} else {
+				g.Baseline = c.gmailBaseline(ctx, g.Email)
 			}
-		case scouts.ErrorCode(err) != scouts.ENotFound:
-			return err
-		}
-		if g.Baseline == nil {
-			g.Baseline = c.gmailBaseline(ctx, g.Email)
 		}
 	}
 	s.Config, _ = json.Marshal(g)
