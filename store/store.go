@@ -69,7 +69,13 @@ func OpenSQLite(ctx context.Context, path string, opts Options) (*DB, error) {
 	if sync != "normal" && sync != "full" {
 		return nil, fmt.Errorf("store: open sqlite: synchronous must be normal or full, not %q", sync)
 	}
-	base := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(" + sync + ")"
+	if err := privateFiles(abs); err != nil {
+		return nil, err
+	}
+	// modeof: the WAL, created and deleted as connections come and go,
+	// takes the database's (private) mode rather than the umask's.
+	base := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?modeof=" + url.QueryEscape(abs) +
+		"&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(" + sync + ")"
 
 	// The writer is opened first: it creates the file and switches it to WAL,
 	// which is persistent, so readers opened afterwards find it in WAL mode.

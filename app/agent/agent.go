@@ -85,6 +85,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("agent: create data dir: %w", err)
 	}
+	if err := makePrivate(dir, log); err != nil {
+		return err
+	}
 	release, err := lockDataDir(dir)
 	if err != nil {
 		return err

@@ -122,7 +122,7 @@ func (f *flagSet) parse(args []string) ([]string, error) {
 		if v := f.env.Getenv(key); v != "" {
 			err = fl.Value.Set(v)
 		} else if file := f.env.Getenv(key + "_FILE"); file != "" {
-			b, rerr := os.ReadFile(file)
+			b, rerr := readSecretFile(file)
 			if rerr != nil {
 				err = fmt.Errorf("%s_FILE: %w", key, rerr)
 				return

@@ -76,6 +76,9 @@ func (o *gmailOptions) build(db *relaydb.DB, log *slog.Logger, send func(userID,
 	if o.llmURL != "" {
 		key := ""
 		if o.llmKeyFile != "" {
+			if err := checkSecretFile(o.llmKeyFile); err != nil {
+				return nil, nil, fmt.Errorf("--llm-key-file: %w", err)
+			}
 			k, err := llm.ReadKeyFile(o.llmKeyFile)
 			if err != nil {
 				return nil, nil, err
