@@ -210,12 +210,11 @@ func (d *DB) SetScoutState(ctx context.Context, scoutID, state, message string, 
 }
 
 // AddPushHint persists a push notification; it is what the push endpoint
-// does before answering Pub/Sub.
+// does before answering Pub/Sub. It returns once the hint is committed,
+// with the other writes waiting at the same time (see batch.go).
 func (d *DB) AddPushHint(ctx context.Context, email string, historyID uint64) error {
-	_, err := d.db.Writer().ExecContext(ctx, d.q(`INSERT INTO push_inbox (email, history_id, received_at) VALUES (?, ?, ?)`),
-		strings.ToLower(email), strconv.FormatUint(historyID, 10), d.now().UnixMilli())
-	if err != nil {
-		return fmt.Errorf("relaydb: persist push: %w", err)
+	if res := d.submit(ctx, &writeReq{hint: &pushHint{email: email, historyID: historyID}}); res.err != nil {
+		return fmt.Errorf("relaydb: persist push: %w", res.err)
 	}
 	return nil
 }

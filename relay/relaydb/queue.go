@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/relay"
-	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/store"
 )
 
@@ -36,87 +35,15 @@ const IdempotencyTTL = 24 * time.Hour
 
 // Enqueue queues an item for its user's devices and returns the row; dup
 // reports that it was already queued (same scout and source ref, or same
-// idempotency key within a day) and the row is the first one.
+// idempotency key within a day) and the row is the first one. It returns
+// once the row is committed, written in one transaction with the other
+// requests waiting at the same time (see batch.go).
 func (d *DB) Enqueue(ctx context.Context, it NewItem) (relay.QueueItem, bool, error) {
-	row, dup, err := d.enqueue(ctx, it)
-	if isUniqueViolation(err) {
-		// A concurrent request with the same key or ref won the race
-		// between our check and our insert: answer with its row.
-		row, dup, err = d.enqueue(ctx, it)
+	res := d.submit(ctx, &writeReq{item: &it})
+	if res.err != nil {
+		return relay.QueueItem{}, false, fmt.Errorf("relaydb: enqueue: %w", res.err)
 	}
-	return row, dup, err
-}
-
-func (d *DB) enqueue(ctx context.Context, it NewItem) (row relay.QueueItem, dup bool, err error) {
-	now := d.now().UTC().Truncate(time.Millisecond)
-	err = d.tx(ctx, func(tx *sql.Tx) error {
-		if it.IdempotencyKeyHash != "" {
-			var qid string
-			var created int64
-			err := tx.QueryRowContext(ctx, d.q(`SELECT queue_id, created_at FROM hook_requests WHERE scout_id = ? AND key_hash = ?`),
-				it.ScoutID, it.IdempotencyKeyHash).Scan(&qid, &created)
-			switch {
-			case err == nil && now.Sub(time.UnixMilli(created)) < IdempotencyTTL:
-				row, err = d.queueRow(ctx, tx, qid, "")
-				dup = true
-				return err
-			case err == nil:
-				// Expired key: forget it and queue anew.
-				if _, err := tx.ExecContext(ctx, d.q(`DELETE FROM hook_requests WHERE scout_id = ? AND key_hash = ?`), it.ScoutID, it.IdempotencyKeyHash); err != nil {
-					return err
-				}
-			case !errors.Is(err, sql.ErrNoRows):
-				return err
-			}
-		}
-		id := scouts.NewID("rq")
-		ref := it.SourceRef
-		if ref == "" {
-			ref = id
-		}
-		if it.SourceRef != "" {
-			var existing string
-			err := tx.QueryRowContext(ctx, d.q(`SELECT id FROM triage_queue WHERE scout_id = ? AND source_msg_ref = ?`), it.ScoutID, ref).Scan(&existing)
-			if err == nil {
-				row, err = d.queueRow(ctx, tx, existing, "")
-				dup = true
-				return err
-			}
-			if !errors.Is(err, sql.ErrNoRows) {
-				return err
-			}
-		}
-		var seq int64
-		if err := tx.QueryRowContext(ctx, d.q(`UPDATE users SET next_seq = next_seq + 1 WHERE id = ? RETURNING next_seq`), it.UserID).Scan(&seq); err != nil {
-			return fmt.Errorf("allocate sequence: %w", err)
-		}
-		row = relay.QueueItem{ID: id, UserID: it.UserID, ScoutID: it.ScoutID, SourceType: it.SourceType, SourceRef: ref,
-			Verdict: it.Verdict, Reason: it.Reason, Path: it.Path, Status: relay.StatusQueued, Seq: seq, TriagedAt: now, ExpiresAt: now.Add(relay.QueueTTL)}
-		if _, err := tx.ExecContext(ctx, d.q(`INSERT INTO triage_queue (id, user_id, scout_id, source_type, source_msg_ref, verdict, reason, path, status, seq, triaged_at, expires_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), row.ID, row.UserID, row.ScoutID, row.SourceType, row.SourceRef, row.Verdict, row.Reason, row.Path,
-			row.Status, row.Seq, row.TriagedAt.UnixMilli(), row.ExpiresAt.UnixMilli()); err != nil {
-			return fmt.Errorf("insert queue row: %w", err)
-		}
-		for dev, sealed := range it.Sealed {
-			if _, err := tx.ExecContext(ctx, d.q(`INSERT INTO queue_sealed (queue_id, device_id, sealed) VALUES (?, ?, ?)`), row.ID, dev, sealed); err != nil {
-				return fmt.Errorf("insert sealed payload: %w", err)
-			}
-		}
-		if it.IdempotencyKeyHash != "" {
-			if _, err := tx.ExecContext(ctx, d.q(`INSERT INTO hook_requests (scout_id, key_hash, queue_id, created_at) VALUES (?, ?, ?, ?)`),
-				it.ScoutID, it.IdempotencyKeyHash, row.ID, now.UnixMilli()); err != nil {
-				return fmt.Errorf("remember idempotency key: %w", err)
-			}
-		}
-		return d.queuedInTx(ctx, tx, it.UserID)
-	})
-	if err != nil {
-		return row, false, fmt.Errorf("relaydb: enqueue: %w", err)
-	}
-	if !dup {
-		d.queuedAfterCommit(it.UserID)
-	}
-	return row, dup, nil
+	return res.row, res.dup, nil
 }
 
 const queueCols = `q.id, q.user_id, q.scout_id, q.source_type, q.source_msg_ref, q.verdict, q.reason, q.path, q.status, q.seq,
@@ -306,12 +233,7 @@ func (d *DB) ExpireDue(ctx context.Context) ([]string, error) {
 			(SELECT id FROM triage_queue WHERE status IN ('queued','delivered') AND expires_at <= ? `+d.lockInOrder()+`)`), now); err != nil {
 			return err
 		}
-		for _, u := range users {
-			if err := d.queuedInTx(ctx, tx, u); err != nil {
-				return err
-			}
-		}
-		return nil
+		return d.notifyInTx(ctx, tx, users)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("relaydb: expire: %w", err)

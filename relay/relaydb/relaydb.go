@@ -36,6 +36,7 @@ type DB struct {
 	// for them; on PostgreSQL the NOTIFY inside the transaction does it
 	// across instances, and this in-process hook is not needed.
 	notify func(userID string)
+	c      *committer
 }
 
 // IsPostgres reports whether dsn names a PostgreSQL database.
@@ -60,11 +61,16 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		sdb.Close()
 		return nil, fmt.Errorf("relaydb: %w", err)
 	}
-	return &DB{db: sdb, dsn: dsn, now: time.Now}, nil
+	d := &DB{db: sdb, dsn: dsn, now: time.Now}
+	d.startCommitter()
+	return d, nil
 }
 
-// Close closes the database.
-func (d *DB) Close() error { return d.db.Close() }
+// Close closes the database; writes still waiting for the committer fail.
+func (d *DB) Close() error {
+	d.stopCommitter()
+	return d.db.Close()
+}
 
 // Dialect is the database's SQL dialect.
 func (d *DB) Dialect() store.Dialect { return d.db.Dialect }
@@ -121,17 +127,9 @@ func isTransientConflict(err error) bool {
 // announce the user id.
 const NotifyChannel = "scouts_queue"
 
-// queued announces new rows for userID: inside the transaction on
-// PostgreSQL (delivered to every listening instance at commit), after it
-// in-process otherwise.
-func (d *DB) queuedInTx(ctx context.Context, tx *sql.Tx, userID string) error {
-	if d.db.Dialect != store.Postgres {
-		return nil
-	}
-	_, err := tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, NotifyChannel, userID)
-	return err
-}
-
+// queuedAfterCommit wakes this process's sessions of a user whose rows a
+// transaction queued or expired (on PostgreSQL, other instances hear of it
+// through notifyInTx).
 func (d *DB) queuedAfterCommit(userID string) {
 	if d.notify != nil {
 		d.notify(userID)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/scouts-hq/scouts/relay"
@@ -104,5 +105,78 @@ func TestHookOfAnAccountWithEveryDeviceRevoked(t *testing.T) {
 	depth, _ := e.db.QueueDepth(ctx)
 	if depth[relay.StatusQueued] != 0 {
 		t.Fatalf("refused items were queued: %v", depth)
+	}
+}
+
+// Many callers posting at once share transactions; whatever is written
+// together, a repeated Idempotency-Key is one item: every caller gets its
+// id, exactly one hears it was new, the others that it was a duplicate.
+// Items without a key are each queued, with distinct dense sequences.
+func TestConcurrentPostsKeepOneRowPerKey(t *testing.T) {
+	e := newEnv(t, server.Config{})
+	url, token := e.hookScout()
+	const callers = 16
+	type answer struct {
+		status int
+		server.HookAccepted
+	}
+	post := func(key string) answer {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"title":"a"}`))
+		req.Header.Set("Authorization", "Bearer "+token)
+		if key != "" {
+			req.Header.Set("Idempotency-Key", key)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Error(err)
+			return answer{}
+		}
+		defer res.Body.Close()
+		a := answer{status: res.StatusCode}
+		json.NewDecoder(res.Body).Decode(&a.HookAccepted)
+		return a
+	}
+	answers := make([]answer, 2*callers)
+	var wg sync.WaitGroup
+	for i := range answers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			key := ""
+			if i%2 == 0 {
+				key = "same-key"
+			}
+			answers[i] = post(key)
+		}()
+	}
+	wg.Wait()
+	keyed, fresh := map[string]int{}, 0
+	for i, a := range answers {
+		if a.status != http.StatusAccepted || a.ID == "" {
+			t.Fatalf("post %d: %d %+v", i, a.status, a)
+		}
+		if i%2 == 0 {
+			keyed[a.ID]++
+			if !a.Duplicate {
+				fresh++
+			}
+		} else if a.Duplicate {
+			t.Fatalf("post %d without a key answered as a duplicate", i)
+		}
+	}
+	if len(keyed) != 1 || fresh != 1 {
+		t.Fatalf("%d posts with one key got ids %v with %d answered new; want one id, one new", callers, keyed, fresh)
+	}
+	rows, err := e.db.Pending(context.Background(), e.user, e.dev, 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != callers+1 {
+		t.Fatalf("%d rows queued, want %d (one per keyless post, one for the key)", len(rows), callers+1)
+	}
+	for i, r := range rows {
+		if r.Seq != int64(i+1) {
+			t.Fatalf("row %d has sequence %d: sequences must be dense", i, r.Seq)
+		}
 	}
 }

@@ -279,7 +279,11 @@ func (s *Server) listenOnce(ctx context.Context) (listening bool, err error) {
 		if err != nil {
 			return true, err
 		}
-		s.hub.notify(n.Payload)
+		// One notification per transaction names every user it queued
+		// rows for.
+		for _, u := range relaydb.NotifiedUsers(n.Payload) {
+			s.hub.notify(u)
+		}
 	}
 }
 

@@ -1,0 +1,495 @@
+package relaydb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/scouts-hq/scouts/relay"
+	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/store"
+)
+
+// Group commit. Items to queue and push hints are written by one
+// committer goroutine: it takes every request waiting when it is free (up
+// to maxBatch), writes them all in one transaction, and answers each
+// caller only once that transaction committed. A commit costs about the
+// same for one row as for a hundred (a WAL append on SQLite, an fsync on
+// PostgreSQL), so under load many requests share it; alone, a request
+// waits for no one. The user's sequence counter is moved once per batch
+// (a block of sequences), and PostgreSQL is notified once per batch.
+
+// maxBatch bounds the requests written in one transaction.
+const maxBatch = 256
+
+// batchTimeout bounds one batch's transaction: it serves many callers, so
+// it runs under none of their contexts.
+const batchTimeout = 30 * time.Second
+
+// writeReq is one caller's request to the committer: an item to queue or
+// a push hint to persist.
+type writeReq struct {
+	ctx  context.Context
+	item *NewItem
+	hint *pushHint
+	done chan writeRes // buffered: the committer never waits for the caller
+}
+
+type pushHint struct {
+	email     string
+	historyID uint64
+}
+
+type writeRes struct {
+	row relay.QueueItem
+	dup bool
+	err error
+}
+
+type committer struct {
+	in       chan *writeReq
+	stop     chan struct{}
+	stopOnce sync.Once
+	done     chan struct{}
+	// batches and requests count what was committed, for the mean batch
+	// size.
+	batches, requests atomic.Int64
+}
+
+var errClosed = errors.New("relaydb: database is closed")
+
+func (d *DB) startCommitter() {
+	d.c = &committer{in: make(chan *writeReq, maxBatch), stop: make(chan struct{}), done: make(chan struct{})}
+	go d.commitLoop()
+}
+
+func (d *DB) stopCommitter() {
+	d.c.stopOnce.Do(func() { close(d.c.stop) })
+	<-d.c.done
+}
+
+// BatchStats returns how many group-commit batches were written and the
+// requests they held.
+func (d *DB) BatchStats() (batches, requests int64) {
+	return d.c.batches.Load(), d.c.requests.Load()
+}
+
+// submit hands a request to the committer and waits for its answer.
+func (d *DB) submit(ctx context.Context, r *writeReq) writeRes {
+	r.ctx, r.done = ctx, make(chan writeRes, 1)
+	select {
+	case d.c.in <- r:
+	case <-d.c.stop:
+		return writeRes{err: errClosed}
+	case <-ctx.Done():
+		return writeRes{err: ctx.Err()}
+	}
+	select {
+	case res := <-r.done:
+		return res
+	case <-ctx.Done():
+		// It may still commit: as with an answer lost on the way back,
+		// the caller retries and the idempotency key makes it one row.
+		return writeRes{err: ctx.Err()}
+	}
+}
+
+func (d *DB) commitLoop() {
+	defer close(d.c.done)
+	batch := make([]*writeReq, 0, maxBatch)
+	for {
+		select {
+		case r := <-d.c.in:
+			batch = append(batch[:0], r)
+		case <-d.c.stop:
+			for {
+				select {
+				case r := <-d.c.in:
+					r.done <- writeRes{err: errClosed}
+				default:
+					return
+				}
+			}
+		}
+	gather:
+		for len(batch) < maxBatch {
+			select {
+			case r := <-d.c.in:
+				batch = append(batch, r)
+			default:
+				break gather
+			}
+		}
+		d.commitBatch(batch)
+		d.c.batches.Add(1)
+		d.c.requests.Add(int64(len(batch)))
+		clear(batch)
+	}
+}
+
+// commitBatch writes a batch and answers its callers. If the batch fails
+// as a whole, each request is tried alone, so that one bad request (an
+// unknown scout, say) fails by itself rather than taking the others with
+// it.
+func (d *DB) commitBatch(batch []*writeReq) {
+	live := batch[:0:0]
+	for _, r := range batch {
+		if err := r.ctx.Err(); err != nil {
+			r.done <- writeRes{err: err} // gone before it was written
+			continue
+		}
+		live = append(live, r)
+	}
+	if len(live) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
+	defer cancel()
+	res, err := d.writeBatch(ctx, live)
+	if err != nil && len(live) > 1 {
+		for _, r := range live {
+			one, err := d.writeBatch(ctx, []*writeReq{r})
+			if err != nil {
+				r.done <- writeRes{err: err}
+			} else {
+				r.done <- one[0]
+			}
+		}
+		return
+	}
+	for i, r := range live {
+		if err != nil {
+			r.done <- writeRes{err: err}
+		} else {
+			r.done <- res[i]
+		}
+	}
+}
+
+// writeBatch writes reqs in one transaction and wakes the users whose rows
+// it queued. A concurrent writer elsewhere (another relay instance) may
+// insert the same idempotency key or source ref between the batch's checks
+// and its inserts: the batch is then run again, and finds that row.
+func (d *DB) writeBatch(ctx context.Context, reqs []*writeReq) ([]writeRes, error) {
+	var res []writeRes
+	var users []string
+	var err error
+	for attempt := 1; ; attempt++ {
+		now := d.now().UTC().Truncate(time.Millisecond)
+		err = d.tx(ctx, func(tx *sql.Tx) error {
+			var err error
+			res, users, err = d.writeBatchTx(ctx, tx, now, reqs)
+			return err
+		})
+		if err == nil || attempt == 3 || !isUniqueViolation(err) {
+			break
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("relaydb: write batch: %w", err)
+	}
+	for _, u := range users {
+		d.queuedAfterCommit(u)
+	}
+	return res, nil
+}
+
+type scoutKey struct{ scout, key string }
+
+type keyRow struct {
+	queueID string
+	created int64
+}
+
+// writeBatchTx does a batch's work inside its transaction and returns each
+// request's answer and the users whose rows it queued.
+func (d *DB) writeBatchTx(ctx context.Context, tx *sql.Tx, now time.Time, reqs []*writeReq) ([]writeRes, []string, error) {
+	res := make([]writeRes, len(reqs))
+	keys, err := d.existingKeys(ctx, tx, reqs)
+	if err != nil {
+		return nil, nil, err
+	}
+	refs, err := d.existingRefs(ctx, tx, reqs)
+	if err != nil {
+		return nil, nil, err
+	}
+	// dupOf[i] is the earlier request of the batch that request i
+	// repeats (same key or ref), or -1.
+	dupOf := make([]int, len(reqs))
+	byKey, byRef := map[scoutKey]int{}, map[scoutKey]int{}
+	var fresh []int // requests that queue a new row
+	perUser := map[string]int{}
+	var hints []int
+	for i, r := range reqs {
+		dupOf[i] = -1
+		if r.hint != nil {
+			hints = append(hints, i)
+			continue
+		}
+		it := r.item
+		k := scoutKey{it.ScoutID, it.IdempotencyKeyHash}
+		if it.IdempotencyKeyHash != "" {
+			if j, ok := byKey[k]; ok {
+				dupOf[i] = j
+				continue
+			}
+			byKey[k] = i
+			if kr, ok := keys[k]; ok {
+				if now.Sub(time.UnixMilli(kr.created)) < IdempotencyTTL {
+					row, err := d.queueRow(ctx, tx, kr.queueID, "")
+					if err != nil {
+						return nil, nil, fmt.Errorf("row of idempotency key: %w", err)
+					}
+					res[i] = writeRes{row: row, dup: true}
+					continue
+				}
+				// Expired key: forget it and queue anew.
+				if _, err := tx.ExecContext(ctx, d.q(`DELETE FROM hook_requests WHERE scout_id = ? AND key_hash = ?`), it.ScoutID, it.IdempotencyKeyHash); err != nil {
+					return nil, nil, fmt.Errorf("forget expired idempotency key: %w", err)
+				}
+			}
+		}
+		if it.SourceRef != "" {
+			rk := scoutKey{it.ScoutID, it.SourceRef}
+			if j, ok := byRef[rk]; ok {
+				dupOf[i] = j
+				continue
+			}
+			byRef[rk] = i
+			if id, ok := refs[rk]; ok {
+				row, err := d.queueRow(ctx, tx, id, "")
+				if err != nil {
+					return nil, nil, fmt.Errorf("row of source ref: %w", err)
+				}
+				res[i] = writeRes{row: row, dup: true}
+				continue
+			}
+		}
+		id := scouts.NewID("rq")
+		ref := it.SourceRef
+		if ref == "" {
+			ref = id
+		}
+		res[i].row = relay.QueueItem{ID: id, UserID: it.UserID, ScoutID: it.ScoutID, SourceType: it.SourceType, SourceRef: ref,
+			Verdict: it.Verdict, Reason: it.Reason, Path: it.Path, Status: relay.StatusQueued, TriagedAt: now, ExpiresAt: now.Add(relay.QueueTTL)}
+		fresh = append(fresh, i)
+		perUser[it.UserID]++
+	}
+	users, err := d.allocateSeqs(ctx, tx, perUser)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, i := range fresh {
+		u := reqs[i].item.UserID
+		res[i].row.Seq = users[u]
+		users[u]++
+	}
+	if err := d.insertRows(ctx, tx, reqs, res, fresh, now); err != nil {
+		return nil, nil, err
+	}
+	if err := d.insertHints(ctx, tx, reqs, hints, now); err != nil {
+		return nil, nil, err
+	}
+	for i, j := range dupOf {
+		if j >= 0 {
+			res[i] = writeRes{row: res[j].row, dup: true}
+		}
+	}
+	woken := make([]string, 0, len(users))
+	for u := range users {
+		woken = append(woken, u)
+	}
+	slices.Sort(woken)
+	if err := d.notifyInTx(ctx, tx, woken); err != nil {
+		return nil, nil, err
+	}
+	return res, woken, nil
+}
+
+// existingKeys reads the remembered idempotency keys the batch's items
+// carry.
+func (d *DB) existingKeys(ctx context.Context, tx *sql.Tx, reqs []*writeReq) (map[scoutKey]keyRow, error) {
+	out := map[scoutKey]keyRow{}
+	var args []any
+	seen := map[scoutKey]bool{}
+	for _, r := range reqs {
+		if r.item == nil || r.item.IdempotencyKeyHash == "" {
+			continue
+		}
+		k := scoutKey{r.item.ScoutID, r.item.IdempotencyKeyHash}
+		if !seen[k] {
+			seen[k] = true
+			args = append(args, k.scout, k.key)
+		}
+	}
+	if len(args) == 0 {
+		return out, nil
+	}
+	rows, err := tx.QueryContext(ctx, d.q(`SELECT scout_id, key_hash, queue_id, created_at FROM hook_requests
+		WHERE (scout_id, key_hash) IN (VALUES `+valuesList(len(args)/2, 2)+`)`), args...)
+	if err != nil {
+		return nil, fmt.Errorf("read idempotency keys: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k scoutKey
+		var kr keyRow
+		if err := rows.Scan(&k.scout, &k.key, &kr.queueID, &kr.created); err != nil {
+			return nil, fmt.Errorf("read idempotency keys: %w", err)
+		}
+		out[k] = kr
+	}
+	return out, rows.Err()
+}
+
+// existingRefs reads the rows already queued for the batch's source refs.
+func (d *DB) existingRefs(ctx context.Context, tx *sql.Tx, reqs []*writeReq) (map[scoutKey]string, error) {
+	out := map[scoutKey]string{}
+	var args []any
+	seen := map[scoutKey]bool{}
+	for _, r := range reqs {
+		if r.item == nil || r.item.SourceRef == "" {
+			continue
+		}
+		k := scoutKey{r.item.ScoutID, r.item.SourceRef}
+		if !seen[k] {
+			seen[k] = true
+			args = append(args, k.scout, k.key)
+		}
+	}
+	if len(args) == 0 {
+		return out, nil
+	}
+	rows, err := tx.QueryContext(ctx, d.q(`SELECT scout_id, source_msg_ref, id FROM triage_queue
+		WHERE (scout_id, source_msg_ref) IN (VALUES `+valuesList(len(args)/2, 2)+`)`), args...)
+	if err != nil {
+		return nil, fmt.Errorf("read source refs: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k scoutKey
+		var id string
+		if err := rows.Scan(&k.scout, &k.key, &id); err != nil {
+			return nil, fmt.Errorf("read source refs: %w", err)
+		}
+		out[k] = id
+	}
+	return out, rows.Err()
+}
+
+// allocateSeqs takes a block of sequence numbers per user, users in a
+// fixed order (two batches locking the same users' rows wait for each
+// other rather than deadlock), and returns each user's first number.
+func (d *DB) allocateSeqs(ctx context.Context, tx *sql.Tx, perUser map[string]int) (map[string]int64, error) {
+	ids := make([]string, 0, len(perUser))
+	for u := range perUser {
+		ids = append(ids, u)
+	}
+	slices.Sort(ids)
+	first := make(map[string]int64, len(ids))
+	for _, u := range ids {
+		var last int64
+		if err := tx.QueryRowContext(ctx, d.q(`UPDATE users SET next_seq = next_seq + ? WHERE id = ? RETURNING next_seq`), perUser[u], u).Scan(&last); err != nil {
+			return nil, fmt.Errorf("allocate sequences of user %s: %w", u, err)
+		}
+		first[u] = last - int64(perUser[u]) + 1
+	}
+	return first, nil
+}
+
+// rowsPerInsert bounds the rows of one multi-row INSERT, well under both
+// dialects' limits on bound parameters.
+const rowsPerInsert = 256
+
+func (d *DB) insertRows(ctx context.Context, tx *sql.Tx, reqs []*writeReq, res []writeRes, fresh []int, now time.Time) error {
+	var queue, sealed, keys []any
+	for _, i := range fresh {
+		row, it := res[i].row, reqs[i].item
+		queue = append(queue, row.ID, row.UserID, row.ScoutID, row.SourceType, row.SourceRef, row.Verdict, row.Reason, row.Path,
+			row.Status, row.Seq, row.TriagedAt.UnixMilli(), row.ExpiresAt.UnixMilli())
+		for dev, s := range it.Sealed {
+			sealed = append(sealed, row.ID, dev, s)
+		}
+		if it.IdempotencyKeyHash != "" {
+			keys = append(keys, it.ScoutID, it.IdempotencyKeyHash, row.ID, now.UnixMilli())
+		}
+	}
+	if err := d.insertMany(ctx, tx, `INSERT INTO triage_queue (id, user_id, scout_id, source_type, source_msg_ref, verdict, reason, path, status, seq, triaged_at, expires_at) VALUES `, 12, queue); err != nil {
+		return fmt.Errorf("insert queue rows: %w", err)
+	}
+	if err := d.insertMany(ctx, tx, `INSERT INTO queue_sealed (queue_id, device_id, sealed) VALUES `, 3, sealed); err != nil {
+		return fmt.Errorf("insert sealed payloads: %w", err)
+	}
+	if err := d.insertMany(ctx, tx, `INSERT INTO hook_requests (scout_id, key_hash, queue_id, created_at) VALUES `, 4, keys); err != nil {
+		return fmt.Errorf("remember idempotency keys: %w", err)
+	}
+	return nil
+}
+
+func (d *DB) insertHints(ctx context.Context, tx *sql.Tx, reqs []*writeReq, hints []int, now time.Time) error {
+	var args []any
+	for _, i := range hints {
+		h := reqs[i].hint
+		args = append(args, strings.ToLower(h.email), strconv.FormatUint(h.historyID, 10), now.UnixMilli())
+	}
+	if err := d.insertMany(ctx, tx, `INSERT INTO push_inbox (email, history_id, received_at) VALUES `, 3, args); err != nil {
+		return fmt.Errorf("persist pushes: %w", err)
+	}
+	return nil
+}
+
+// insertMany runs prefix with as many "(?, …)" tuples of cols values as
+// args holds, rowsPerInsert at a time.
+func (d *DB) insertMany(ctx context.Context, tx *sql.Tx, prefix string, cols int, args []any) error {
+	for len(args) > 0 {
+		n := min(len(args)/cols, rowsPerInsert)
+		if _, err := tx.ExecContext(ctx, d.q(prefix+valuesList(n, cols)), args[:n*cols]...); err != nil {
+			return err
+		}
+		args = args[n*cols:]
+	}
+	return nil
+}
+
+// valuesList is "(?, ?), (?, ?)" for rows of cols placeholders.
+func valuesList(rows, cols int) string {
+	tuple := "(?" + strings.Repeat(", ?", cols-1) + ")"
+	return tuple + strings.Repeat(", "+tuple, rows-1)
+}
+
+// notifyPayloadMax keeps a NOTIFY payload under PostgreSQL's 8000 bytes.
+const notifyPayloadMax = 7000
+
+// notifyInTx announces, on PostgreSQL, the users whose rows a transaction
+// queued or expired: one NOTIFY per transaction (several only if the ids
+// would not fit one payload), delivered to every listening instance at
+// commit. The payload is the user ids joined by commas.
+func (d *DB) notifyInTx(ctx context.Context, tx *sql.Tx, users []string) error {
+	if d.db.Dialect != store.Postgres {
+		return nil
+	}
+	for len(users) > 0 {
+		n, size := 0, 0
+		for n < len(users) && (n == 0 || size+1+len(users[n]) <= notifyPayloadMax) {
+			size += 1 + len(users[n])
+			n++
+		}
+		if _, err := tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, NotifyChannel, strings.Join(users[:n], ",")); err != nil {
+			return fmt.Errorf("notify: %w", err)
+		}
+		users = users[n:]
+	}
+	return nil
+}
+
+// NotifiedUsers splits a NOTIFY payload into user ids.
+func NotifiedUsers(payload string) []string {
+	return strings.Split(payload, ",")
+}
