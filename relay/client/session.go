@@ -17,8 +17,10 @@ const (
 	writeTimeout = 10 * time.Second
 )
 
-// session runs one connection until it fails or ctx ends.
-func (c *Client) session(ctx context.Context) error {
+// dial connects, says hello (resuming after last) and reads the relay's
+// answer: a welcome, or the refusal that says why not.
+func (c *Client) dial(ctx context.Context, last int64) (*websocket.Conn, protocol.Welcome, error) {
+	var welcome protocol.Welcome
 	dctx, cancel := context.WithTimeout(ctx, dialTimeout)
 	conn, _, err := websocket.Dial(dctx, c.wsURL(), &websocket.DialOptions{
 		HTTPHeader:      http.Header{"User-Agent": {c.cfg.ClientName}},
@@ -26,15 +28,53 @@ func (c *Client) session(ctx context.Context) error {
 	})
 	cancel()
 	if err != nil {
-		return fmt.Errorf("connect to relay: %w", err)
+		return nil, welcome, fmt.Errorf("connect to relay: %w", err)
 	}
-	defer conn.CloseNow()
 	conn.SetReadLimit(protocol.MaxFrameBytes)
+	fail := func(err error) (*websocket.Conn, protocol.Welcome, error) {
+		conn.CloseNow()
+		return nil, welcome, err
+	}
+	b, err := protocol.Encode(protocol.TypeHello, "", 0, protocol.Hello{Token: c.cfg.Token, Protocol: protocol.Version,
+		LastAckedSeq: last, PublicKey: c.keys.Public[:], Client: c.cfg.ClientName})
+	if err != nil {
+		return fail(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	if err := conn.Write(wctx, websocket.MessageText, b); err != nil {
+		return fail(fmt.Errorf("send hello: %w", err))
+	}
+	_, b, err = conn.Read(wctx)
+	if err != nil {
+		return fail(closeError(err))
+	}
+	f, err := protocol.Decode(b)
+	if err != nil {
+		return fail(err)
+	}
+	if f.Type == protocol.TypeError {
+		var pe protocol.Error
+		f.DecodeData(&pe)
+		return fail(refusal(&pe))
+	}
+	if f.Type != protocol.TypeWelcome || f.DecodeData(&welcome) != nil {
+		return fail(fmt.Errorf("relay answered %s instead of welcome", f.Type))
+	}
+	return conn, welcome, nil
+}
 
+// session runs one connection until it fails or ctx ends.
+func (c *Client) session(ctx context.Context) error {
 	last, err := c.cfg.Handler.LastAcked(ctx)
 	if err != nil {
 		return err
 	}
+	conn, welcome, err := c.dial(ctx, last)
+	if err != nil {
+		return err
+	}
+	defer conn.CloseNow()
 	write := func(typ, id string, data any) error {
 		b, err := protocol.Encode(typ, id, 0, data)
 		if err != nil {
@@ -43,29 +83,6 @@ func (c *Client) session(ctx context.Context) error {
 		wctx, cancel := context.WithTimeout(ctx, writeTimeout)
 		defer cancel()
 		return conn.Write(wctx, websocket.MessageText, b)
-	}
-	if err := write(protocol.TypeHello, "", protocol.Hello{Token: c.cfg.Token, Protocol: protocol.Version,
-		LastAckedSeq: last, PublicKey: c.keys.Public[:], Client: c.cfg.ClientName}); err != nil {
-		return fmt.Errorf("send hello: %w", err)
-	}
-	wctx, cancel := context.WithTimeout(ctx, dialTimeout)
-	_, b, err := conn.Read(wctx)
-	cancel()
-	if err != nil {
-		return closeError(err)
-	}
-	f, err := protocol.Decode(b)
-	if err != nil {
-		return err
-	}
-	if f.Type == protocol.TypeError {
-		var pe protocol.Error
-		f.DecodeData(&pe)
-		return refusal(&pe)
-	}
-	var welcome protocol.Welcome
-	if f.Type != protocol.TypeWelcome || f.DecodeData(&welcome) != nil {
-		return fmt.Errorf("relay answered %s instead of welcome", f.Type)
 	}
 	heartbeat := time.Duration(welcome.HeartbeatSeconds) * time.Second
 	if heartbeat <= 0 {
