@@ -31,7 +31,9 @@ func dropTwenty(t *testing.T, dir, outside string) map[string]string {
 	for i := range 8 {
 		title := fmt.Sprintf("Call supplier %d about the order", i)
 		write(fmt.Sprintf("call-%d.txt", i), title+"\nThey promised delivery by Friday.\n")
-		want[title] = "note"
+		// A request with a date: the content proposes a task (a text
+		// file alone would be a note).
+		want[title] = "task"
 	}
 	for i := range 6 {
 		title := fmt.Sprintf("Meeting notes %d", i)
