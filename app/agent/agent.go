@@ -36,10 +36,19 @@ type Config struct {
 	ConfigDir string
 	// Inbox is the folder the first run watches; empty disables it.
 	Inbox string
-	// RelayURL and RelayToken connect the agent to a relay; see core.Config.
+	// RelayURL and RelayToken connect the agent to a relay for this run
+	// (--relay, --device-token-file); without them it connects to the relay
+	// logged in to, its token in the keyring. See core.Config.
 	RelayURL   string
 	RelayToken string
-	Version    string
+	// Keyring selects the secrets backend for the relay's device token and
+	// Gmail's tokens ("auto", "secret-service", "keychain", "wincred",
+	// "file"; empty: Gmail.Keyring, else auto); the file backend's
+	// passphrase comes from SCOUTS_KEYRING_PASSPHRASE(_FILE) through Getenv
+	// (default os.Getenv).
+	Keyring string
+	Getenv  func(string) string
+	Version string
 	// Program is the command the user runs us as, for hints.
 	Program string
 	Logger  *slog.Logger
@@ -102,8 +111,9 @@ func Run(ctx context.Context, cfg Config) error {
 		defer tcp.Close()
 	}
 
+	keyring := openKeyring(dir, cfg)
 	ccfg := core.Config{DataDir: dir, Version: cfg.Version, Logger: log, PollInterval: cfg.PollInterval,
-		RelayURL: cfg.RelayURL, RelayToken: cfg.RelayToken, Autostart: cfg.Autostart}
+		RelayURL: cfg.RelayURL, RelayToken: cfg.RelayToken, RelayKeyring: relayKeyring{open: keyring}, Autostart: cfg.Autostart}
 	if cfg.ConfigDir == "" {
 		cfg.ConfigDir = DefaultConfigDir()
 	}
@@ -111,7 +121,7 @@ func Run(ctx context.Context, cfg Config) error {
 		ccfg.ProtectedDirs = []string{cfg.ConfigDir}
 	}
 	if cfg.Gmail != nil {
-		ccfg.Gmail, ccfg.GmailAPIURL = newGmailAccounts(dir, cfg.Gmail, log), cfg.Gmail.APIURL
+		ccfg.Gmail, ccfg.GmailAPIURL = newGmailAccounts(keyring, cfg.Gmail, log), cfg.Gmail.APIURL
 	}
 	if cfg.Model != nil {
 		ccfg.Model, ccfg.ModelBudget, ccfg.ModelDailyTokens = cfg.Model, triage.NewMemoryBudget(nil), cfg.ModelDailyTokens

@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"log/slog"
-	"path/filepath"
 
 	"golang.org/x/oauth2"
 
@@ -19,9 +18,7 @@ type GmailConfig struct {
 	ClientID, ClientSecret       string
 	AuthURL, TokenURL, RevokeURL string
 	APIURL                       string
-	// Keyring selects the secrets backend ("auto", "secret-service",
-	// "keychain", "wincred", "file"); the file backend's passphrase comes
-	// from SCOUTS_KEYRING_PASSPHRASE(_FILE) through Getenv.
+	// Keyring and Getenv are Config.Keyring and Config.Getenv's fallbacks.
 	Keyring string
 	Getenv  func(string) string
 	// OpenBrowser overrides the system browser (tests play it).
@@ -37,10 +34,9 @@ type gmailAccounts struct {
 	log     *slog.Logger
 }
 
-func newGmailAccounts(dataDir string, cfg *GmailConfig, log *slog.Logger) *gmailAccounts {
+func newGmailAccounts(keyring func() (*secrets.Store, error), cfg *GmailConfig, log *slog.Logger) *gmailAccounts {
 	g := &gmailAccounts{log: log}
-	store, err := secrets.Open(secrets.Options{Backend: cfg.Keyring, FileDir: filepath.Join(dataDir, "keyring"),
-		Passphrase: secrets.PassphraseFromEnv(cfg.Getenv), ServiceName: "scouts"})
+	store, err := keyring()
 	if err != nil {
 		log.Warn("gmail: the keyring is not available; connecting Gmail will fail until it is", "err", err)
 		g.openErr = scouts.Errorf(scouts.EUnavailable, "%v", err)

@@ -40,11 +40,17 @@ type Status struct {
 	Relay *RelayStatus `json:"relay,omitempty"`
 }
 
-// RelayStatus is the desktop's connection to its relay.
+// RelayStatus is the desktop's connection to its relay (GET /api/v1/relay,
+// the status's relay, relay.state events).
 type RelayStatus struct {
 	URL string `json:"url"`
+	// Source: "login" (scouts relay login or Settings → Relay: the URL in
+	// the settings, the token in the keyring) or "flags" (--relay and
+	// --device-token-file, which login and logout cannot change).
+	Source string `json:"source,omitempty"`
 	// State: connecting, online, offline (retrying), unauthorized or
-	// revoked (not retrying: the device token must be replaced).
+	// revoked (not retrying: the device token must be replaced); none
+	// when the desktop has no relay (logged out).
 	State     string     `json:"state"`
 	Error     string     `json:"error,omitempty"`
 	Since     time.Time  `json:"since"`
@@ -55,6 +61,22 @@ type RelayStatus struct {
 	Outbox int `json:"outbox"`
 	// LastSeq is the last relay proposal committed on this desktop.
 	LastSeq int64 `json:"last_seq"`
+}
+
+// RelayLogin is PUT /api/v1/relay: log in to a relay with a device token
+// (from scouts-relay device add). The token goes to the keyring, never to
+// the database, the logs or an answer.
+type RelayLogin struct {
+	URL   string `json:"url"`
+	Token string `json:"token"`
+}
+
+// RelayLogout is the answer to DELETE /api/v1/relay.
+type RelayLogout struct {
+	// URL is the relay logged out of; empty when there was none.
+	URL string `json:"url,omitempty"`
+	// TokenDeleted: a device token was in the keyring and is gone.
+	TokenDeleted bool `json:"token_deleted"`
 }
 
 // Scout is a scout as the API shows it.

@@ -24,7 +24,9 @@ import (
 // Env is what a command needs from the outside world; tests pass their own.
 type Env struct {
 	Stdout, Stderr io.Writer
-	Version        string
+	// Stdin is where `relay login URL -` reads the token; nil: os.Stdin.
+	Stdin   io.Reader
+	Version string
 	// Program is how the user invoked us (os.Args[0]), so that hints say
 	// "bin/scouts suggestions" when that is what works.
 	Program string
@@ -70,6 +72,10 @@ Talking to a running agent:
   tasks done ID | <kind> rm ID
   audit TRACE_ID [--json]                an item's whole story
   settings [--autostart on|off] [--notifications on|off] [--quiet-hours 22:00-07:00|off]
+  relay login URL TOKEN|-                log in to a relay with the device token from
+                                         scouts-relay device add (- reads it from standard
+                                         input); it is kept in the OS keyring
+  relay logout | relay status            forget the relay (and its token) | show the link
   version
 
 Measuring (no agent needed):
@@ -107,6 +113,8 @@ func Main(args []string, env Env) int {
 		err = runWindow(ctx, rest, env)
 	case "settings":
 		err = runSettings(ctx, rest, env)
+	case "relay":
+		err = runRelay(ctx, rest, env)
 	case "version":
 		fmt.Fprintln(env.Stdout, "scouts", env.Version)
 	case "status":

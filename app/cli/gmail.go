@@ -31,7 +31,7 @@ func gmailFlags(f *flags) *gmailOptions {
 	f.StringVar(&o.tokenURL, "google-token-url", gmailauth.GoogleTokenURL, "Google's OAuth token endpoint")
 	f.StringVar(&o.revokeURL, "google-revoke-url", gmailauth.GoogleRevokeURL, "Google's OAuth revocation endpoint")
 	f.StringVar(&o.apiURL, "gmail-api-url", "https://gmail.googleapis.com/", "Gmail API root")
-	f.StringVar(&o.keyring, "keyring", "auto", "where tokens live: auto, secret-service, keychain, wincred or file (passphrase from SCOUTS_KEYRING_PASSPHRASE or SCOUTS_KEYRING_PASSPHRASE_FILE)")
+	f.StringVar(&o.keyring, "keyring", "auto", "where tokens (Gmail's, the relay's device token) live: auto, secret-service, keychain, wincred or file (passphrase from SCOUTS_KEYRING_PASSPHRASE or SCOUTS_KEYRING_PASSPHRASE_FILE)")
 	f.StringVar(&o.llmURL, "llm-url", "", "OpenAI-compatible API root for the optional model: Gmail triage verdicts and categorising new items (docs/triage.md)")
 	f.StringVar(&o.llmModel, "llm-model", "", "model name")
 	f.StringVar(&o.llmKeyFile, "llm-key-file", "", "file holding the model API key")
@@ -46,6 +46,7 @@ func (o *gmailOptions) apply(cfg *agent.Config, env Env) error {
 		return usageErrorf("--poll-interval must be at least 1s")
 	}
 	cfg.PollInterval = o.poll
+	cfg.Keyring, cfg.Getenv = o.keyring, os.Getenv
 	if o.llmURL != "" {
 		key := ""
 		if o.llmKeyFile != "" {

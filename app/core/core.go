@@ -27,9 +27,14 @@ type Config struct {
 	// PollInterval is the engine's fallback polling interval (default 5m).
 	PollInterval time.Duration
 	// RelayURL and RelayToken connect the desktop to a relay (webhook and
-	// cloud scouts); without them the desktop works alone.
+	// cloud scouts) for the whole run (the agent's --relay and
+	// --device-token-file); without them the desktop connects to the relay
+	// the user logged in to (RelayLogin), if any, or works alone.
 	RelayURL   string
 	RelayToken string
+	// RelayKeyring keeps the device token of a relay logged in to; nil
+	// means logging in is not possible.
+	RelayKeyring RelayKeyring
 	// Autostart, when set, makes the OS start the agent at login (or not):
 	// SetSettings calls it before storing a change, so that a failure is
 	// the answer to the change; the agent also calls it at start.
@@ -65,7 +70,10 @@ type Core struct {
 	now     func() time.Time
 	started time.Time
 
-	relay *relayLink // nil without a relay
+	relayMu sync.Mutex
+	relay   *relayLink      // nil without a relay
+	runCtx  context.Context // Start's, for links started later
+	loginMu sync.Mutex      // one login or logout at a time
 
 	gmailHints  gmailHints
 	relayHealth sync.Map // scout id → error the relay last reported (nil: ok)

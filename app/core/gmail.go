@@ -106,8 +106,8 @@ func (c *Core) checkGmail(ctx context.Context, s *scouts.Scout) error {
 	if c.cfg.Gmail == nil {
 		return scouts.Errorf(scouts.EInvalid, "Gmail is not set up on this desktop: start the agent with --google-client-id (see docs/gmail.md)")
 	}
-	if g.Mode != GmailLocal && c.relay == nil {
-		return scouts.Errorf(scouts.EInvalid, "%s mode needs a relay: start the agent with --relay, or use local mode", g.Mode)
+	if g.Mode != GmailLocal && c.currentRelay() == nil {
+		return scouts.Errorf(scouts.EInvalid, "%s mode needs a relay: log in to one (scouts relay login URL TOKEN), or use local mode", g.Mode)
 	}
 	accounts, err := c.cfg.Gmail.Accounts(ctx)
 	if err != nil {

@@ -91,7 +91,7 @@ func (c *Core) gmailConnected(ctx context.Context, email string, addScout bool) 
 // (mail is triaged while the computer is off) and local without one. A
 // relay mode without a relay falls back to local.
 func (c *Core) DefaultGmailMode(ctx context.Context) string {
-	if c.relay == nil {
+	if c.currentRelay() == nil {
 		return GmailLocal
 	}
 	st, err := c.Settings(ctx)

@@ -25,72 +25,208 @@ const EventRelayState = "relay.state"
 // RelayStatus is the relay connection as the user sees it.
 type RelayStatus struct {
 	Configured bool
-	URL        string
-	State      string // connecting, online, offline, unauthorized, revoked
-	Error      string
-	Since      time.Time
-	NextRetry  time.Time
-	DeviceID   string
-	UserEmail  string
-	Outbox     int // operations waiting to reach the relay
-	LastSeq    int64
+	// Source is where the relay comes from: RelaySourceFlags or
+	// RelaySourceLogin; empty without a relay.
+	Source    string
+	URL       string
+	State     string // connecting, online, offline, unauthorized, revoked; none without a relay
+	Error     string
+	Since     time.Time
+	NextRetry time.Time
+	DeviceID  string
+	UserEmail string
+	Outbox    int // operations waiting to reach the relay
+	LastSeq   int64
 }
 
-// relayLink is the desktop's side of the relay: it implements the relay
-// client's Handler on top of the core.
+// Where a relay comes from, and the state of a desktop without one.
+const (
+	// RelaySourceFlags: --relay and --device-token-file, fixed for the run.
+	RelaySourceFlags = "flags"
+	// RelaySourceLogin: scouts relay login (the URL in the settings, the
+	// token in the keyring).
+	RelaySourceLogin = "login"
+	// RelayStateNone is the state of a desktop without a relay.
+	RelayStateNone = "none"
+)
+
+// relayLink is the desktop's side of one relay: it implements the relay
+// client's Handler on top of the core. Logging in or out replaces the
+// core's link; a replaced link's last words are no news.
 type relayLink struct {
 	c      *Core
-	client *client.Client
+	url    string
+	source string
+	// token reads the device token (from memory or the keyring).
+	token   func(context.Context) (string, error)
+	cancel  context.CancelFunc
+	done    chan struct{}
+	kick    chan struct{}
+	settled chan struct{} // closed at the first state that is not "connecting"
+	settle  sync.Once
 
-	mu    sync.Mutex
-	state client.State
+	mu     sync.Mutex
+	state  client.State
+	client *client.Client // nil until the token is read
 }
 
 const relaySeqKey = "relay_seq"
 
+// startRelay connects to the relay the flags name, else to the one the
+// user logged in to.
 func (c *Core) startRelay(ctx context.Context) error {
-	if c.cfg.RelayURL == "" {
+	c.relayMu.Lock()
+	c.runCtx = ctx
+	c.relayMu.Unlock()
+	if c.cfg.RelayURL != "" {
+		tok := c.cfg.RelayToken
+		// Checked here so that bad flags stop the agent at start.
+		if _, err := client.New(client.Config{URL: c.cfg.RelayURL, Token: tok}); err != nil {
+			return scouts.Errorf(scouts.EInvalid, "relay: %v", err)
+		}
+		c.startLink(c.cfg.RelayURL, RelaySourceFlags, client.Identity{}, func(context.Context) (string, error) { return tok, nil })
 		return nil
 	}
-	link := &relayLink{c: c, state: client.State{State: client.StateConnecting, Since: c.now()}}
-	cl, err := client.New(client.Config{URL: c.cfg.RelayURL, Token: c.cfg.RelayToken, Handler: link,
-		Logger: c.log.With("component", "relay"), ClientName: "scouts/" + c.cfg.Version})
+	saved, err := c.savedRelay(ctx)
 	if err != nil {
-		return scouts.Errorf(scouts.EInvalid, "relay: %v", err)
+		// The desktop works without its relay; logging in again mends it.
+		c.log.Error("relay: cannot read the relay logged in to; log in again", "err", err)
+		return nil
 	}
-	link.client = cl
-	c.relay = link
+	if saved.URL != "" {
+		c.startLink(saved.URL, RelaySourceLogin, client.Identity{}, c.keyringRelayToken)
+	}
+	return nil
+}
+
+// startLink makes a link to url the core's and runs it.
+func (c *Core) startLink(url, source string, id client.Identity, token func(context.Context) (string, error)) *relayLink {
+	l := &relayLink{c: c, url: url, source: source, token: token, done: make(chan struct{}),
+		kick: make(chan struct{}, 1), settled: make(chan struct{}),
+		state: client.State{State: client.StateConnecting, Since: c.now(), DeviceID: id.DeviceID, UserEmail: id.UserEmail}}
+	c.relayMu.Lock()
+	ctx, cancel := context.WithCancel(c.runCtx)
+	l.cancel = cancel
+	c.relay = l
 	c.wg.Add(1)
+	c.relayMu.Unlock()
 	go func() {
 		defer c.wg.Done()
-		if err := cl.Run(ctx); err != nil {
-			c.log.Error("relay connection stopped for good", "err", err)
-		}
+		l.run(ctx)
 	}()
-	return nil
+	c.Bus.Publish(scouts.Event{Type: EventRelayState, Data: c.RelayStatus(ctx)})
+	return l
+}
+
+// stopRelay disconnects the current link, if any, and waits until it has
+// stopped: nothing it received can move the cursor afterwards.
+func (c *Core) stopRelay() {
+	c.relayMu.Lock()
+	l := c.relay
+	c.relay = nil
+	c.relayMu.Unlock()
+	if l != nil {
+		l.cancel()
+		<-l.done
+	}
+}
+
+func (c *Core) currentRelay() *relayLink {
+	c.relayMu.Lock()
+	defer c.relayMu.Unlock()
+	return c.relay
+}
+
+func (l *relayLink) run(ctx context.Context) {
+	defer close(l.done)
+	cl := l.newClient(ctx)
+	if cl == nil {
+		return
+	}
+	if err := cl.Run(ctx); err != nil {
+		l.c.log.Error("relay connection stopped for good", "err", err)
+	}
+}
+
+// newClient reads the device token and builds the client. A keyring that
+// cannot be read now (locked, its service not started yet) is asked again
+// with backoff: an agent started at login may come before the unlock.
+func (l *relayLink) newClient(ctx context.Context) *client.Client {
+	delay := time.Second
+	for {
+		tok, err := l.token(ctx)
+		if err == nil {
+			cl, err := client.New(client.Config{URL: l.url, Token: tok, Handler: l,
+				Logger: l.c.log.With("component", "relay"), ClientName: "scouts/" + l.c.cfg.Version})
+			if err != nil {
+				l.State(client.State{State: client.StateUnauthorized, Error: err.Error(), Since: time.Now()})
+				return nil
+			}
+			l.mu.Lock()
+			l.client = cl
+			l.mu.Unlock()
+			return cl
+		}
+		if scouts.ErrorCode(err) == scouts.ENotFound {
+			l.State(client.State{State: client.StateUnauthorized, Since: time.Now(),
+				Error: "no device token in the keyring: log in again (scouts relay login URL TOKEN, or Settings → Relay)"})
+			return nil
+		}
+		l.c.log.Warn("relay: cannot read the device token from the keyring", "err", err, "retry_in", delay.String())
+		l.State(client.State{State: client.StateOffline, Since: time.Now(), NextRetry: time.Now().Add(delay),
+			Error: "cannot read the device token: " + scouts.ErrorMessage(err)})
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-l.kick:
+			t.Stop()
+		case <-t.C:
+		}
+		delay = min(2*delay, time.Minute)
+	}
 }
 
 // RelayStatus reports the relay connection.
 func (c *Core) RelayStatus(ctx context.Context) RelayStatus {
-	if c.relay == nil {
-		return RelayStatus{}
+	l := c.currentRelay()
+	if l == nil {
+		return RelayStatus{State: RelayStateNone}
 	}
-	c.relay.mu.Lock()
-	st := c.relay.state
-	c.relay.mu.Unlock()
-	out := RelayStatus{Configured: true, URL: c.cfg.RelayURL, State: st.State, Error: st.Error, Since: st.Since,
+	return l.status(ctx)
+}
+
+func (l *relayLink) status(ctx context.Context) RelayStatus {
+	l.mu.Lock()
+	st := l.state
+	l.mu.Unlock()
+	out := RelayStatus{Configured: true, Source: l.source, URL: l.url, State: st.State, Error: st.Error, Since: st.Since,
 		NextRetry: st.NextRetry, DeviceID: st.DeviceID, UserEmail: st.UserEmail}
-	if n, err := c.DB.OutboxCounts(ctx); err == nil {
+	if n, err := l.c.DB.OutboxCounts(ctx); err == nil {
 		out.Outbox = n["pending"]
 	}
-	out.LastSeq, _ = c.DB.SyncSeq(ctx, relaySeqKey)
+	out.LastSeq, _ = l.c.DB.SyncSeq(ctx, relaySeqKey)
 	return out
 }
 
-// SyncRelay asks the relay link to reconnect now or flush its outbox.
+// SyncRelay asks the relay link to reconnect now or flush its outbox (or,
+// while the keyring cannot be read, to try it again now).
 func (c *Core) SyncRelay() {
-	if c.relay != nil {
-		c.relay.client.Kick()
+	l := c.currentRelay()
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	cl := l.client
+	l.mu.Unlock()
+	if cl != nil {
+		cl.Kick()
+		return
+	}
+	select {
+	case l.kick <- struct{}{}:
+	default:
 	}
 }
 
@@ -102,11 +238,18 @@ func (l *relayLink) State(st client.State) {
 	}
 	l.state = st
 	l.mu.Unlock()
+	if st.State != client.StateConnecting {
+		l.settle.Do(func() { close(l.settled) })
+	}
+	if l.c.currentRelay() != l {
+		return // logged out or replaced: what it says now is no news
+	}
 	// A new retry time is news too: the offline banner counts down to it.
 	if prev.State != st.State || prev.Error != st.Error || !prev.NextRetry.Equal(st.NextRetry) {
-		l.c.Bus.Publish(scouts.Event{Type: EventRelayState, Data: l.c.RelayStatus(context.Background())})
+		l.c.Bus.Publish(scouts.Event{Type: EventRelayState, Data: l.status(context.Background())})
 	}
 	if st.State == client.StateOnline && prev.State != client.StateOnline {
+		l.c.recordRelayAccount(context.Background(), relayAccount{URL: l.url, UserEmail: st.UserEmail})
 		// mailbox_changed hints are not queued for absent desktops.
 		l.c.gmailHints.hintAll()
 	}

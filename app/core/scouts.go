@@ -46,11 +46,12 @@ func (c *Core) CreateScout(ctx context.Context, in NewScout) (Created, error) {
 	var out Created
 	var hookHash string
 	if s.Kind == scouts.KindWebhook {
-		if c.relay == nil {
-			return out, scouts.Errorf(scouts.EInvalid, "webhook scouts are received by a relay: start the agent with --relay URL and a device token")
+		l := c.currentRelay()
+		if l == nil {
+			return out, scouts.Errorf(scouts.EInvalid, "webhook scouts are received by a relay: log in to one first (scouts relay login URL TOKEN, or Settings → Relay)")
 		}
 		out.HookToken, hookHash = newHookToken()
-		s.Config, _ = json.Marshal(webhookConfig{HookURL: strings.TrimSuffix(c.cfg.RelayURL, "/") + "/api/v1/hooks/" + s.ID})
+		s.Config, _ = json.Marshal(webhookConfig{HookURL: strings.TrimSuffix(l.url, "/") + "/api/v1/hooks/" + s.ID})
 	}
 	if err := c.checkScout(ctx, &s); err != nil {
 		return out, err

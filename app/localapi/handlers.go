@@ -32,8 +32,8 @@ func (s *Server) status(r *http.Request) (apitype.Status, error) {
 		out.Entities[string(k)] = st.Entities[k]
 	}
 	if rs := s.core.RelayStatus(r.Context()); rs.Configured {
-		out.Relay = &apitype.RelayStatus{URL: rs.URL, State: rs.State, Error: rs.Error, Since: rs.Since,
-			NextRetry: timePtr(rs.NextRetry), DeviceID: rs.DeviceID, UserEmail: rs.UserEmail, Outbox: rs.Outbox, LastSeq: rs.LastSeq}
+		rel := toRelayStatus(rs)
+		out.Relay = &rel
 	}
 	return out, nil
 }

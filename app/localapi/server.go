@@ -90,6 +90,9 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /api/v1/sync", s.handleSync)
 	m.HandleFunc("GET /api/v1/settings", s.handleGetSettings)
 	m.HandleFunc("PUT /api/v1/settings", s.handlePutSettings)
+	m.HandleFunc("GET /api/v1/relay", s.handleGetRelay)
+	m.HandleFunc("PUT /api/v1/relay", s.handlePutRelay)
+	m.HandleFunc("DELETE /api/v1/relay", s.handleDeleteRelay)
 
 	for _, k := range scouts.EntityKinds {
 		base := "/api/v1/" + string(k) + "s"

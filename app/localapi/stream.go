@@ -130,8 +130,7 @@ func (s *Server) eventData(ev scouts.Event) any {
 		return apitype.GmailConnected{Email: d.Email, ScoutID: d.Scout.ID, ScoutName: d.Scout.Name, Mode: d.Mode, Added: d.Added,
 			AddError: d.AddError}
 	case core.RelayStatus:
-		return apitype.RelayStatus{URL: d.URL, State: d.State, Error: d.Error, Since: d.Since, NextRetry: timePtr(d.NextRetry),
-			DeviceID: d.DeviceID, UserEmail: d.UserEmail, Outbox: d.Outbox, LastSeq: d.LastSeq}
+		return toRelayStatus(d)
 	}
 	return ev.Data
 }

@@ -383,3 +383,23 @@ func (c *Client) GmailAccounts(ctx context.Context) ([]apitype.GmailAccount, err
 func (c *Client) DisconnectGmail(ctx context.Context, email string) error {
 	return c.call(ctx, http.MethodDelete, "/api/v1/gmail/accounts/"+url.PathEscape(email), nil, nil)
 }
+
+// Relay reports the relay connection (state "none" without a relay).
+func (c *Client) Relay(ctx context.Context) (apitype.RelayStatus, error) {
+	var out apitype.RelayStatus
+	return out, c.call(ctx, http.MethodGet, "/api/v1/relay", nil, &out)
+}
+
+// RelayLogin logs the agent in to a relay: it checks the token by
+// connecting, keeps it in the keyring and connects.
+func (c *Client) RelayLogin(ctx context.Context, relayURL, token string) (apitype.RelayStatus, error) {
+	var out apitype.RelayStatus
+	return out, c.call(ctx, http.MethodPut, "/api/v1/relay", apitype.RelayLogin{URL: relayURL, Token: token}, &out)
+}
+
+// RelayLogout forgets the relay: the token leaves the keyring and the
+// agent disconnects.
+func (c *Client) RelayLogout(ctx context.Context) (apitype.RelayLogout, error) {
+	var out apitype.RelayLogout
+	return out, c.call(ctx, http.MethodDelete, "/api/v1/relay", nil, &out)
+}

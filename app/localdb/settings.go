@@ -30,3 +30,14 @@ func (d *DB) SetSetting(ctx context.Context, key, value string) error {
 		return nil
 	})
 }
+
+// DeleteSetting removes a setting; removing one that is not set is no
+// error.
+func (d *DB) DeleteSetting(ctx context.Context, key string) error {
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM settings WHERE key = ?`, key); err != nil {
+			return fmt.Errorf("localdb: delete setting %s: %w", key, err)
+		}
+		return nil
+	})
+}

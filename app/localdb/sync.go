@@ -35,6 +35,17 @@ func (d *DB) AdvanceSyncSeq(ctx context.Context, key string, seq int64) error {
 	})
 }
 
+// ResetSyncSeq forgets a numeric cursor (SyncSeq then answers 0): the
+// stream it counted is another one now.
+func (d *DB) ResetSyncSeq(ctx context.Context, key string) error {
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM sync_state WHERE key = ?`, key); err != nil {
+			return fmt.Errorf("localdb: reset %s: %w", key, err)
+		}
+		return nil
+	})
+}
+
 // OutboxEntry is an operation waiting to reach a remote side.
 type OutboxEntry struct {
 	Key       string

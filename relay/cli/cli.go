@@ -273,7 +273,8 @@ func device(ctx context.Context, args []string, env Env) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stdout, "Added device %s (%s) for %s. Its token is shown once, below; on the desktop run:\n  scouts relay login RELAY_URL TOKEN\n%s\n", dev.Name, dev.ID, dev.UserEmail, tok)
+		fmt.Fprintf(env.Stdout, "Added device %s (%s) for %s. Its token is shown once, below; on the desktop run:\n  scouts relay login RELAY_URL TOKEN\n"+
+			"(or scouts relay login RELAY_URL - and paste the token, which keeps it out of your shell history)\n%s\n", dev.Name, dev.ID, dev.UserEmail, tok)
 	case "list":
 		devs, err := db.ListDevices(ctx, pos[0])
 		if err != nil {

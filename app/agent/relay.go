@@ -1,0 +1,98 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/scouts-hq/scouts/app/secrets"
+	"github.com/scouts-hq/scouts/scouts"
+)
+
+// relayTokenKey names the relay's device token in the keyring (beside
+// Gmail's "gmail:<email>").
+const relayTokenKey = "relay:device-token"
+
+// openKeyring returns the keyring, opened on first use: an agent that
+// never needs a secret never touches the keyring (nor its unlock prompt).
+func openKeyring(dataDir string, cfg Config) func() (*secrets.Store, error) {
+	backend, getenv := cfg.Keyring, cfg.Getenv
+	if cfg.Gmail != nil {
+		backend = cmpOr(backend, cfg.Gmail.Keyring)
+		if getenv == nil {
+			getenv = cfg.Gmail.Getenv
+		}
+	}
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return sync.OnceValues(func() (*secrets.Store, error) {
+		return secrets.Open(secrets.Options{Backend: cmpOr(backend, secrets.BackendAuto), FileDir: filepath.Join(dataDir, "keyring"),
+			Passphrase: secrets.PassphraseFromEnv(getenv), ServiceName: "scouts"})
+	})
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// relayKeyring keeps the relay's device token in the keyring for the
+// core, turning the keyring's errors into the core's codes; their
+// messages already say what to do.
+type relayKeyring struct {
+	open func() (*secrets.Store, error)
+}
+
+func (k relayKeyring) store() (*secrets.Store, error) {
+	s, err := k.open()
+	if err != nil {
+		return nil, scouts.Errorf(scouts.EUnavailable, "%v", err)
+	}
+	return s, nil
+}
+
+func keyringError(err error) error {
+	if errors.Is(err, secrets.ErrNotFound) {
+		return scouts.Errorf(scouts.ENotFound, "no relay device token in the keyring")
+	}
+	return scouts.Errorf(scouts.EUnavailable, "%v", err)
+}
+
+func (k relayKeyring) RelayToken(context.Context) (string, error) {
+	s, err := k.store()
+	if err != nil {
+		return "", err
+	}
+	b, err := s.Get(relayTokenKey)
+	if err != nil {
+		return "", keyringError(err)
+	}
+	return string(b), nil
+}
+
+func (k relayKeyring) SetRelayToken(_ context.Context, token string) error {
+	s, err := k.store()
+	if err != nil {
+		return err
+	}
+	if err := s.Set(relayTokenKey, []byte(token)); err != nil {
+		return keyringError(err)
+	}
+	return nil
+}
+
+func (k relayKeyring) DeleteRelayToken(context.Context) error {
+	s, err := k.store()
+	if err != nil {
+		return err
+	}
+	if err := s.Delete(relayTokenKey); err != nil {
+		return keyringError(err)
+	}
+	return nil
+}
