@@ -190,26 +190,6 @@ func (d *DB) DeviceConnected(ctx context.Context, id string, publicKey []byte) e
 	})
 }
 
-// ActiveDeviceKeys returns the public keys of a user's devices that are
-// not revoked and have connected at least once, by device id.
-func (d *DB) ActiveDeviceKeys(ctx context.Context, userID string) (map[string][]byte, error) {
-	rows, err := d.db.Read().QueryContext(ctx, d.q(`SELECT id, public_key FROM devices WHERE user_id = ? AND revoked_at IS NULL AND public_key IS NOT NULL`), userID)
-	if err != nil {
-		return nil, fmt.Errorf("relaydb: device keys: %w", err)
-	}
-	defer rows.Close()
-	out := map[string][]byte{}
-	for rows.Next() {
-		var id string
-		var key []byte
-		if err := rows.Scan(&id, &key); err != nil {
-			return nil, err
-		}
-		out[id] = key
-	}
-	return out, rows.Err()
-}
-
 // EveryDeviceRevoked reports whether a user has devices and all of them are
 // revoked: nothing can be sealed for the account until a new one is added.
 func (d *DB) EveryDeviceRevoked(ctx context.Context, userID string) (bool, error) {

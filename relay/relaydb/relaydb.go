@@ -37,6 +37,7 @@ type DB struct {
 	// across instances, and this in-process hook is not needed.
 	notify func(userID string)
 	c      *committer
+	stmts  stmts
 }
 
 // IsPostgres reports whether dsn names a PostgreSQL database.
@@ -69,6 +70,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 // Close closes the database; writes still waiting for the committer fail.
 func (d *DB) Close() error {
 	d.stopCommitter()
+	d.closeStmts()
 	return d.db.Close()
 }
 

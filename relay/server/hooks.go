@@ -46,7 +46,9 @@ func (s *Server) handleHook(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusUnauthorized, "unauthorized", "missing bearer token")
 		return
 	}
-	sc, err := s.db.Scout(r.Context(), scoutID)
+	// The scout and the keys to seal for, read together before the token
+	// is checked: one query per request, whatever its outcome.
+	sc, keys, err := s.db.HookTarget(r.Context(), scoutID)
 	// Unknown scout and wrong token answer alike, so that scout ids cannot
 	// be probed.
 	if err != nil || sc.Kind != relay.KindWebhook || sc.HookTokenHash == "" ||
@@ -99,12 +101,6 @@ func (s *Server) handleHook(w http.ResponseWriter, r *http.Request) {
 	key := r.Header.Get("Idempotency-Key")
 	if len(key) > 255 {
 		fail(http.StatusBadRequest, "invalid", "Idempotency-Key is longer than 255 bytes")
-		return
-	}
-	keys, err := s.db.ActiveDeviceKeys(r.Context(), sc.UserID)
-	if err != nil {
-		s.log.Error("hook: device keys", "err", err)
-		fail(http.StatusServiceUnavailable, "unavailable", "try again later")
 		return
 	}
 	if len(keys) == 0 {

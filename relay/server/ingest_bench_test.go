@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"fmt"
 	"io"
@@ -15,6 +16,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/crypto/nacl/box"
 
 	"github.com/scouts-hq/scouts/relay"
 	"github.com/scouts-hq/scouts/relay/relaydb"
@@ -125,7 +128,8 @@ func median(v []float64) float64 {
 // BenchmarkWebhookIngest: webhook items per second into the relay, 16
 // callers posting at once, on SQLite and on PostgreSQL, beside the floor of
 // the same client posting to a bare net/http handler that reads the body
-// and answers 200. Each round posts the floor, then SQLite, then
+// and answers 200 (and of a second floor that also seals the body for
+// one device key). Each round posts the floors, then SQLite, then
 // PostgreSQL; the figures are the medians over rounds. Every accepted item
 // must be in the queue when the round ends.
 //
@@ -144,6 +148,24 @@ func BenchmarkWebhookIngest(b *testing.B) {
 	go floor.Serve(floorL)
 	defer floor.Close()
 	floorURL := "http://" + floorL.Addr().String() + "/"
+	// The second floor also seals each body for one device key, as the
+	// relay must: what the cryptography leaves of the first.
+	sealL, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	devKey, _, _ := box.GenerateKey(rand.Reader)
+	sealFloor := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if _, err := box.SealAnonymous(nil, body, devKey, rand.Reader); err != nil {
+			b.Error(err)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"id":"rq_floor","duplicate":false}` + "\n"))
+	})}
+	go sealFloor.Serve(sealL)
+	defer sealFloor.Close()
+	sealURL := "http://" + sealL.Addr().String() + "/"
 
 	relays := []struct {
 		name string
@@ -157,6 +179,7 @@ func BenchmarkWebhookIngest(b *testing.B) {
 	for b.Loop() {
 		round++
 		rates["floor"] = append(rates["floor"], postAll(b, floorURL, "x", n, round))
+		rates["seal"] = append(rates["seal"], postAll(b, sealURL, "x", n, round))
 		for _, r := range relays {
 			rates[r.name] = append(rates[r.name], postAll(b, r.r.url, r.r.token, n, round))
 		}
@@ -172,6 +195,7 @@ func BenchmarkWebhookIngest(b *testing.B) {
 		}
 	}
 	b.ReportMetric(median(rates["floor"]), "floor-items/s")
+	b.ReportMetric(median(rates["seal"]), "floor+seal-items/s")
 	for _, r := range relays {
 		b.ReportMetric(median(rates[r.name]), r.name+"-items/s")
 		b.ReportMetric(median(rates[r.name])/median(rates["floor"]), r.name+"/floor")

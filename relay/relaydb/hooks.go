@@ -1,0 +1,85 @@
+package relaydb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync"
+
+	"github.com/scouts-hq/scouts/relay"
+)
+
+// stmts holds statements prepared once and reused: SQLite parses a
+// statement on every unprepared query, which costs as much as running a
+// small one. database/sql prepares a *sql.Stmt on each pooled connection
+// the first time it runs there.
+type stmts struct {
+	mu sync.Mutex
+	m  map[string]*sql.Stmt
+}
+
+// readStmt returns the read pool's prepared statement for query.
+func (d *DB) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	d.stmts.mu.Lock()
+	defer d.stmts.mu.Unlock()
+	if st, ok := d.stmts.m[query]; ok {
+		return st, nil
+	}
+	st, err := d.db.Read().PrepareContext(ctx, d.q(query))
+	if err != nil {
+		return nil, err
+	}
+	if d.stmts.m == nil {
+		d.stmts.m = map[string]*sql.Stmt{}
+	}
+	d.stmts.m[query] = st
+	return st, nil
+}
+
+func (d *DB) closeStmts() {
+	d.stmts.mu.Lock()
+	defer d.stmts.mu.Unlock()
+	for _, st := range d.stmts.m {
+		st.Close()
+	}
+	d.stmts.m = nil
+}
+
+// HookTarget returns a webhook's scout with the public keys of its user's
+// active devices (by device id): everything a webhook request needs to be
+// checked and sealed, in one query. An unknown scout is ENotFound.
+func (d *DB) HookTarget(ctx context.Context, scoutID string) (relay.CloudScout, map[string][]byte, error) {
+	st, err := d.readStmt(ctx, `SELECT s.user_id, s.kind, s.name, s.enabled, s.hook_token_hash, dv.id, dv.public_key
+		FROM cloud_scouts s LEFT JOIN devices dv ON dv.user_id = s.user_id AND dv.revoked_at IS NULL AND dv.public_key IS NOT NULL
+		WHERE s.id = ?`)
+	if err != nil {
+		return relay.CloudScout{}, nil, fmt.Errorf("relaydb: hook target: %w", err)
+	}
+	rows, err := st.QueryContext(ctx, scoutID)
+	if err != nil {
+		return relay.CloudScout{}, nil, fmt.Errorf("relaydb: hook target: %w", err)
+	}
+	defer rows.Close()
+	s := relay.CloudScout{ID: scoutID}
+	keys := map[string][]byte{}
+	found := false
+	for rows.Next() {
+		var hook, dev sql.NullString
+		var key []byte
+		if err := rows.Scan(&s.UserID, &s.Kind, &s.Name, &s.Enabled, &hook, &dev, &key); err != nil {
+			return relay.CloudScout{}, nil, fmt.Errorf("relaydb: hook target: %w", err)
+		}
+		found = true
+		s.HookTokenHash = hook.String
+		if dev.Valid {
+			keys[dev.String] = key
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return relay.CloudScout{}, nil, fmt.Errorf("relaydb: hook target: %w", err)
+	}
+	if !found {
+		return relay.CloudScout{}, nil, notFound("scout", scoutID)
+	}
+	return s, keys, nil
+}
