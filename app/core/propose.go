@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/scouts-hq/scouts/app/localdb"
@@ -13,17 +14,24 @@ import (
 // due date, event time, project), read by scouts/cue. It never fails:
 // without cues the source's kind stands.
 func (c *Core) proposeFromContent(ctx context.Context, s scouts.Scout, meta scouts.ItemMetadata, text string) scouts.ContentProposal {
+	return ProposeFromContent(ctx, c.DB, c.now, c.log, meta, text)
+}
+
+// ProposeFromContent is the engine's content step (scouts.LearningConfig's
+// Propose) over db: exported so that `scouts eval` runs the same step as
+// the agent.
+func ProposeFromContent(ctx context.Context, db *localdb.DB, now func() time.Time, log *slog.Logger, meta scouts.ItemMetadata, text string) scouts.ContentProposal {
 	in := cue.Input{Title: meta.Title, Text: text, Ref: meta.ReceivedAt, Loc: time.Local, DefaultKind: meta.ProposedKind}
 	if in.Ref.IsZero() {
-		in.Ref = c.now()
+		in.Ref = now()
 	}
 	if in.DefaultKind == "" {
 		in.DefaultKind = scouts.EntityTask
 	}
 	done := false
-	projects, err := c.DB.ListEntities(ctx, scouts.EntityProject, localdb.EntityFilter{Done: &done, Limit: 200})
+	projects, err := db.ListEntities(ctx, scouts.EntityProject, localdb.EntityFilter{Done: &done, Limit: 200})
 	if err != nil {
-		c.log.Warn("content cues: listing projects", "err", err)
+		log.Warn("content cues: listing projects", "err", err)
 	}
 	for _, p := range projects {
 		in.Projects = append(in.Projects, cue.Project{ID: p.ID, Name: p.Title})

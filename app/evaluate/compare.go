@@ -163,16 +163,16 @@ type sim struct {
 }
 
 // teaching is what the product teaches for the user's final decision on
-// a mail (scouts.TeachingOf): spam; approval (with not-spam and the
-// kind); or rejection alone.
+// a mail: scouts.TeachingOf the suggestion as the decision leaves it.
 func teaching(j judged) learn.Label {
+	s := scouts.Suggestion{Status: scouts.StatusRejected, Lane: scouts.LaneInbox, ResolvedBy: "user"}
 	switch {
 	case j.mail.Spam:
-		return learn.Label{Spam: true}
+		s.Lane = scouts.LaneSpam
 	case j.wanted:
-		return learn.Label{Approve: true, Ham: true, Kind: string(j.kind)}
+		s.Status, s.ResolvedKind = scouts.StatusApproved, j.kind
 	}
-	return learn.Label{Reject: true}
+	return scouts.TeachingOf(s)
 }
 
 func (s *sim) teach(fs []learn.Feature, l learn.Label) {

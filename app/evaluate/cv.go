@@ -111,7 +111,7 @@ func cvFold(ctx context.Context, o Options, f int, train, test []judged) ([]cvSa
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("evaluate: %w", err)
 	}
-	p, err := newProduct(ctx, dir, o.Settings, o.Propose)
+	p, err := newProduct(ctx, dir, o.Settings)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/triage"
@@ -43,7 +45,7 @@ type product struct {
 // start is the simulated clock's first instant.
 var start = time.Date(2026, 1, 5, 8, 0, 0, 0, time.UTC)
 
-func newProduct(ctx context.Context, dir string, settings scouts.LearnSettings, propose proposer) (*product, error) {
+func newProduct(ctx context.Context, dir string, settings scouts.LearnSettings) (*product, error) {
 	db, err := localdb.Open(ctx, filepath.Join(dir, "scouts.db"))
 	if err != nil {
 		return nil, fmt.Errorf("evaluate: database: %w", err)
@@ -82,11 +84,15 @@ func newProduct(ctx context.Context, dir string, settings scouts.LearnSettings, 
 				p.runs <- e
 			}
 		},
-		Now:           func() time.Time { return *p.now.Load() },
+		Now:           p.clock,
 		PollInterval:  24 * time.Hour,
 		SweepInterval: 24 * time.Hour,
 		Expiry:        365 * 24 * time.Hour,
-		Learning:      scouts.LearningConfig{Salt: salt, Propose: propose},
+		// The agent's content step (scouts/cue); no model is configured, so
+		// no categorisation step.
+		Learning: scouts.LearningConfig{Salt: salt, Propose: func(ctx context.Context, _ scouts.Scout, meta scouts.ItemMetadata, text string) scouts.ContentProposal {
+			return core.ProposeFromContent(ctx, db, p.clock, quiet, meta, text)
+		}},
 	})
 	ectx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	p.stop = cancel
@@ -101,7 +107,10 @@ func newProduct(ctx context.Context, dir string, settings scouts.LearnSettings, 
 	return p, nil
 }
 
-type proposer = func(ctx context.Context, s scouts.Scout, meta scouts.ItemMetadata, text string) scouts.ContentProposal
+// quiet discards the content step's warnings.
+var quiet = slog.New(slog.DiscardHandler)
+
+func (p *product) clock() time.Time { return *p.now.Load() }
 
 func (p *product) close() {
 	p.stop()

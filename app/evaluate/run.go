@@ -40,9 +40,6 @@ type Options struct {
 	// Settings are the scout's learner thresholds; zero means the
 	// product's defaults.
 	Settings scouts.LearnSettings
-	// Propose is the content cue step, as the agent wires it; nil proposes
-	// nothing.
-	Propose proposer
 	// Dir holds the temporary databases; default a new temporary folder.
 	Dir string
 	// Progress receives a line per phase; nil is silent.
@@ -278,7 +275,7 @@ func runMain(ctx context.Context, o Options, js []judged, rep *Report) error {
 	if err != nil {
 		return fmt.Errorf("evaluate: %w", err)
 	}
-	p, err := newProduct(ctx, dir, o.Settings, o.Propose)
+	p, err := newProduct(ctx, dir, o.Settings)
 	if err != nil {
 		return err
 	}
