@@ -23,6 +23,7 @@ import type {
   SuggestionStatus,
 } from './types';
 import { API_BASE } from './types';
+import type { RelayStatus } from './types';
 
 export type Fetch = (input: string, init?: RequestInit) => Promise<Response>;
 
@@ -117,8 +118,30 @@ export class Api {
     const qs = q.toString();
     return this.request<Folders>('GET', '/folders' + (qs ? '?' + qs : ''));
   };
+
+  /** The relay link; state "none" without a relay. */
+  relay = () => this.request<RelayLink>('GET', '/relay');
+  /** Logs in to a relay: the agent checks the token by connecting, then
+   * keeps it in the OS keyring (never in its database). */
+  relayLogin = (url: string, token: string) => this.request<RelayLink>('PUT', '/relay', { url, token });
+  /** Forgets the relay: the token leaves the keyring, the agent disconnects. */
+  relayLogout = () => this.request<RelayLogout>('DELETE', '/relay');
 }
 
 const enc = encodeURIComponent;
 
 export { ApiError };
+
+/** The relay link as GET/PUT /api/v1/relay answer it. */
+export interface RelayLink extends RelayStatus {
+  /** login: the URL in the settings, the token in the keyring; flags:
+   * --relay and --device-token-file, which the UI cannot change. */
+  source?: 'login' | 'flags';
+}
+
+/** What DELETE /api/v1/relay forgot. */
+export interface RelayLogout {
+  /** The relay logged out of; absent when there was none. */
+  url?: string;
+  token_deleted: boolean;
+}

@@ -4,6 +4,7 @@ import { explain, shown, type Field } from '../logic/settings';
 import type { AppState } from '../state/model';
 import { useActions } from './hooks';
 import { QuietHoursSetting } from './QuietHoursSetting';
+import { RelaySettings } from './RelaySettings';
 import { SaveState, type Save } from './SaveState';
 
 export function SettingsView({ s }: { s: AppState }) {
@@ -84,6 +85,7 @@ export function SettingsView({ s }: { s: AppState }) {
               onSave={(quiet_hours) => void save('quiet_hours', { quiet_hours })}
             />
           </section>
+          {s.status && <RelaySettings relay={s.status.relay} />}
         </>
       )}
     </section>
