@@ -117,6 +117,9 @@ type mailbox struct {
 	quota   int
 	window  quotaWindow
 	calls   map[string]int
+	// modifies counts messages.modify calls per message id, whether or
+	// not they changed anything.
+	modifies map[string]int
 	drop    int
 	dup     bool
 	pending []notification
@@ -127,7 +130,7 @@ func newMailbox(email string, base uint64) *mailbox {
 	return &mailbox{
 		email: email, historyID: base, floor: base,
 		msgs: map[string]*message{}, threadOf: map[string]string{},
-		faults: map[string]*fault{}, calls: map[string]int{},
+		faults: map[string]*fault{}, calls: map[string]int{}, modifies: map[string]int{},
 	}
 }
 

@@ -145,6 +145,7 @@ func (s *Server) modifyMessage(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.mb.modifies[m.id]++
 	req, err := c.labelChange()
 	if err != nil {
 		return nil, err

@@ -170,6 +170,33 @@ func (s *Server) Message(email, id string) (labels []string, ok bool) {
 	return slices.Clone(mb.msgs[id].labels), true
 }
 
+// Modifications reports what was done to a message: how many
+// messages.modify calls named it (whether or not they changed anything),
+// and how many times each label was in effect added to it or removed from
+// it (from the mailbox's history, so it counts changes that ExpireHistory
+// has not forgotten).
+func (s *Server) Modifications(email, id string) (calls int, added, removed map[string]int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	added, removed = map[string]int{}, map[string]int{}
+	mb := s.mailbox(email)
+	if mb == nil {
+		return 0, added, removed
+	}
+	for _, r := range mb.history {
+		if r.msgID != id {
+			continue
+		}
+		for _, l := range r.labelsAdded {
+			added[l]++
+		}
+		for _, l := range r.labelsRemoved {
+			removed[l]++
+		}
+	}
+	return mb.modifies[id], added, removed
+}
+
 // HistoryID returns the mailbox's current history id (0: no mailbox).
 func (s *Server) HistoryID(email string) uint64 {
 	s.mu.Lock()
