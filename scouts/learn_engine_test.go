@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/learn"
 )
 
 // addMail adds an item from sender with a title and body.
@@ -197,5 +199,71 @@ func TestApprovalTakesTheProposedFields(t *testing.T) {
 	}
 	if st, _ := h.db.LearnState(ctx, h.scout.ID); st.Ham != 3 || st.Spam != 0 {
 		t.Fatalf("two approvals and a rejection: ham %d, spam %d; want 3 and 0", st.Ham, st.Spam)
+	}
+}
+
+// The counts the learner scores with (kept in memory once read) follow every
+// committed decision: they equal what a fresh reading of the database says.
+func TestLearnerCountsFollowTheDatabase(t *testing.T) {
+	h := newHarness(t, true)
+	ctx := context.Background()
+	h.start()
+	for i := range 12 {
+		h.addMail(fmt.Sprintf("m%d", i), fmt.Sprintf("s%d@example.org", i%3), fmt.Sprintf("Subject %d about things", i), "words of the body")
+	}
+	if err := h.run(); err != nil {
+		t.Fatal(err)
+	}
+	list := h.suggestions(scouts.StatusPending)
+	hashes := learn.Hashes(learn.Extract(learn.Item{Source: "folder", Sender: "s1@example.org", Subject: "Subject 1 about things", Body: "words of the body"}, 0))
+	read := func() []learn.Vec {
+		v, err := h.db.LearnCounts(ctx, h.scout.ID, hashes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for i, s := range list {
+		var err error
+		switch i % 3 {
+		case 0:
+			_, _, err = h.engine.Approve(ctx, s.ID, scouts.Approval{As: scouts.EntityNote})
+		case 1:
+			_, err = h.engine.Reject(ctx, s.ID, "user")
+		case 2:
+			_, err = h.engine.MarkSpam(ctx, s.ID, "user")
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		read() // the cache is loaded early and must follow every decision
+		if i == 5 {
+			if _, err := h.engine.Undo(ctx, s.ID, "user"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	cached := read()
+	path := h.db.Path()
+	other, err := localdb.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	fresh, err := other.LearnCounts(ctx, h.scout.ID, hashes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(cached, fresh) {
+		t.Fatalf("cached counts %v differ from the database's %v", cached, fresh)
+	}
+	nonzero := 0
+	for _, v := range fresh {
+		if !v.IsZero() {
+			nonzero++
+		}
+	}
+	if nonzero == 0 {
+		t.Fatal("no counts at all: the comparison proves nothing")
 	}
 }

@@ -25,7 +25,13 @@ type DB struct {
 	// learnParams tune the learner's fading (the default half-life
 	// unless SetLearnParams says otherwise).
 	learnParams learn.Params
+	// learned keeps recently used models' counts in memory.
+	learned *learnCache
+	path    string
 }
+
+// Path is the database file's path.
+func (d *DB) Path() string { return d.path }
 
 // SetLearnParams sets the learner's parameters; call before use.
 func (d *DB) SetLearnParams(p learn.Params) { d.learnParams = p }
@@ -45,7 +51,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		sdb.Close()
 		return nil, err
 	}
-	return &DB{db: sdb}, nil
+	return &DB{db: sdb, learned: newLearnCache(), path: path}, nil
 }
 
 // Close closes the database.
@@ -56,7 +62,17 @@ func (d *DB) Ping(ctx context.Context) error { return d.db.Read().PingContext(ct
 
 func (d *DB) read() *sql.DB { return d.db.Read() }
 
-func (d *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error { return d.db.Tx(ctx, fn) }
+// tx runs fn in a write transaction; the learner's cached counts follow
+// what it committed.
+func (d *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	var attempts []*sql.Tx
+	err := d.db.Tx(ctx, func(tx *sql.Tx) error {
+		attempts = append(attempts, tx)
+		return fn(tx)
+	})
+	d.learned.settle(attempts, err == nil)
+	return err
+}
 
 func nullStr(s string) any {
 	if s == "" {

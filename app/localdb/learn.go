@@ -116,14 +116,7 @@ func (d *DB) LearnCounts(ctx context.Context, scoutID string, hashes []uint64) (
 	if err != nil || !ok || len(hashes) == 0 {
 		return out, err
 	}
-	counts, err := readCounts(ctx, d.read(), m.id, hashes)
-	if err != nil {
-		return nil, err
-	}
-	for i, h := range hashes {
-		out[i] = counts[h]
-	}
-	return out, nil
+	return d.learned.lookup(ctx, d.read(), m.id, hashes, time.Now())
 }
 
 func readCounts(ctx context.Context, q queryer, model int64, hashes []uint64) (map[uint64]learn.Vec, error) {
@@ -186,6 +179,7 @@ func (d *DB) ResetLearner(ctx context.Context, scoutID string, at time.Time) err
 		if _, err := tx.ExecContext(ctx, `DELETE FROM learn_counts WHERE model = ?`, m.id); err != nil {
 			return fmt.Errorf("localdb: reset learner: %w", err)
 		}
+		d.learned.record(tx, countUpdate{model: m.id, reset: true})
 		if _, err := tx.ExecContext(ctx, `UPDATE suggestion_features SET model = NULL, taught = NULL, weight = 0 WHERE model = ?`, m.id); err != nil {
 			return fmt.Errorf("localdb: reset learner: %w", err)
 		}
@@ -304,6 +298,14 @@ func (d *DB) teach(ctx context.Context, tx *sql.Tx, s scouts.Suggestion, at time
 	if err := execChunks(ctx, tx, `INSERT OR REPLACE INTO learn_counts (model, h, c) VALUES `, "("+fmt.Sprint(m.id)+", ?, ?)", ",", "", 2, put); err != nil {
 		return fmt.Errorf("localdb: teach: %w", err)
 	}
+	u := countUpdate{model: m.id, put: make(map[uint64]learn.Vec, len(put)/2)}
+	for i := 0; i+1 < len(put); i += 2 {
+		u.put[uint64(put[i].(int64))] = decodeVec(put[i+1].([]byte))
+	}
+	for _, h := range del {
+		u.del = append(u.del, uint64(h.(int64)))
+	}
+	d.learned.record(tx, u)
 	totals := m.totals.Add(prev, len(hashes), -weight).Add(next, len(hashes), w)
 	nz := func(v learn.Vec) int {
 		if v.IsZero() {
