@@ -1,0 +1,159 @@
+package rules
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Result is a rule's verdict on one item.
+type Result struct {
+	Truth Truth
+	// Why says which conditions held, when Truth is True:
+	// `subject contains "invoice"`.
+	Why string
+	// Unknown lists the fields the verdict depended on that the item does
+	// not carry.
+	Unknown []string
+	// Spent is set when the evaluation budget ran out (Truth is then
+	// Unknown).
+	Spent bool
+}
+
+// Evaluate tests the rule's filter on an item, spending from *budget
+// (ItemBudget for a fresh item); the rule's enabled flag is not looked at.
+func (c *Compiled) Evaluate(it *Item, budget *int) Result {
+	e := newEvaluator(it, *budget)
+	t := e.eval(c.filter)
+	r := Result{Truth: t, Unknown: e.unknown, Spent: e.spent}
+	if t == True {
+		r.Why = e.explain(c.filter)
+	}
+	*budget = e.budget
+	return r
+}
+
+// Set is a scout's rules, in order.
+type Set []*Compiled
+
+// Match returns the first enabled rule whose filter is true for the item,
+// or nil. trusted names a rule the source's own triage already matched
+// (the relay applies the rules it can express, on fields this desktop
+// may not see): it is taken as matched when its turn comes. notes say
+// what could not be tried (the item's budget ran out).
+func (s Set) Match(it *Item, trusted string) (*Compiled, Result, []string) {
+	budget := ItemBudget
+	for i, c := range s {
+		if !c.Rule.IsEnabled() {
+			continue
+		}
+		if trusted != "" && c.Rule.ID == trusted {
+			return c, Result{Truth: True, Why: "matched where the mail was triaged (" + c.Describe() + ")"}, nil
+		}
+		r := c.Evaluate(it, &budget)
+		if r.Truth == True {
+			return c, r, nil
+		}
+		if r.Spent {
+			return nil, r, []string{fmt.Sprintf("rules from %q on were not tried: the item's evaluation budget (%d steps) ran out on it; %d rule(s) left", c.Rule.ID, ItemBudget, len(s)-i)}
+		}
+	}
+	return nil, Result{}, nil
+}
+
+// Effect is what a matched rule does beyond the lane: its title and
+// actions rendered for the item, its due date resolved.
+type Effect struct {
+	// Title is the rendered title, "" when the rule sets none or its
+	// template failed on this item.
+	Title   string
+	Due     time.Time
+	Actions []RenderedAction
+	// Notes say what failed (a template on this item); the rule's verdict
+	// stands, and the card keeps what it had instead.
+	Notes []string
+}
+
+// RenderedAction is an action with its parameters rendered for one item.
+type RenderedAction struct {
+	Action string          `json:"action"`
+	Params json.RawMessage `json:"params,omitempty"`
+}
+
+// Apply renders the rule's title and actions for an item and resolves its
+// due date from the item's arrival (it.Received) in loc.
+func (c *Compiled) Apply(it Item, loc *time.Location) Effect {
+	var eff Effect
+	if loc == nil {
+		loc = time.Local
+	}
+	data := TemplateData(it)
+	if c.title != nil {
+		title, err := c.title.Render(data)
+		if err != nil {
+			eff.Notes = append(eff.Notes, fmt.Sprintf("rule %q: its title template failed on this item (%v); the card keeps its title", c.Rule.ID, err))
+		} else {
+			eff.Title = strings.Join(strings.Fields(title), " ")
+		}
+	}
+	eff.Due = c.due.At(it.Received, loc)
+	for i, a := range c.actions {
+		params, err := a.render(data, "/then/actions/"+strconv.Itoa(i)+"/params")
+		if err != nil {
+			eff.Notes = append(eff.Notes, fmt.Sprintf("rule %q: action %s left out: its parameters failed on this item (%v)", c.Rule.ID, a.name, err))
+			continue
+		}
+		eff.Actions = append(eff.Actions, RenderedAction{Action: a.name, Params: params})
+	}
+	return eff
+}
+
+// render renders an action's template parameters.
+func (a compiledAction) render(data map[string]any, base string) (json.RawMessage, error) {
+	if a.params == nil {
+		return nil, nil
+	}
+	var failed error
+	out := mapStrings(a.params, base, func(path, s string) string {
+		t, ok := a.tmpls[path]
+		if !ok || failed != nil {
+			return s
+		}
+		v, err := t.Render(data)
+		if err != nil {
+			failed = fmt.Errorf("%s: %w", path, err)
+		}
+		return v
+	})
+	if failed != nil {
+		return nil, failed
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("rules: action %s: %w", a.name, err)
+	}
+	return b, nil
+}
+
+// mapStrings copies a decoded JSON value with f applied to its strings.
+func mapStrings(v any, path string, f func(path, s string) string) any {
+	switch x := v.(type) {
+	case string:
+		return f(path, x)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = mapStrings(e, pointer(path, k), f)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = mapStrings(e, pointer(path, strconv.Itoa(i)), f)
+		}
+		return out
+	}
+	return v
+}

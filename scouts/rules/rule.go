@@ -1,0 +1,336 @@
+package rules
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Limits on rule documents.
+const (
+	// MaxRuleBytes caps one rule document.
+	MaxRuleBytes = 64 << 10
+	// MaxRules caps a scout's rules.
+	MaxRules = 500
+	// maxJSONDepth caps how deeply a document's JSON nests, checked
+	// before anything else reads it (the filter's own limit is lower).
+	maxJSONDepth = 64
+	// maxParamsBytes caps one action's parameters.
+	maxParamsBytes = 16 << 10
+	// maxParamTemplates caps the template strings of one action.
+	maxParamTemplates = 50
+)
+
+// Verdict is what a rule does with an item's lane.
+type Verdict string
+
+const (
+	// Show puts the item in the inbox whatever the learner or the
+	// source's triage say.
+	Show Verdict = "show"
+	// Screen puts it in Screened.
+	Screen Verdict = "screen"
+	// Spam puts it in Spam.
+	Spam Verdict = "spam"
+	// Skip puts it in Screened, noted as skipped by the rule: for items
+	// one wants to keep out of the way without judging them.
+	Skip Verdict = "skip"
+)
+
+// Rule is a rule document, as written, stored and listed.
+type Rule struct {
+	ID   string `json:"id"`
+	Name string `json:"name,omitempty"`
+	// Enabled defaults to true when absent.
+	Enabled *bool           `json:"enabled,omitempty"`
+	When    json.RawMessage `json:"when"`
+	Then    Then            `json:"then"`
+}
+
+// IsEnabled reports whether the rule is tried.
+func (r Rule) IsEnabled() bool { return r.Enabled == nil || *r.Enabled }
+
+// Then is what a rule does to the items it matches.
+type Then struct {
+	Verdict Verdict `json:"verdict"`
+	Kind    string  `json:"kind,omitempty"`
+	// Title is a template.
+	Title string `json:"title,omitempty"`
+	// Project is a project's id or name.
+	Project string   `json:"project,omitempty"`
+	Due     string   `json:"due,omitempty"`
+	Actions []Action `json:"actions,omitempty"`
+}
+
+// Action is an action a rule attaches to the items it matches; string
+// parameters may be templates.
+type Action struct {
+	Action string          `json:"action"`
+	Params json.RawMessage `json:"params,omitempty"`
+}
+
+// Options are what Compile needs from outside the grammar.
+type Options struct {
+	// ValidateAction checks an action's name and parameters against the
+	// action catalogue (an unknown action, parameters it does not take);
+	// nil accepts any well-formed action.
+	ValidateAction func(name string, params json.RawMessage) error
+}
+
+// Compiled is a checked rule, ready to evaluate.
+type Compiled struct {
+	Rule    Rule
+	kind    string
+	filter  *node
+	title   *Template
+	due     Due
+	actions []compiledAction
+}
+
+type compiledAction struct {
+	name   string
+	params any // decoded; strings with {{ are rendered through templates
+	tmpls  map[string]*Template
+}
+
+var (
+	ruleIDPattern   = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	actionPattern   = regexp.MustCompile(`^[a-z]+\.[a-z_]+$`)
+	entityKindNames = []string{"task", "note", "event", "project"}
+)
+
+// Compile checks a rule document for a scout kind — its size and nesting,
+// the JSON Schema (with the validator library), then what the schema
+// cannot say: each field exists for the kind, each operator fits its
+// field, regexes compile within their limits, the filter's worst cost,
+// templates (dry-rendered), the due date and the actions — and returns
+// it compiled. Errors name the rule and the JSON
+// pointer of the problem (an *Error).
+func Compile(kind string, doc []byte, o Options) (*Compiled, error) {
+	if _, ok := kindFields[kind]; !ok {
+		return nil, &Error{Msg: fmt.Sprintf("%s scouts have no rules (rules are for %s scouts)", kind, strings.Join(Kinds(), ", "))}
+	}
+	if len(doc) > MaxRuleBytes {
+		return nil, &Error{Msg: fmt.Sprintf("the document is %d bytes, more than %d", len(doc), MaxRuleBytes)}
+	}
+	if err := checkJSON(doc); err != nil {
+		return nil, &Error{Msg: err.Error()}
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		return nil, &Error{Msg: "not JSON: " + err.Error()}
+	}
+	id := ""
+	if m, ok := v.(map[string]any); ok {
+		id, _ = m["id"].(string)
+		id = clipMsg(id)
+	}
+	if err := validateSchema(v); err != nil {
+		var se *schemaError
+		if errors.As(err, &se) && len(se.at) == 1 && se.more == 0 && se.at[0] != "the document" {
+			return nil, &Error{Rule: id, Path: se.at[0], Msg: se.msg[0]}
+		}
+		return nil, &Error{Rule: id, Msg: err.Error()}
+	}
+	var r Rule
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return nil, &Error{Rule: id, Msg: err.Error()}
+	}
+	c, err := compileRule(kind, r, v.(map[string]any)["when"], o)
+	if err != nil {
+		e := &Error{Rule: id, Msg: err.Error()}
+		var at *errAt
+		if errors.As(err, &at) {
+			e.Path, e.Msg = at.path, at.msg
+		}
+		return nil, e
+	}
+	return c, nil
+}
+
+// Error is a rule document's problem: which rule, where in it (a JSON
+// pointer, "" for the document as a whole) and what.
+type Error struct {
+	Rule string
+	Path string
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("rule")
+	if e.Rule != "" {
+		b.WriteString(" " + strconv.Quote(e.Rule))
+	}
+	if e.Path != "" {
+		b.WriteString(" at " + e.Path)
+	}
+	b.WriteString(": " + e.Msg)
+	return b.String()
+}
+
+// compileRule does the checks the schema cannot.
+func compileRule(kind string, r Rule, when any, o Options) (*Compiled, error) {
+	if !ruleIDPattern.MatchString(r.ID) {
+		return nil, failf("/id", "the id must be 1 to 64 letters, digits, '-' or '_'")
+	}
+	p := &parser{kind: kind}
+	filter, err := p.parseFilter(when, "/when", 1)
+	if err != nil {
+		return nil, err
+	}
+	if cost := filter.worstCost(); cost > MaxRuleCost {
+		return nil, failf("/when", "the filter could read up to %d bytes of an item, more than %d: use fewer regex or contains conditions on long fields (text, body)", cost, MaxRuleCost)
+	}
+	c := &Compiled{Rule: r, kind: kind, filter: filter}
+	t := r.Then
+	switch t.Verdict {
+	case Show, Screen, Spam, Skip:
+	default:
+		return nil, failf("/then/verdict", "want show, screen, spam or skip")
+	}
+	if t.Kind != "" && !contains(entityKindNames, t.Kind) {
+		return nil, failf("/then/kind", "want task, note, event or project")
+	}
+	if t.Title != "" {
+		if c.title, err = ParseTemplate(kind, t.Title); err != nil {
+			return nil, failf("/then/title", "%v", err)
+		}
+	}
+	if t.Project != "" && strings.TrimSpace(t.Project) == "" {
+		return nil, failf("/then/project", "the project is blank")
+	}
+	if t.Due != "" {
+		if c.due, err = ParseDue(t.Due); err != nil {
+			return nil, failf("/then/due", "%v", err)
+		}
+	}
+	for i, a := range t.Actions {
+		path := "/then/actions/" + strconv.Itoa(i)
+		ca, err := compileAction(kind, a, path, o)
+		if err != nil {
+			return nil, err
+		}
+		c.actions = append(c.actions, ca)
+	}
+	return c, nil
+}
+
+func compileAction(kind string, a Action, path string, o Options) (compiledAction, error) {
+	ca := compiledAction{name: a.Action, tmpls: map[string]*Template{}}
+	if !actionPattern.MatchString(a.Action) {
+		return ca, failf(path+"/action", "an action is named like gmail.archive (lower-case letters, a dot, letters and _)")
+	}
+	if len(a.Params) > maxParamsBytes {
+		return ca, failf(path+"/params", "the parameters are %d bytes, more than %d", len(a.Params), maxParamsBytes)
+	}
+	if len(a.Params) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(a.Params))
+		dec.UseNumber()
+		if err := dec.Decode(&ca.params); err != nil {
+			return ca, failf(path+"/params", "not JSON: %v", err)
+		}
+		if _, ok := ca.params.(map[string]any); !ok {
+			return ca, failf(path+"/params", "the parameters are a JSON object")
+		}
+		var walkErr error
+		walkStrings(ca.params, path+"/params", func(p, s string) {
+			if walkErr != nil || !strings.Contains(s, "{{") {
+				return
+			}
+			if len(ca.tmpls) == maxParamTemplates {
+				walkErr = failf(p, "more than %d templates in one action's parameters", maxParamTemplates)
+				return
+			}
+			t, err := ParseTemplate(kind, s)
+			if err != nil {
+				walkErr = failf(p, "%v", err)
+				return
+			}
+			ca.tmpls[p] = t
+		})
+		if walkErr != nil {
+			return ca, walkErr
+		}
+	}
+	if o.ValidateAction != nil {
+		if err := o.ValidateAction(a.Action, a.Params); err != nil {
+			return ca, failf(path, "%v", err)
+		}
+	}
+	return ca, nil
+}
+
+// walkStrings calls f with each string in a decoded JSON value and its
+// pointer.
+func walkStrings(v any, path string, f func(path, s string)) {
+	switch x := v.(type) {
+	case string:
+		f(path, x)
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			walkStrings(x[k], pointer(path, k), f)
+		}
+	case []any:
+		for i, e := range x {
+			walkStrings(e, pointer(path, strconv.Itoa(i)), f)
+		}
+	}
+}
+
+// checkJSON checks that doc is one JSON value nesting at most
+// maxJSONDepth deep, reading tokens: nothing is built before the depth is
+// known to be sane.
+func checkJSON(doc []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("not JSON: %v", err)
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+			if depth > maxJSONDepth {
+				return fmt.Errorf("the document nests more than %d levels deep", maxJSONDepth)
+			}
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Kind returns the scout kind the rule was compiled for.
+func (c *Compiled) Kind() string { return c.kind }
+
+// Describe says what the rule's filter tests, in words.
+func (c *Compiled) Describe() string { return describe(c.filter) }
+
+// Due returns the rule's due date, zero if it sets none.
+func (c *Compiled) Due() Due { return c.due }
+
+// MarshalJSON writes the rule document.
+func (c *Compiled) MarshalJSON() ([]byte, error) { return json.Marshal(c.Rule) }
