@@ -54,9 +54,10 @@ func (r Report) Print(w io.Writer) {
 		name string
 		v    float64
 	}{
-		{"product path: read, triage, learner, record in SQLite", tp.Product},
+		{"product path: read, triage, content cues, learner, record in SQLite", tp.Product},
 		{"read mail (headers, 4,000 runes of text)", tp.Parse},
 		{"heuristics", tp.Heur},
+		{"content cues (kind, dates, project)", tp.Cues},
 		{"learner features", tp.Extract},
 		{"learner prediction (counts read from SQLite)", tp.Predict},
 		{"learner prediction, counts already in memory (not the product)", tp.PredictMem},

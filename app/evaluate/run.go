@@ -115,6 +115,7 @@ type Throughput struct {
 	Product  float64 `json:"product_per_core_s"`    // the whole arrival path
 	Parse    float64 `json:"parse_per_core_s"`      // headers and 4,000 runes of text
 	Heur     float64 `json:"heuristics_per_core_s"` // triage without a model
+	Cues     float64 `json:"cues_per_core_s"`       // the content step (kind, dates, project)
 	Extract  float64 `json:"extract_per_core_s"`    // learner features
 	Predict  float64 `json:"predict_per_core_s"`    // counts from the database + prediction
 	// PredictMem is the same prediction with the counts already in

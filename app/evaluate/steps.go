@@ -8,7 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/app/localdb"
+	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/learn"
 	"github.com/scouts-hq/scouts/scouts/triage"
 	"github.com/scouts-hq/scouts/scouts/triage/corpus"
@@ -85,6 +87,15 @@ func (p *product) measureSteps(ctx context.Context, test []judged, tp *Throughpu
 	if tp.Extract, err = rate(p.measure, n, func() error {
 		for _, m := range msgs {
 			learn.Extract(learnItem(m), salt)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if tp.Cues, err = rate(p.measure, n, func() error {
+		for _, m := range msgs {
+			meta := scouts.ItemMetadata{Title: m.Subject, ProposedKind: scouts.EntityTask, ReceivedAt: m.Date}
+			core.ProposeFromContent(ctx, p.db, p.clock, quiet, meta, m.Body)
 		}
 		return nil
 	}); err != nil {
