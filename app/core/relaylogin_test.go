@@ -114,9 +114,10 @@ func TestRelayLoginKeepsTheTokenInTheKeyring(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.State != "online" || st.URL != relayURL || st.Source != core.RelaySourceLogin || st.UserEmail != "ann@example.com" {
+	if st.URL != relayURL || st.Source != core.RelaySourceLogin || st.UserEmail != "ann@example.com" {
 		t.Fatalf("status after login: %+v", st)
 	}
+	waitFor(t, sub, "online after login", relayState("online", -1))
 	if kr.get() != r.token {
 		t.Fatal("the token is not in the keyring")
 	}
