@@ -59,8 +59,8 @@ func (r Report) Print(w io.Writer) {
 		{"heuristics", tp.Heur},
 		{"content cues (kind, dates, project)", tp.Cues},
 		{"learner features", tp.Extract},
-		{"learner prediction (counts read from SQLite)", tp.Predict},
-		{"learner prediction, counts already in memory (not the product)", tp.PredictMem},
+		{"learner prediction (counts through the store, as the engine reads them)", tp.Predict},
+		{"floor: the same prediction on a plain map of the counts", tp.PredictMem},
 		{"learner + heuristics", tp.Learner},
 		{"read mail + learner + heuristics", tp.WithParse},
 	} {

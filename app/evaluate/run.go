@@ -117,9 +117,9 @@ type Throughput struct {
 	Heur     float64 `json:"heuristics_per_core_s"` // triage without a model
 	Cues     float64 `json:"cues_per_core_s"`       // the content step (kind, dates, project)
 	Extract  float64 `json:"extract_per_core_s"`    // learner features
-	Predict  float64 `json:"predict_per_core_s"`    // counts from the database + prediction
-	// PredictMem is the same prediction with the counts already in
-	// memory: what a cache of the model would give.
+	Predict  float64 `json:"predict_per_core_s"`    // counts through the store + prediction
+	// PredictMem is the same prediction on a plain map of the counts:
+	// the floor of any store.
 	PredictMem float64 `json:"predict_memory_per_core_s"`
 	Learner    float64 `json:"learner_heuristics_per_core_s"`
 	// WithParse adds reading the mail to Learner.

@@ -42,7 +42,8 @@ func rate(minMeasure time.Duration, n int, pass func() error) (float64, error) {
 
 // measureSteps measures the arrival path's steps alone on the test part:
 // reading mail, the heuristics, the learner's features, and its
-// prediction with counts read from the database as the engine reads them.
+// prediction with counts read through the store as the engine reads them
+// (localdb.LearnCounts), and on a plain map of the same counts.
 func (p *product) measureSteps(ctx context.Context, test []judged, tp *Throughput) error {
 	msgs := make([]triage.Message, 0, len(test))
 	for _, j := range test {
@@ -159,7 +160,7 @@ func learnItem(m triage.Message) learn.Item {
 	return it
 }
 
-// dbTable reads counts from the database, as the engine does.
+// dbTable reads counts through the store, as the engine does.
 type dbTable struct {
 	ctx     context.Context
 	db      *localdb.DB
