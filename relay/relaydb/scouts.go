@@ -43,10 +43,12 @@ func (d *DB) ApplyOnce(ctx context.Context, userID, opID string, apply func(tx *
 }
 
 // UpsertScout creates or updates a user's cloud scout inside an ApplyOnce
-// transaction. A scout id owned by another user is refused.
+// transaction. A scout id owned by another user is refused, and so is a
+// change of kind: a webhook's row would carry a mailbox nothing reads, or
+// a Gmail scout lose its mode, while the desktop is told all is well.
 func (d *DB) UpsertScout(ctx context.Context, tx *sql.Tx, s relay.CloudScout) error {
-	var owner string
-	err := tx.QueryRowContext(ctx, d.q(`SELECT user_id FROM cloud_scouts WHERE id = ?`), s.ID).Scan(&owner)
+	var owner, kind string
+	err := tx.QueryRowContext(ctx, d.q(`SELECT user_id, kind FROM cloud_scouts WHERE id = ?`), s.ID).Scan(&owner, &kind)
 	now := d.now().UnixMilli()
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
@@ -60,6 +62,8 @@ func (d *DB) UpsertScout(ctx context.Context, tx *sql.Tx, s relay.CloudScout) er
 		return err
 	case owner != s.UserID:
 		return scouts.Errorf(scouts.EConflict, "scout %s belongs to another user", s.ID)
+	case kind != s.Kind:
+		return scouts.Errorf(scouts.EInvalid, "scout %s is a %s scout; its kind cannot change to %s", s.ID, kind, s.Kind)
 	}
 	// An update without a token hash keeps the current one.
 	_, err = tx.ExecContext(ctx, d.q(`UPDATE cloud_scouts SET name = ?, mode = ?, enabled = ?,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/scouts-hq/scouts/relay"
@@ -182,12 +183,21 @@ func (s *session) configure(ctx context.Context, f protocol.Frame) protocol.Conf
 		if cfg.Name == "" || len(cfg.Name) > 200 {
 			return fail(protocol.CodeInvalidConfig, "a scout needs a name of 1 to 200 bytes", scoutID)
 		}
-		if cfg.Kind == relay.KindWebhook && f.Type == protocol.TypeScoutRegister && len(cfg.HookTokenHash) != 64 {
+		// An update may leave the hash out (it keeps the current one); one
+		// that is not a hex SHA-256 would refuse every post from then on.
+		if cfg.Kind == relay.KindWebhook && (cfg.HookTokenHash != "" || f.Type == protocol.TypeScoutRegister) && !isTokenHash(cfg.HookTokenHash) {
 			return fail(protocol.CodeInvalidConfig, "a webhook scout needs hook_token_hash (hex SHA-256)", scoutID)
 		}
 	}
 	if scoutID == "" || len(scoutID) > 100 {
 		return fail(protocol.CodeInvalidConfig, "scout_id is required (at most 100 bytes)", scoutID)
+	}
+	// PostgreSQL's text cannot hold NUL while SQLite's can: refused on
+	// both, as the bad input it is rather than an internal error.
+	for _, v := range []struct{ field, value string }{{"id", f.ID}, {"scout_id", scoutID}, {"name", cfg.Name}, {"email", cfg.Email}, {"mode", cfg.Mode}} {
+		if strings.IndexByte(v.value, 0) >= 0 {
+			return fail(protocol.CodeInvalidConfig, v.field+" contains a NUL character", scoutID)
+		}
 	}
 	cloud := relay.CloudScout{ID: scoutID, UserID: s.dev.UserID, Kind: cfg.Kind, Name: cfg.Name,
 		Mode: cfg.Mode, Enabled: cfg.Enabled, HookTokenHash: cfg.HookTokenHash}
@@ -221,6 +231,8 @@ func (s *session) configure(ctx context.Context, f protocol.Frame) protocol.Conf
 	})
 	switch scouts.ErrorCode(err) {
 	case "":
+	case scouts.EInvalid:
+		return fail(protocol.CodeInvalidConfig, scouts.ErrorMessage(err), scoutID)
 	case scouts.EConflict:
 		return fail(protocol.CodeScoutForbidden, scouts.ErrorMessage(err), scoutID)
 	case scouts.ENotFound:
@@ -237,4 +249,10 @@ func (s *session) configure(ctx context.Context, f protocol.Frame) protocol.Conf
 		s.srv.gmailConfigured(ctx, scoutID)
 	}
 	return out
+}
+
+// isTokenHash reports whether h is a hex SHA-256, as relaydb.HashToken
+// writes it.
+func isTokenHash(h string) bool {
+	return len(h) == 64 && strings.Trim(h, "0123456789abcdef") == ""
 }
