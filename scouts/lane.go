@@ -85,7 +85,9 @@ type LearnSettings struct {
 	// anything or files anything as spam on its own. Default 30.
 	ColdStart int `json:"cold_start"`
 	// ScreenBelow screens an item whose approve probability is below it.
-	// Default 0.1: only what the learner is confident the person rejects.
+	// Default 0.3, chosen with `scouts eval` (docs/triage.md): Fisher's
+	// combined probabilities are far from 0.5 once a scout is trained, and
+	// 0.1 left a fifth of the shown cards unwanted.
 	ScreenBelow float64 `json:"screen_below"`
 	// SpamAbove files an item as spam when the learner's spam probability
 	// is at least it. Default 0.9.
@@ -97,7 +99,7 @@ type LearnSettings struct {
 
 // DefaultLearnSettings are the thresholds of a new scout.
 func DefaultLearnSettings() LearnSettings {
-	return LearnSettings{ColdStart: 30, ScreenBelow: 0.1, SpamAbove: 0.9, MinSpam: 10}
+	return LearnSettings{ColdStart: 30, ScreenBelow: 0.3, SpamAbove: 0.9, MinSpam: 10}
 }
 
 // Validate checks the settings' ranges.

@@ -114,6 +114,13 @@ type Params struct {
 	// MaxClues is how many of the most decisive features are combined.
 	// Default 150.
 	MaxClues int
+	// IdentityWeight counts a sender, list or domain clue as that many
+	// clues, in every model. Default 10: chosen with `scouts eval` on the
+	// development groups (relevance after 200 decisions: weight 1 showed
+	// 95.4 % of the wanted mail with 21 % of the shown cards unwanted;
+	// weight 10 with screen_below 0.3, 96.8 % and 8.2 %; kind right after
+	// 100 decisions 70.6 % → 80.6 %).
+	IdentityWeight int
 }
 
 func (p Params) withDefaults() Params {
@@ -131,6 +138,9 @@ func (p Params) withDefaults() Params {
 	}
 	if p.MaxClues <= 0 {
 		p.MaxClues = 150
+	}
+	if p.IdentityWeight <= 0 {
+		p.IdentityWeight = 10
 	}
 	return p
 }
@@ -215,7 +225,7 @@ func (m *Model) predict(fs []Feature, counts []Vec, now time.Time) Prediction {
 	return Prediction{
 		Approve: m.binary(p, fs, counts, CApprove, CReject, scale),
 		Spam:    m.binary(p, fs, counts, CSpam, CHam, scale),
-		Kind:    m.kind(fs, counts, scale),
+		Kind:    m.kind(p, fs, counts, scale),
 	}
 }
 
@@ -263,12 +273,22 @@ func (m *Model) binary(p Params, fs []Feature, counts []Vec, a, b int, scale flo
 		return out
 	}
 	var lnA, lnB float64
+	n := 0
 	for _, c := range clues {
 		pr := math.Min(math.Max(c.P, 1e-9), 1-1e-9)
-		lnA += math.Log(pr)
-		lnB += math.Log(1 - pr)
+		// Who sent it weighs as much as several words: a person's
+		// preferences are mostly about senders and lists, and one sender
+		// clue must not drown among a hundred words of the body.
+		w := 1
+		switch c.Group {
+		case GroupSender, GroupList, GroupDomain:
+			w = p.IdentityWeight
+		}
+		lnA += float64(w) * math.Log(pr)
+		lnB += float64(w) * math.Log(1-pr)
+		n += w
 	}
-	dof := 2 * len(clues)
+	dof := 2 * n
 	sA := 1 - chi2Q(-2*lnB, dof) // evidence for a: the b-probabilities are small
 	sB := 1 - chi2Q(-2*lnA, dof)
 	out.P = (sA - sB + 1) / 2
@@ -293,7 +313,7 @@ const kindVocab = 50000
 
 // kind is multinomial naive Bayes over the four kinds, restricted to the
 // features the kind model has seen (the rest say the same for every kind).
-func (m *Model) kind(fs []Feature, counts []Vec, scale float64) KindGuess {
+func (m *Model) kind(p Params, fs []Feature, counts []Vec, scale float64) KindGuess {
 	var docs float64
 	for k := range Kinds {
 		docs += m.Totals.Docs[CTask+k]
@@ -320,12 +340,17 @@ func (m *Model) kind(fs []Feature, counts []Vec, scale float64) KindGuess {
 		}
 		var e ev
 		e.i = i
+		w := 1
+		switch fs[i].Group {
+		case GroupSender, GroupList, GroupDomain:
+			w = p.IdentityWeight
+		}
 		for k := range Kinds {
 			// The smoothing constant is in faded units, like the counts.
 			alpha := 1 / scale
 			l := math.Log((float64(c[CTask+k]) + alpha) / (m.Totals.Feats[k] + alpha*kindVocab))
 			e.llr[k] = l
-			score[k] += l
+			score[k] += float64(w) * l
 		}
 		evs = append(evs, e)
 	}
