@@ -103,6 +103,35 @@ type ItemMetadata struct {
 	// decides otherwise.
 	Lane       Lane
 	LaneReason string
+	// MatchedRule is the id of the scout's rule that the source's own
+	// triage already matched (the relay applies the rules it can express,
+	// on headers this desktop may not see): the engine applies that rule
+	// when its turn comes instead of testing it again.
+	MatchedRule string
+
+	// Facts are what rules may test of an item beyond its card and its
+	// evidence; nil when the source did not read them (a mail triaged on
+	// the relay). Transient, like Evidence.
+	Facts *ItemFacts
+}
+
+// ItemFacts are the facts of an item that rules can test and the card
+// does not show (scouts/rules documents the fields per kind).
+type ItemFacts struct {
+	// To are a mail's recipients (To and Cc), lower case.
+	To []string
+	// Labels are a mail's Gmail label ids.
+	Labels []string
+	// HasAttachment reports whether a mail carries an attachment; nil
+	// when its structure was not read (headers only).
+	HasAttachment *bool
+	// Size is a file's size in bytes.
+	Size int64
+	// Text is the text read from the start of a file.
+	Text string
+	// ContentRead is set for an item whose content the source read (a
+	// webhook's payload): its title and body are known, even empty.
+	ContentRead bool
 }
 
 // ItemContent is an item's text, held in memory only.

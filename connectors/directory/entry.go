@@ -308,6 +308,7 @@ func (c *Connector) item(rel string, info fs.FileInfo, hash string, head []byte,
 			ProposedKind: kind,
 			Reason:       c.reason(verb, rel, x, kind),
 			ReceivedAt:   info.ModTime(),
+			Facts:        &scouts.ItemFacts{Size: info.Size(), Text: x.body},
 		},
 		Notes: notes,
 	}

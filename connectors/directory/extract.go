@@ -33,6 +33,9 @@ type extracted struct {
 	excerpt  string
 	text     bool
 	markdown bool
+	// body is the text of the file's first bytes, for rules' text field;
+	// empty for a binary file. Transient, like the rest.
+	body string
 }
 
 // isText reports whether b looks like text: no NUL in its first sniffBytes
@@ -81,7 +84,7 @@ func extract(name string, size int64, head []byte) extracted {
 	}
 	s := strings.TrimPrefix(string(head), "\uFEFF")
 	s = strings.ReplaceAll(s, "\r\n", "\n")
-	x := extracted{text: true, markdown: isMarkdownName(name)}
+	x := extracted{text: true, markdown: isMarkdownName(name), body: s}
 	lines := strings.Split(s, "\n")
 	var rest []string
 	if x.markdown {

@@ -35,6 +35,7 @@ func (c *Connector) FetchMetadata(ctx context.Context, ref string) (scouts.ItemM
 		ProposedKind: kind,
 		Reason:       c.reason("File", rel, x, kind),
 		ReceivedAt:   info.ModTime(),
+		Facts:        &scouts.ItemFacts{Size: info.Size(), Text: x.body},
 	}, nil
 }
 

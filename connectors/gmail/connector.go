@@ -135,15 +135,32 @@ func (r *refSink) Record(_ context.Context, v Verdict) error {
 	case triage.Skip:
 		meta.Lane, meta.LaneReason = scouts.LaneScreened, "Screened: "+why
 	}
+	if id, ok := strings.CutPrefix(v.Decision.Path, triage.PathRule); ok {
+		meta.MatchedRule = id // the pipeline applied the scout's rule already
+	}
 	if v.Mail != nil {
 		it := triage.LearnItem(*v.Mail)
 		meta.Evidence = &it
+		meta.Facts = mailFacts(*v.Mail)
 	} else if v.Card.Subject == "" {
 		// Skipped unread (a Promotions mail): the card says so.
 		meta.Title = "(not read: in Gmail's Promotions tab)"
 	}
 	r.refs = append(r.refs, scouts.ItemRef{Ref: v.ID, Meta: &meta})
 	return nil
+}
+
+// mailFacts are what rules may test of a mail beyond its card.
+func mailFacts(m triage.Message) *scouts.ItemFacts {
+	f := &scouts.ItemFacts{Labels: m.Labels, HasAttachment: m.HasAttachment}
+	for _, l := range [][]triage.Address{m.To, m.Cc} {
+		for _, a := range l {
+			if a.Addr != "" {
+				f.To = append(f.To, a.Addr)
+			}
+		}
+	}
+	return f
 }
 
 // Why is a card's "why": the reason, and which step decided.

@@ -35,6 +35,10 @@ type Message struct {
 	// Labels are Gmail label ids (INBOX, SPAM, CATEGORY_PROMOTIONS, …).
 	Labels []string
 
+	// HasAttachment reports whether the mail carries an attachment; nil
+	// when only its headers were read.
+	HasAttachment *bool
+
 	// Body is the plain text of the mail, already extracted and possibly
 	// truncated. It is transient: never store or log it.
 	Body string

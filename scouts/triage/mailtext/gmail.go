@@ -34,7 +34,9 @@ func GmailMessage(id string, labels []string, payload GmailPart, bodyRunes int) 
 	m.ID, m.Labels = id, labels
 	if bodyRunes > 0 {
 		count := 0
-		m.Body = Text(payload.part(0, &count), bodyRunes)
+		tree := payload.part(0, &count)
+		m.Body = Text(tree, bodyRunes)
+		m.HasAttachment = hasAttachment(tree)
 	}
 	return m
 }

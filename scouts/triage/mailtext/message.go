@@ -33,6 +33,7 @@ func Parse(raw []byte, opts Options) (triage.Message, error) {
 	}
 	m := FromHeader(p.Header)
 	m.Body = Text(p, opts.BodyRunes)
+	m.HasAttachment = hasAttachment(p)
 	return m, nil
 }
 

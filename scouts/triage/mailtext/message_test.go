@@ -56,7 +56,8 @@ func TestParseKeepsOnlyProductFields(t *testing.T) {
 			"mx.google.com; dkim=pass header.i=@example.com; spf=pass (google.com: domain of x@example.com designates 1.2.3.4 as permitted sender) smtp.mailfrom=x@example.com",
 			"forged.example; dmarc=pass",
 		},
-		Body: "Body text.",
+		Body:          "Body text.",
+		HasAttachment: new(bool),
 	}
 	if !m.Date.Equal(want.Date) {
 		t.Errorf("Date = %v, want %v", m.Date, want.Date)
@@ -86,7 +87,7 @@ func fields(m triage.Message) map[string]any {
 // header map through which a collector's header could slip in.
 func TestMessageHasNoOtherFields(t *testing.T) {
 	allowed := []string{"ID", "From", "To", "Cc", "Subject", "Date", "DateInvalid", "ListID", "ListUnsubscribe",
-		"Precedence", "AutoSubmitted", "AuthResults", "Labels", "Body"}
+		"Precedence", "AutoSubmitted", "AuthResults", "Labels", "HasAttachment", "Body"}
 	typ := reflect.TypeFor[triage.Message]()
 	for i := 0; i < typ.NumField(); i++ {
 		if !slices.Contains(allowed, typ.Field(i).Name) {
@@ -158,4 +159,43 @@ func TestGmailPayload(t *testing.T) {
 		m.Body != "Order #12 shipped ✓" || !m.HasLabel("CATEGORY_UPDATES") {
 		t.Fatalf("got %#v", fields(m))
 	}
+}
+
+// TestHasAttachment: rules' has_attachment, from the MIME structure when
+// it was read, unknown (nil) from headers alone.
+func TestHasAttachment(t *testing.T) {
+	mixed := "From: a@example.com\nSubject: s\nContent-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\n\nhi\n" +
+		"--b\nContent-Type: application/pdf\nContent-Disposition: attachment; filename=x.pdf\n\nJVBERi0=\n--b--\n"
+	for _, c := range []struct {
+		raw   string
+		runes int
+		want  string
+	}{
+		{mixed, 100, "true"}, {mixed, 0, "unknown"}, {sample, 100, "false"},
+	} {
+		m, err := Parse([]byte(c.raw), Options{BodyRunes: c.runes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := attachmentString(m.HasAttachment); got != c.want {
+			t.Errorf("Parse with %d runes: %s, want %s", c.runes, got, c.want)
+		}
+	}
+	part := GmailPart{MimeType: "multipart/mixed", Parts: []GmailPart{{MimeType: "text/plain"}, {MimeType: "image/png", Filename: "a.png"}}}
+	if got := attachmentString(GmailMessage("1", nil, part, 100).HasAttachment); got != "true" {
+		t.Errorf("gmail payload with a file: %s", got)
+	}
+	if got := attachmentString(GmailMessage("1", nil, part, 0).HasAttachment); got != "unknown" {
+		t.Errorf("gmail metadata only: %s", got)
+	}
+}
+
+func attachmentString(b *bool) string {
+	if b == nil {
+		return "unknown"
+	}
+	if *b {
+		return "true"
+	}
+	return "false"
 }

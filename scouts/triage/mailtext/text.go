@@ -116,6 +116,25 @@ func holdsPlain(p *Part) bool {
 	return false
 }
 
+// hasAttachment reports whether a message's structure holds an attachment
+// (for rules' has_attachment).
+func hasAttachment(p *Part) *bool {
+	var walk func(p *Part, depth int) bool
+	walk = func(p *Part, depth int) bool {
+		if isAttachment(p) {
+			return true
+		}
+		for _, c := range p.Parts {
+			if depth < maxDepth && walk(c, depth+1) {
+				return true
+			}
+		}
+		return false
+	}
+	b := p != nil && walk(p, 0)
+	return &b
+}
+
 // isAttachment reports a part meant to be saved, not read: declared as an
 // attachment, or named without being declared inline.
 func isAttachment(p *Part) bool {
