@@ -16,6 +16,7 @@ require (
 	github.com/ncruces/go-sqlite3 v0.35.6
 	github.com/olebedev/when v1.1.0
 	github.com/prometheus/client_golang v1.25.0
+	github.com/robfig/cron/v3 v3.0.1
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/wailsapp/wails/v2 v2.11.0
 	golang.org/x/crypto v0.58.0

@@ -37,6 +37,17 @@ type EngineConfig struct {
 	UndoWindow time.Duration
 	// Learning wires the learner and the content cues.
 	Learning LearningConfig
+	// RunState keeps run locks and schedule times in storage (runstate.go);
+	// nil: in memory only.
+	RunState RunState
+	// LockHeartbeat is how often a run renews its lock (default
+	// RunLockHeartbeat); LockRetry how often a run waiting for a lock held
+	// elsewhere asks again (default 1 second).
+	LockHeartbeat time.Duration
+	LockRetry     time.Duration
+	// RunContext, when set, gives each run its context (the scout's
+	// per-run token allowance rides on it).
+	RunContext func(ctx context.Context, s Scout) context.Context
 }
 
 // Engine runs scouts: one serialised runner per enabled scout, each fed by
@@ -76,6 +87,12 @@ func NewEngine(cfg EngineConfig) *Engine {
 	}
 	if cfg.UndoWindow <= 0 {
 		cfg.UndoWindow = DefaultUndoWindow
+	}
+	if cfg.LockHeartbeat <= 0 {
+		cfg.LockHeartbeat = RunLockHeartbeat
+	}
+	if cfg.LockRetry <= 0 {
+		cfg.LockRetry = time.Second
 	}
 	emit := cfg.Emit
 	if emit == nil {
@@ -158,7 +175,7 @@ func (e *Engine) Sync(s Scout) {
 		e.recordRun(ctx, s.ID, 0, err)
 		return
 	}
-	r := &runner{e: e, scout: s, conn: conn, kick: make(chan struct{}, 1), done: make(chan struct{})}
+	r := newRunner(e, s, conn)
 	rctx, cancel := context.WithCancel(ctx)
 	r.cancel = cancel
 	e.mu.Lock()
@@ -283,126 +300,6 @@ func (e *Engine) recordRun(ctx context.Context, scoutID string, n int, err error
 		e.log.Error("record scout run", "scout", scoutID, "err", err)
 	}
 	e.emit(Event{Type: EventScoutRun, Data: map[string]any{"scout_id": scoutID, "new": n, "error": res.Error}})
-}
-
-// runner serialises one scout's runs: a single goroutine waits for kicks,
-// and a kick during a run leaves exactly one more run queued.
-type runner struct {
-	e      *Engine
-	scout  Scout
-	conn   SourceConnector
-	kick   chan struct{}
-	cancel context.CancelFunc
-	done   chan struct{}
-}
-
-func (r *runner) trigger() {
-	select {
-	case r.kick <- struct{}{}:
-	default: // a run is already queued
-	}
-}
-
-func (r *runner) stop() {
-	r.cancel()
-	<-r.done
-}
-
-func (r *runner) loop(ctx context.Context) {
-	defer close(r.done)
-	defer r.conn.Close()
-	log := r.e.log.With("scout", r.scout.ID, "kind", r.scout.Kind)
-
-	var watchWG sync.WaitGroup
-	defer watchWG.Wait()
-	watchWG.Add(1)
-	go func() {
-		defer watchWG.Done()
-		r.watch(ctx, log)
-	}()
-	if wm, ok := r.conn.(WatchManager); ok {
-		watchWG.Add(1)
-		go func() {
-			defer watchWG.Done()
-			r.manageWatch(ctx, wm, log)
-		}()
-	}
-
-	// Catch up on whatever arrived while the scout was not running.
-	r.trigger()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-r.kick:
-		}
-		if r.e.Paused() {
-			// Remember the request; SetPaused(false) triggers every runner.
-			continue
-		}
-		n, err := r.e.runOnce(ctx, r.scout, r.conn)
-		if ctx.Err() != nil {
-			return // stopped mid-run: the cursor did not advance, nothing is lost
-		}
-		if err != nil {
-			log.Warn("scout run failed", "err", err)
-		}
-		r.e.recordRun(ctx, r.scout.ID, n, err)
-	}
-}
-
-// watch runs the connector's watch, falling back to polling when the source
-// cannot be watched or its watch fails.
-func (r *runner) watch(ctx context.Context, log *slog.Logger) {
-	err := r.conn.Watch(ctx, r.trigger)
-	if ctx.Err() != nil {
-		return
-	}
-	if err != nil && !errors.Is(err, ErrCannotWatch) {
-		log.Warn("watch failed; polling instead", "err", err, "every", r.e.cfg.PollInterval)
-		r.e.recordRun(ctx, r.scout.ID, 0, fmt.Errorf("live watch failed, polling every %s instead: %w", r.e.cfg.PollInterval, err))
-	}
-	t := time.NewTicker(r.e.cfg.PollInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			r.trigger()
-		}
-	}
-}
-
-// manageWatch sets up the source's push subscription and renews it a day
-// before it expires, retrying failures with backoff and reporting them in
-// the scout's health so an expired watch is never silent.
-func (r *runner) manageWatch(ctx context.Context, wm WatchManager, log *slog.Logger) {
-	const renewBefore = 24 * time.Hour
-	backoff := time.Minute
-	for {
-		expires, err := wm.SetupWatch(ctx)
-		var wait time.Duration
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			log.Warn("watch set-up failed", "err", err, "retry_in", backoff)
-			r.e.recordRun(ctx, r.scout.ID, 0, fmt.Errorf("push watch could not be set up (retrying in %s): %w", backoff, err))
-			wait = backoff
-			backoff = min(backoff*2, time.Hour)
-		} else {
-			backoff = time.Minute
-			wait = max(expires.Sub(r.e.cfg.Now())-renewBefore, time.Minute)
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
-	}
 }
 
 // runOnce lists the scout's new items and records them, page by page.

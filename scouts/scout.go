@@ -37,6 +37,11 @@ type Scout struct {
 	// Config is the kind-specific configuration (for a folder: its path and
 	// globs), owned and validated by the connector for Kind.
 	Config json.RawMessage
+	// Schedule is when the scout runs by itself and how its runs overlap;
+	// Budget caps the model tokens it spends (both fields of its
+	// definition).
+	Schedule Schedule
+	Budget   Budget
 
 	CreatedAt time.Time
 	UpdatedAt time.Time

@@ -11,17 +11,21 @@ import (
 )
 
 const scoutCols = `id, kind, name, enabled, review, config, created_at, updated_at,
-	last_run_at, last_success, last_error, last_run_new, total_new`
+	last_run_at, last_success, last_error, last_run_new, total_new, schedule, budget`
 
 func scanScout(row interface{ Scan(...any) error }) (scouts.Scout, error) {
 	var s scouts.Scout
 	var cfg string
 	var created, updated int64
 	var lastRun, lastOK sql.NullInt64
+	var sched, budget string
 	err := row.Scan(&s.ID, &s.Kind, &s.Name, &s.Enabled, &s.Review, &cfg, &created, &updated,
-		&lastRun, &lastOK, &s.LastError, &s.LastRunNew, &s.TotalNew)
+		&lastRun, &lastOK, &s.LastError, &s.LastRunNew, &s.TotalNew, &sched, &budget)
 	if err != nil {
 		return s, err
+	}
+	if s.Schedule, s.Budget, err = decodeRunSettings(sched, budget); err != nil {
+		return s, fmt.Errorf("scout %s: %w", s.ID, err)
 	}
 	s.Config = []byte(cfg)
 	s.CreatedAt = time.UnixMilli(created).UTC()
@@ -41,9 +45,10 @@ func configText(s scouts.Scout) string {
 // CreateScout stores a new scout.
 func (d *DB) CreateScout(ctx context.Context, s scouts.Scout) error {
 	return d.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO scouts (id, kind, name, enabled, review, config, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			s.ID, s.Kind, s.Name, s.Enabled, s.Review, configText(s), s.CreatedAt.UnixMilli(), s.UpdatedAt.UnixMilli())
+		sched, budget := encodeRunSettings(s)
+		_, err := tx.ExecContext(ctx, `INSERT INTO scouts (id, kind, name, enabled, review, config, created_at, updated_at, schedule, budget)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			s.ID, s.Kind, s.Name, s.Enabled, s.Review, configText(s), s.CreatedAt.UnixMilli(), s.UpdatedAt.UnixMilli(), sched, budget)
 		if err != nil {
 			return fmt.Errorf("localdb: create scout: %w", err)
 		}
@@ -54,8 +59,10 @@ func (d *DB) CreateScout(ctx context.Context, s scouts.Scout) error {
 // UpdateScout stores a scout's editable fields.
 func (d *DB) UpdateScout(ctx context.Context, s scouts.Scout) error {
 	return d.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE scouts SET name = ?, enabled = ?, review = ?, config = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL`,
-			s.Name, s.Enabled, s.Review, configText(s), s.UpdatedAt.UnixMilli(), s.ID)
+		sched, budget := encodeRunSettings(s)
+		res, err := tx.ExecContext(ctx, `UPDATE scouts SET name = ?, enabled = ?, review = ?, config = ?, updated_at = ?, schedule = ?, budget = ?
+			WHERE id = ? AND deleted_at IS NULL`,
+			s.Name, s.Enabled, s.Review, configText(s), s.UpdatedAt.UnixMilli(), sched, budget, s.ID)
 		if err != nil {
 			return fmt.Errorf("localdb: update scout: %w", err)
 		}
@@ -82,6 +89,8 @@ func (d *DB) DeleteScout(ctx context.Context, id string, at time.Time) error {
 			`DELETE FROM suggestions WHERE scout_id = ? AND status = 'pending'`,
 			`DELETE FROM folder_entries WHERE scout_id = ?`,
 			`DELETE FROM scout_cursors WHERE scout_id = ?`,
+			`DELETE FROM run_locks WHERE scout_id = ?`,
+			`DELETE FROM schedule_state WHERE scout_id = ?`,
 		} {
 			if _, err := tx.ExecContext(ctx, q, id); err != nil {
 				return fmt.Errorf("localdb: delete scout: %w", err)

@@ -29,6 +29,8 @@ type Reservation struct {
 	Scout  string
 	Day    string // UTC date, 2006-01-02
 	Tokens int
+
+	run *runAllowance // the run's allowance it also counts against (CappedBudget)
 }
 
 // MemoryBudget is a Budget held in memory. Days are UTC days.

@@ -1,0 +1,434 @@
+package scouts_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/scouts-hq/scouts/app/localdb"
+	"github.com/scouts-hq/scouts/scouts"
+)
+
+// gatedSource is a source whose runs each wait for the test to let them
+// finish, so that triggers can be made while a run is in progress.
+type gatedSource struct {
+	mu    sync.Mutex
+	items []string // not yet past the cursor
+
+	started   chan struct{} // one value as each run starts
+	release   chan struct{} // one value lets one run finish
+	active    atomic.Int32
+	maxActive atomic.Int32
+	runs      atomic.Int32
+}
+
+func newGatedSource(items ...string) *gatedSource {
+	return &gatedSource{items: items, started: make(chan struct{}, 100), release: make(chan struct{}, 100)}
+}
+
+func (g *gatedSource) ListNew(ctx context.Context, page func(context.Context, []scouts.ItemRef) error) error {
+	n := g.active.Add(1)
+	defer g.active.Add(-1)
+	for {
+		m := g.maxActive.Load()
+		if n <= m || g.maxActive.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	g.runs.Add(1)
+	g.started <- struct{}{}
+	select {
+	case <-g.release:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	g.mu.Lock()
+	batch := make([]scouts.ItemRef, 0, len(g.items))
+	for _, it := range g.items {
+		batch = append(batch, scouts.ItemRef{Ref: it, Meta: &scouts.ItemMetadata{Title: it, ProposedKind: scouts.EntityNote, Reason: "test"}})
+	}
+	g.mu.Unlock()
+	if len(batch) == 0 {
+		return nil
+	}
+	if err := page(ctx, batch); err != nil {
+		return err
+	}
+	// The cursor moves past what this page delivered (another run may
+	// have moved it already).
+	done := map[string]bool{}
+	for _, it := range batch {
+		done[it.Ref] = true
+	}
+	g.mu.Lock()
+	left := g.items[:0]
+	for _, it := range g.items {
+		if !done[it] {
+			left = append(left, it)
+		}
+	}
+	g.items = left
+	g.mu.Unlock()
+	return nil
+}
+
+func (g *gatedSource) FetchMetadata(context.Context, string) (scouts.ItemMetadata, error) {
+	return scouts.ItemMetadata{}, nil
+}
+func (g *gatedSource) FetchContent(context.Context, string) (scouts.ItemContent, error) {
+	return scouts.ItemContent{}, nil
+}
+func (g *gatedSource) Watch(context.Context, func()) error { return scouts.ErrCannotWatch }
+func (g *gatedSource) Close() error                        { return nil }
+
+type runHarness struct {
+	t      *testing.T
+	db     *localdb.DB
+	src    *gatedSource
+	engine *scouts.Engine
+	scout  scouts.Scout
+	now    atomic.Pointer[time.Time]
+	stale  time.Duration
+	gone   sync.Map // holder instance → reason it is gone
+}
+
+func newRunHarness(t *testing.T, sched scouts.Schedule, items ...string) *runHarness {
+	t.Helper()
+	ctx := context.Background()
+	db, err := localdb.Open(ctx, filepath.Join(t.TempDir(), "scouts.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	h := &runHarness{t: t, db: db, src: newGatedSource(items...), stale: time.Minute}
+	now := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+	h.now.Store(&now)
+	h.scout = scouts.Scout{ID: scouts.NewID("sc"), Kind: scouts.KindFolder, Name: "Test", Enabled: true, Review: true,
+		Config: []byte(`{}`), Schedule: sched, CreatedAt: now, UpdatedAt: now}
+	if err := db.CreateScout(ctx, h.scout); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// holder is a lock holder of this test: alive unless marked gone.
+func holder(instance string) localdb.LockHolder {
+	return localdb.LockHolder{PID: 4242, BootID: "test-boot", Instance: instance}
+}
+
+func (h *runHarness) runState(instance string) scouts.RunState {
+	return h.db.RunState(localdb.RunStateOptions{Holder: holder(instance), StaleAfter: h.stale,
+		Gone: func(l localdb.LockHolder) (bool, string) {
+			if why, ok := h.gone.Load(l.Instance); ok {
+				return true, why.(string)
+			}
+			return false, ""
+		}})
+}
+
+func (h *runHarness) start() {
+	h.t.Helper()
+	h.engine = scouts.NewEngine(scouts.EngineConfig{
+		Store: h.db,
+		Openers: map[scouts.Kind]scouts.Opener{scouts.KindFolder: func(context.Context, scouts.Scout) (scouts.SourceConnector, error) {
+			return h.src, nil
+		}},
+		Now:           func() time.Time { return *h.now.Load() },
+		PollInterval:  time.Hour,
+		SweepInterval: time.Hour,
+		RunState:      h.runState("engine"),
+		LockRetry:     10 * time.Millisecond,
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	h.t.Cleanup(func() { cancel(); h.engine.Stop() })
+	if err := h.engine.Start(ctx); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func (h *runHarness) waitStarted(what string) {
+	h.t.Helper()
+	select {
+	case <-h.src.started:
+	case <-time.After(30 * time.Second):
+		h.t.Fatalf("%s: no run started within 30s", what)
+	}
+}
+
+func (h *runHarness) until(what string, cond func() bool) {
+	h.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			h.t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (h *runHarness) idle() bool {
+	st := h.engine.RunStatus(h.scout.ID)
+	return st.Active == 0 && !st.Queued
+}
+
+func (h *runHarness) audit(typ string) []scouts.AuditEvent {
+	h.t.Helper()
+	evs, err := h.db.ListAudit(context.Background(), localdb.AuditFilter{Limit: 5000})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var out []scouts.AuditEvent
+	for _, e := range evs {
+		if e.Type == typ && e.Refs["scout_id"] == h.scout.ID {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (h *runHarness) suggestions() int {
+	h.t.Helper()
+	n := 0
+	counts, err := h.db.CountSuggestions(context.Background())
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	for _, c := range counts {
+		n += c
+	}
+	return n
+}
+
+// Under queue-one (the default) five triggers during a run make exactly
+// one more run.
+func TestOverlapQueueOne(t *testing.T) {
+	h := newRunHarness(t, scouts.Schedule{}, "a", "b")
+	h.start()
+	h.waitStarted("the start's run")
+	for range 5 {
+		h.engine.Trigger(h.scout.ID)
+	}
+	if st := h.engine.RunStatus(h.scout.ID); st.Active != 1 || !st.Queued {
+		t.Fatalf("during the run: %+v, want one active and one queued", st)
+	}
+	h.src.release <- struct{}{}
+	h.waitStarted("the queued run")
+	h.until("the queued run to be the only one", func() bool {
+		st := h.engine.RunStatus(h.scout.ID)
+		return st.Active == 1 && !st.Queued
+	})
+	h.src.release <- struct{}{}
+	h.until("the scout to be idle", h.idle)
+	if n := h.src.runs.Load(); n != 2 {
+		t.Fatalf("%d runs, want 2 (five triggers during a run coalesce into one)", n)
+	}
+	if n := h.src.maxActive.Load(); n != 1 {
+		t.Fatalf("%d runs at once, want 1", n)
+	}
+	if n := h.suggestions(); n != 2 {
+		t.Fatalf("%d suggestions, want 2", n)
+	}
+}
+
+// Under skip, triggers during a run are dropped, audited once.
+func TestOverlapSkip(t *testing.T) {
+	h := newRunHarness(t, scouts.Schedule{Overlap: scouts.OverlapSkip}, "a")
+	h.start()
+	h.waitStarted("the start's run")
+	for range 5 {
+		h.engine.Trigger(h.scout.ID)
+	}
+	if st := h.engine.RunStatus(h.scout.ID); st.Active != 1 || st.Queued {
+		t.Fatalf("during the run: %+v, want one active and none queued", st)
+	}
+	h.src.release <- struct{}{}
+	h.until("the scout to be idle", h.idle)
+	if n := h.src.runs.Load(); n != 1 {
+		t.Fatalf("%d runs, want 1 (the triggers during the run are skipped)", n)
+	}
+	skipped := h.audit(scouts.AuditRunSkipped)
+	if len(skipped) != 1 || !strings.Contains(skipped[0].Summary, "overlap policy is skip") {
+		t.Fatalf("skip audit: %+v, want one event naming the policy", skipped)
+	}
+	// The next trigger after the run runs.
+	h.engine.Trigger(h.scout.ID)
+	h.waitStarted("a trigger after the run")
+	h.src.release <- struct{}{}
+	h.until("the scout to be idle", h.idle)
+	if n := h.suggestions(); n != 1 {
+		t.Fatalf("%d suggestions, want 1", n)
+	}
+}
+
+// Under allow, triggers run at once beside each other, and the items they
+// all find are recorded once.
+func TestOverlapAllow(t *testing.T) {
+	h := newRunHarness(t, scouts.Schedule{Overlap: scouts.OverlapAllow}, "a", "b", "c")
+	h.start()
+	h.waitStarted("the start's run")
+	h.engine.Trigger(h.scout.ID)
+	h.waitStarted("a second run beside the first")
+	h.engine.Trigger(h.scout.ID)
+	h.waitStarted("a third run beside the others")
+	if n := h.src.active.Load(); n != 3 {
+		t.Fatalf("%d runs in progress, want 3", n)
+	}
+	for range 3 {
+		h.src.release <- struct{}{}
+	}
+	h.until("the scout to be idle", h.idle)
+	if n := h.suggestions(); n != 3 {
+		t.Fatalf("%d suggestions, want 3: overlapping runs must not duplicate", n)
+	}
+	if locks, _ := h.db.RunLocks(context.Background()); len(locks) != 0 {
+		t.Fatalf("locks left: %+v (allow takes none)", locks)
+	}
+}
+
+// A lock left by a holder that died is taken over at once, audited, and
+// the run completes once.
+func TestRunLockTakenOverFromDeadHolder(t *testing.T) {
+	h := newRunHarness(t, scouts.Schedule{}, "a")
+	ctx := context.Background()
+	dead := h.runState("crashed")
+	if g, err := dead.AcquireRunLock(ctx, h.scout.ID, *h.now.Load()); err != nil || !g.Acquired {
+		t.Fatalf("plant the lock: %+v %v", g, err)
+	}
+	h.gone.Store("crashed", "process 4242 is gone")
+	h.start()
+	h.waitStarted("the run after the takeover")
+	h.src.release <- struct{}{}
+	h.until("the scout to be idle", h.idle)
+	took := h.audit(scouts.AuditLockTakenOver)
+	if len(took) != 1 || !strings.Contains(took[0].Summary, "process 4242 is gone") {
+		t.Fatalf("takeover audit: %+v", took)
+	}
+	if n := h.suggestions(); n != 1 {
+		t.Fatalf("%d suggestions, want 1", n)
+	}
+	if locks, _ := h.db.RunLocks(ctx); len(locks) != 0 {
+		t.Fatalf("the lock was not released: %+v", locks)
+	}
+	// The dead holder's heartbeat now fails: it lost the lock.
+	if err := dead.HeartbeatRunLock(ctx, h.scout.ID, *h.now.Load()); err != scouts.ErrLockLost {
+		t.Fatalf("the old holder's heartbeat: %v, want ErrLockLost", err)
+	}
+}
+
+// A live holder's lock makes a queue-one run wait; once the holder stops
+// renewing it for the stale bound, the run takes it over.
+func TestRunLockStaleAfterBound(t *testing.T) {
+	h := newRunHarness(t, scouts.Schedule{}, "a")
+	ctx := context.Background()
+	other := h.runState("other")
+	if g, err := other.AcquireRunLock(ctx, h.scout.ID, *h.now.Load()); err != nil || !g.Acquired {
+		t.Fatalf("plant the lock: %+v %v", g, err)
+	}
+	h.start()
+	h.until("the run to wait for the lock", func() bool { return h.engine.RunStatus(h.scout.ID).Active == 1 })
+	if n := h.src.runs.Load(); n != 0 {
+		t.Fatalf("the scout ran while another live holder held its lock")
+	}
+	later := h.now.Load().Add(h.stale)
+	h.now.Store(&later)
+	h.waitStarted("the run after the stale bound")
+	h.src.release <- struct{}{}
+	h.until("the scout to be idle", h.idle)
+	took := h.audit(scouts.AuditLockTakenOver)
+	if len(took) != 1 || !strings.Contains(took[0].Summary, "last heartbeat was 1m0s ago") {
+		t.Fatalf("takeover audit: %+v", took)
+	}
+}
+
+// Under skip, a lock held by a live holder skips the run.
+func TestRunLockHeldSkips(t *testing.T) {
+	h := newRunHarness(t, scouts.Schedule{Overlap: scouts.OverlapSkip}, "a")
+	ctx := context.Background()
+	if g, err := h.runState("other").AcquireRunLock(ctx, h.scout.ID, *h.now.Load()); err != nil || !g.Acquired {
+		t.Fatalf("plant the lock: %+v %v", g, err)
+	}
+	h.start()
+	h.until("a skip", func() bool { return len(h.audit(scouts.AuditRunSkipped)) == 1 })
+	h.until("the scout to be idle", h.idle)
+	if n := h.src.runs.Load(); n != 0 {
+		t.Fatalf("%d runs while another process held the lock", n)
+	}
+}
+
+// A scheduled run missed while the agent was off runs once at start under
+// run-once, and not under skip; either way it is audited.
+func TestCatchUp(t *testing.T) {
+	for _, tc := range []struct {
+		policy scouts.CatchUp
+		runs   int32
+		audit  string
+	}{{scouts.CatchUpRunOnce, 1, scouts.AuditRunCaughtUp}, {scouts.CatchUpSkip, 0, scouts.AuditRunSkipped}} {
+		t.Run(string(tc.policy), func(t *testing.T) {
+			h := newRunHarness(t, scouts.Schedule{Cron: "0 * * * *", TimeZone: "UTC", CatchUp: tc.policy}, "a")
+			rs := h.runState("engine")
+			// The last scheduled run was at 06:00; it is 09:00 now.
+			if err := rs.SetLastScheduled(context.Background(), h.scout.ID, h.now.Load().Add(-3*time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+			h.start()
+			h.until("the catch-up decision", func() bool { return len(h.audit(tc.audit)) == 1 })
+			if tc.runs > 0 {
+				h.waitStarted("the catch-up run")
+				h.src.release <- struct{}{}
+			}
+			h.until("the scout to be idle", h.idle)
+			if n := h.src.runs.Load(); n != tc.runs {
+				t.Fatalf("%d runs at start, want %d", n, tc.runs)
+			}
+			// Either way the missed time is remembered: no second catch-up.
+			h.until("the last scheduled time to move", func() bool {
+				last, err := rs.LastScheduled(context.Background(), h.scout.ID)
+				return err == nil && !last.Before(*h.now.Load())
+			})
+		})
+	}
+}
+
+// A scout with a cron schedule does not run at start when nothing was
+// missed; it runs at its next scheduled time.
+func TestScheduleFires(t *testing.T) {
+	h := newRunHarness(t, scouts.Schedule{Cron: "@every 1s"}, "a")
+	// Real time: the schedule's timer waits on the wall clock.
+	now := time.Now().UTC()
+	h.now.Store(&now)
+	h.scout.UpdatedAt = now
+	if err := h.db.UpdateScout(context.Background(), h.scout); err != nil {
+		t.Fatal(err)
+	}
+	h.engine = nil
+	h.startWallClock()
+	h.waitStarted("the scheduled run")
+	h.src.release <- struct{}{}
+	h.until("the suggestion", func() bool { return h.suggestions() == 1 })
+	h.until("the last scheduled time", func() bool {
+		last, err := h.db.RunState(localdb.RunStateOptions{Holder: holder("engine")}).LastScheduled(context.Background(), h.scout.ID)
+		return err == nil && last.After(now)
+	})
+}
+
+func (h *runHarness) startWallClock() {
+	h.t.Helper()
+	h.engine = scouts.NewEngine(scouts.EngineConfig{
+		Store: h.db,
+		Openers: map[scouts.Kind]scouts.Opener{scouts.KindFolder: func(context.Context, scouts.Scout) (scouts.SourceConnector, error) {
+			return h.src, nil
+		}},
+		PollInterval:  time.Hour,
+		SweepInterval: time.Hour,
+		RunState:      h.runState("engine"),
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	h.t.Cleanup(func() { cancel(); h.engine.Stop() })
+	if err := h.engine.Start(ctx); err != nil {
+		h.t.Fatal(err)
+	}
+}

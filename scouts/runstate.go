@@ -1,0 +1,68 @@
+package scouts
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Audit event types of a scout's runs (not of an item): their trace id is
+// the run's own.
+const (
+	// AuditRunSkipped: a trigger came while the scout was running and its
+	// overlap policy is skip, or a missed scheduled run was not caught up.
+	AuditRunSkipped = "scout.run_skipped"
+	// AuditLockTakenOver: the scout's run lock was held by a holder that
+	// died (its process is gone, or it stopped renewing the lock); this
+	// run took it over.
+	AuditLockTakenOver = "scout.lock_taken_over"
+	// AuditRunCaughtUp: a scheduled run was missed while the agent was off
+	// and the scout ran once at start for it.
+	AuditRunCaughtUp = "scout.run_caught_up"
+)
+
+// StageRun is the audit stage of events about a scout's runs.
+const StageRun = "run"
+
+// RunState keeps what a scout's runs need to outlive the process: the run
+// lock (one run at a time across crashes, with a stale-lock guard) and the
+// last scheduled time (to catch up a run missed while the agent was off).
+// Nil in EngineConfig: runs are serialised in memory only and missed runs
+// are not known.
+type RunState interface {
+	// AcquireRunLock takes the scout's lock for this process. A lock held
+	// by a live holder is not taken (Acquired false, Holder says who); one
+	// whose holder died, or stopped renewing it for longer than the stale
+	// bound, is taken over (TookOver describes the old holder).
+	AcquireRunLock(ctx context.Context, scoutID string, now time.Time) (LockGrant, error)
+	// HeartbeatRunLock renews the lock; ErrLockLost when it is no longer
+	// this process's.
+	HeartbeatRunLock(ctx context.Context, scoutID string, now time.Time) error
+	// ReleaseRunLock drops the lock if this process holds it.
+	ReleaseRunLock(ctx context.Context, scoutID string) error
+	// LastScheduled is the scheduled time of the last scheduled run that
+	// finished (zero: none yet); SetLastScheduled records one.
+	LastScheduled(ctx context.Context, scoutID string) (time.Time, error)
+	SetLastScheduled(ctx context.Context, scoutID string, at time.Time) error
+}
+
+// LockGrant is the answer to AcquireRunLock.
+type LockGrant struct {
+	Acquired bool
+	// Holder is who holds the lock when it was not acquired.
+	Holder string
+	// TookOver describes the dead holder the lock was taken from, and why
+	// it counted as dead; empty when the lock was free or already ours.
+	TookOver string
+}
+
+// ErrLockLost is returned by HeartbeatRunLock when another holder took the
+// lock over (this process was thought dead).
+var ErrLockLost = errors.New("the scout's run lock was taken over by another holder")
+
+// RunLockHeartbeat is how often a run renews its lock; a holder is stale
+// after LockStaleAfter without renewing (EngineConfig can change both).
+const (
+	RunLockHeartbeat = 20 * time.Second
+	LockStaleAfter   = 2 * time.Minute
+)
