@@ -253,3 +253,29 @@ Content-Type: text/html; charset=utf-8
 		t.Fatalf("lost the letter: html %q text %q", f.HTML, f.Text)
 	}
 }
+
+// TestSyncReadsPromotionsForDesktopRules: a promotion is skipped unread
+// only when no rule could want it — rules the pipeline applies, or rules
+// only the desktop applies (MoreRules) — and then the card carries the
+// sender and subject those rules test.
+func TestSyncReadsPromotionsForDesktopRules(t *testing.T) {
+	for _, more := range []bool{false, true} {
+		t.Run(fmt.Sprint("more-rules=", more), func(t *testing.T) {
+			e := newEnv(t)
+			p, err := triage.New(triage.Config{Scout: "s1", MoreRules: more})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sink := &memSink{}
+			s := &gmail.Syncer{Client: e.client, Pipeline: p, Sink: sink}
+			res, _ := s.Run(context.Background(), 0, time.Time{})
+			e.deliver(t, bulk, "INBOX", "CATEGORY_PROMOTIONS")
+			if _, err := s.Run(context.Background(), res.Cursor, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			if len(sink.all) != 1 || (sink.all[0].Card.Sender != "") != more {
+				t.Fatalf("with more rules %v: %+v", more, sink.all)
+			}
+		})
+	}
+}

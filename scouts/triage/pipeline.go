@@ -19,6 +19,10 @@ type Config struct {
 	SourceType   string // default "gmail"
 
 	Rules []Rule
+	// MoreRules says that rules beyond Rules apply to the mail later (the
+	// desktop applies every rule of the scout; Rules are the ones the
+	// pipeline can express): no mail may then be left unread.
+	MoreRules bool
 	// Heuristics default to DefaultHeuristics(); an empty non-nil slice
 	// turns them off.
 	Heuristics []Heuristic
@@ -223,4 +227,4 @@ func cleanReason(s string) string {
 
 // HasRules reports whether the scout has user rules: a rule can rescue any
 // mail, so nothing may be decided without reading its headers.
-func (p *Pipeline) HasRules() bool { return len(p.rules) > 0 }
+func (p *Pipeline) HasRules() bool { return len(p.rules) > 0 || p.cfg.MoreRules }
