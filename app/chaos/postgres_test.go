@@ -130,7 +130,7 @@ func (c *pgCluster) restart(t *testing.T, mode string) {
 // postgresRestart: two relays on the suite's own PostgreSQL, posters
 // spread over both, the desktop on the first; the server restarted
 // several times under load (fast and immediate), and each relay SIGKILLed
-// once among the restarts.
+// twice among the restarts.
 func postgresRestart(t *testing.T, s *scenario) {
 	const items = 4000
 	pg := startPostgres(t)
@@ -139,7 +139,7 @@ func postgresRestart(t *testing.T, s *scenario) {
 	b := startRelay(t, s.bins, pg.dsn(), nil)
 	s.logf("two relays and a desktop up")
 	urls := []string{w.hook.HookURL, strings.Replace(w.hook.HookURL, w.relay.url, b.url, 1)}
-	events := []string{"pg fast", "pg immediate", "pg fast", "pg immediate", "kill relay A", "kill relay B"}
+	events := []string{"pg fast", "pg immediate", "pg fast", "pg immediate", "kill relay A", "kill relay B", "kill relay A", "kill relay B"}
 	s.rng.Shuffle(len(events), func(i, j int) { events[i], events[j] = events[j], events[i] })
 	l := newLedger()
 	done := w.poster.postAll(s.ctx, l, urls, 0, items, 8)
