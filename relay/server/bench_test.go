@@ -1,21 +1,16 @@
 package server_test
 
 import (
-	"bufio"
 	"context"
 	"database/sql"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -220,146 +215,4 @@ func BenchmarkDrain(b *testing.B) {
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "deliveries/s")
 		})
 	}
-}
-
-// BenchmarkIdle10k runs the real relay binary and connects 10 000 devices
-// (100 users × 100 devices) to it: the relay's RSS per idle session, and the
-// time for all of them to reconnect and resume after the relay restarts.
-// Run it alone: go test -run '^$' -bench Idle10k -benchtime 1x ./relay/server
-func BenchmarkIdle10k(b *testing.B) {
-	const users, perUser = 100, 100
-	dir := b.TempDir()
-	bin := filepath.Join(dir, "scouts-relay")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/scouts-relay").CombinedOutput(); err != nil {
-		b.Fatalf("build: %v\n%s", err, out)
-	}
-	dsn := filepath.Join(dir, "relay.db")
-	ctx := context.Background()
-	db, err := relaydb.Open(ctx, dsn)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var tokens []string
-	for u := range users {
-		email := fmt.Sprintf("u%d@example.com", u)
-		db.AddUser(ctx, email)
-		for d := range perUser {
-			_, tok, err := db.AddDevice(ctx, email, fmt.Sprint("d", d))
-			if err != nil {
-				b.Fatal(err)
-			}
-			tokens = append(tokens, tok)
-		}
-	}
-	db.Close()
-
-	start := func(addr string) (*exec.Cmd, string) {
-		cmd := exec.Command(bin, "serve", "--listen", addr, "--database", dsn, "--log-level", "warn")
-		out, _ := cmd.StdoutPipe()
-		if err := cmd.Start(); err != nil {
-			b.Fatal(err)
-		}
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if _, rest, ok := strings.Cut(sc.Text(), " listening on "); ok {
-				go func() {
-					for sc.Scan() {
-					}
-				}()
-				return cmd, strings.Fields(rest)[0]
-			}
-		}
-		b.Fatal("relay did not start")
-		return nil, ""
-	}
-	rss := func(pid int) float64 {
-		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-		for _, l := range strings.Split(string(b), "\n") {
-			if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-				kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
-				return kb
-			}
-		}
-		return 0
-	}
-
-	cmd, url := start("127.0.0.1:0")
-	addr := strings.TrimPrefix(url, "http://")
-	idle := rss(cmd.Process.Pid)
-	wsURL := "ws://" + addr + "/api/v1/device"
-
-	// Each device dials, says hello, waits for welcome, then stays idle,
-	// answering pings; when the connection drops it reconnects at once.
-	// Each welcome is announced on welcomed; the benchmark counts them.
-	welcomed := make(chan struct{}, len(tokens))
-	waitAll := func() {
-		for range tokens {
-			<-welcomed
-		}
-	}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	device := func(tok string) {
-		defer wg.Done()
-		keys, _ := client.DeviceKeys(tok)
-		hello, _ := protocol.Encode(protocol.TypeHello, "", 0, protocol.Hello{Token: tok, Protocol: 1, PublicKey: keys.Public[:]})
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-			c, _, err := websocket.Dial(dctx, wsURL, nil)
-			cancel()
-			if err != nil {
-				select {
-				case <-stop:
-					return
-				case <-time.After(50 * time.Millisecond): // the relay is restarting
-				}
-				continue
-			}
-			c.Write(ctx, websocket.MessageText, hello)
-			if _, _, err := c.Read(ctx); err == nil {
-				welcomed <- struct{}{}
-			}
-			for {
-				_, m, err := c.Read(ctx)
-				if err != nil {
-					break
-				}
-				if strings.Contains(string(m), `"ping"`) {
-					pong, _ := protocol.Encode(protocol.TypePong, "", 0, protocol.Pong{})
-					c.Write(ctx, websocket.MessageText, pong)
-				}
-			}
-			c.CloseNow()
-		}
-	}
-	b.ResetTimer()
-	t0 := time.Now()
-	for _, tok := range tokens {
-		wg.Add(1)
-		go device(tok)
-	}
-	waitAll()
-	connectTime := time.Since(t0)
-	loaded := rss(cmd.Process.Pid)
-
-	// Restart: every device reconnects and resumes.
-	cmd.Process.Signal(syscall.SIGTERM)
-	cmd.Wait()
-	t1 := time.Now()
-	cmd, _ = start(addr)
-	waitAll()
-	reconnect := time.Since(t1)
-	b.StopTimer()
-	b.ReportMetric((loaded-idle)/float64(len(tokens)), "KiB/idle-device")
-	b.ReportMetric(connectTime.Seconds(), "s-first-connect-10k")
-	b.ReportMetric(reconnect.Seconds(), "s-reconnect-10k")
-	close(stop)
-	cmd.Process.Signal(syscall.SIGTERM)
-	cmd.Wait()
-	wg.Wait()
 }

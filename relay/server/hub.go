@@ -101,9 +101,6 @@ func (h *hub) send(userID string, b []byte) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for s := range h.byUser[userID] {
-		select {
-		case s.out <- b:
-		default:
-		}
+		s.offer(b)
 	}
 }

@@ -7,62 +7,92 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coder/websocket"
+
 	"github.com/scouts-hq/scouts/relay"
 	"github.com/scouts-hq/scouts/relay/protocol"
 	"github.com/scouts-hq/scouts/scouts"
 )
 
-// readLoop reads the device's frames until the connection ends. Errors it
-// returns that are fatal protocol errors close the session with their
-// message.
-func (s *session) readLoop(ctx context.Context) error {
-	// A token bucket: a burst of Burst frames, refilled at Rate per second.
-	tokens, last := float64(s.srv.cfg.FrameBurst), time.Now()
+// readLoop reads the device's frames until the connection ends. Each
+// frame is handled on the server's worker pool while this goroutine waits
+// (frames are handled in order), so that the database and JSON work does
+// not grow the stack this goroutine keeps while the device is idle; the
+// answers are queued here, where waiting for room slows this device only.
+func (s *session) readLoop() {
 	// A read whose context ends drops the TCP connection without a close
 	// frame, and the device would see a bare EOF instead of why the session
 	// ended (4001 revoked, 1001 going away). So reads are not cancelled with
 	// the session: the session's close handshake ends this read.
-	rctx := context.WithoutCancel(ctx)
+	rctx := context.WithoutCancel(s.ctx)
 	for {
+		// Idle here; if the connection was closed meanwhile, the read
+		// below reports how.
+		s.waiter.wait()
 		_, b, err := s.conn.Read(rctx)
 		if err != nil {
-			return err
+			s.end(err)
+			return
 		}
-		now := time.Now()
-		s.mu.Lock()
-		s.lastRecv = now
-		s.mu.Unlock()
-		f, decErr := protocol.Decode(b)
-		// Acknowledgements of what the relay sent and pongs to its pings
-		// are bounded by the relay's own sending; only the rest draws on the
-		// device's budget (a desktop draining a burst acknowledges as fast
-		// as items arrive, and must not be cut off for it).
-		tokens = min(float64(s.srv.cfg.FrameBurst), tokens+now.Sub(last).Seconds()*s.srv.cfg.FrameRate)
-		last = now
-		if decErr != nil || !s.free(f) {
-			if tokens < 1 {
-				s.reply(ctx, protocol.TypeError, "", protocol.Error{Code: protocol.CodeRateLimited, Message: "too many frames; slow down", Fatal: true})
-				return &protocol.Error{Code: protocol.CodeRateLimited, Message: "rate limit exceeded", Fatal: true}
+		var answers [][]byte
+		var stop error
+		s.srv.workers.do(func() { answers, stop = s.frame(b) })
+		s.send(answers...)
+		if stop != nil {
+			if pe, ok := protocol.AsError(stop); ok && pe.Fatal {
+				s.kill(int(websocket.StatusPolicyViolation), pe.Message)
 			}
-			tokens--
-		}
-		if decErr != nil {
-			pe, _ := protocol.AsError(decErr)
-			s.reply(ctx, protocol.TypeError, "", protocol.Error{Code: pe.Code, Message: pe.Message})
-			continue
-		}
-		s.srv.metrics.frames.WithLabelValues(frameLabel(f.Type)).Inc()
-		if err := s.handle(ctx, f); err != nil {
-			if pe, ok := protocol.AsError(err); ok {
-				s.reply(ctx, protocol.TypeError, f.ID, *pe)
-				if pe.Fatal {
-					return pe
-				}
-				continue
-			}
-			return err
+			s.end(stop)
+			return
 		}
 	}
+}
+
+// frame handles one frame from the device and returns the answers to
+// send; a returned error ends the session (a fatal protocol error closes
+// it with its message).
+func (s *session) frame(b []byte) (answers [][]byte, stop error) {
+	ctx := s.ctx
+	reply := func(typ, id string, data any) {
+		if b, err := protocol.Encode(typ, id, 0, data); err == nil {
+			answers = append(answers, b)
+		}
+	}
+	now := time.Now()
+	s.mu.Lock()
+	s.lastRecv = now
+	s.mu.Unlock()
+	f, decErr := protocol.Decode(b)
+	// Acknowledgements of what the relay sent and pongs to its pings
+	// are bounded by the relay's own sending; only the rest draws on the
+	// device's budget (a desktop draining a burst acknowledges as fast
+	// as items arrive, and must not be cut off for it).
+	s.tokens = min(float64(s.srv.cfg.FrameBurst), s.tokens+now.Sub(s.lastTick).Seconds()*s.srv.cfg.FrameRate)
+	s.lastTick = now
+	if decErr != nil || !s.free(f) {
+		if s.tokens < 1 {
+			reply(protocol.TypeError, "", protocol.Error{Code: protocol.CodeRateLimited, Message: "too many frames; slow down", Fatal: true})
+			return answers, &protocol.Error{Code: protocol.CodeRateLimited, Message: "rate limit exceeded", Fatal: true}
+		}
+		s.tokens--
+	}
+	if decErr != nil {
+		pe, _ := protocol.AsError(decErr)
+		reply(protocol.TypeError, "", protocol.Error{Code: pe.Code, Message: pe.Message})
+		return answers, nil
+	}
+	s.srv.metrics.frames.WithLabelValues(frameLabel(f.Type)).Inc()
+	if err := s.handle(ctx, f, reply); err != nil {
+		if pe, ok := protocol.AsError(err); ok {
+			reply(protocol.TypeError, f.ID, *pe)
+			if pe.Fatal {
+				return answers, pe
+			}
+			return answers, nil
+		}
+		return answers, err
+	}
+	return answers, nil
 }
 
 // free reports whether a frame answers something the relay sent: a pong,
@@ -98,18 +128,7 @@ func frameLabel(t string) string {
 	return "other"
 }
 
-func (s *session) reply(ctx context.Context, typ, id string, data any) {
-	b, err := protocol.Encode(typ, id, 0, data)
-	if err != nil {
-		return
-	}
-	select {
-	case s.out <- b:
-	case <-ctx.Done():
-	}
-}
-
-func (s *session) handle(ctx context.Context, f protocol.Frame) error {
+func (s *session) handle(ctx context.Context, f protocol.Frame, reply func(typ, id string, data any)) error {
 	switch f.Type {
 	case protocol.TypeProposalAck:
 		var a protocol.ProposalAck
@@ -123,7 +142,7 @@ func (s *session) handle(ctx context.Context, f protocol.Frame) error {
 	case protocol.TypePing:
 		var p protocol.Ping
 		f.DecodeData(&p)
-		s.reply(ctx, protocol.TypePong, "", protocol.Pong{T: p.T})
+		reply(protocol.TypePong, "", protocol.Pong{T: p.T})
 		return nil
 	case protocol.TypePong:
 		return nil
@@ -131,7 +150,7 @@ func (s *session) handle(ctx context.Context, f protocol.Frame) error {
 		if f.ID == "" || len(f.ID) > 100 {
 			return &protocol.Error{Code: protocol.CodeBadFrame, Message: "a configuration operation needs an id (its idempotency key) of at most 100 bytes"}
 		}
-		s.reply(ctx, protocol.TypeConfigResult, f.ID, s.configure(ctx, f))
+		reply(protocol.TypeConfigResult, f.ID, s.configure(ctx, f))
 		return nil
 	case protocol.TypeHello:
 		return &protocol.Error{Code: protocol.CodeBadFrame, Message: "hello was already received"}

@@ -74,6 +74,7 @@ type Server struct {
 	hub     *hub
 	metrics *metrics
 	mux     *http.ServeMux
+	workers *workers
 
 	baseCtx    context.Context
 	cancelBase context.CancelFunc
@@ -118,7 +119,10 @@ func New(cfg Config) *Server {
 	cfg.PublicURL = strings.TrimSuffix(cfg.PublicURL, "/")
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{cfg: cfg, db: cfg.DB, log: cfg.Logger, hub: newHub(), metrics: newMetrics(cfg.DB),
-		mux: http.NewServeMux(), baseCtx: ctx, cancelBase: cancel}
+		mux: http.NewServeMux(), baseCtx: ctx, cancelBase: cancel,
+		// Enough for database calls to overlap (PostgreSQL's pool holds 20);
+		// a worker without work for a minute leaves.
+		workers: newWorkers(16, time.Minute)}
 	// In-process wake-ups (SQLite, and this instance's own commits).
 	cfg.DB.OnQueued(s.hub.notify)
 	s.mux.HandleFunc("GET /api/v1/device", s.handleDevice)

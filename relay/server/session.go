@@ -1,10 +1,12 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -20,36 +22,104 @@ const (
 	closeUnauthorized = protocol.CloseUnauthorized
 	helloTimeout      = 10 * time.Second
 	writeTimeout      = 10 * time.Second
+	// maxOut bounds the frames waiting to be written: a reader whose
+	// answers pile up waits, hints beyond it are dropped.
+	maxOut = 64
 )
 
-// session is one device's WebSocket. One goroutine reads frames; the
-// session's own goroutine is the only writer: it sends what the queue has
-// for the device (within the window of unacknowledged frames), the answers
-// the reader hands it, and heartbeats.
+// session is one device's WebSocket. An idle session costs one goroutine,
+// its reader, blocked in a read with small buffers; everything else runs
+// only while there is something to do:
+//
+//   - the reader hands each frame to the server's worker pool (decoding,
+//     database work) and waits, so that its own stack stays small;
+//   - a writer goroutine is started when there are frames to write or
+//     rows to send, and exits once there are none (at most one at a
+//     time: it alone writes, and it owns sent);
+//   - the heartbeat is a timer.
 type session struct {
-	srv  *Server
-	conn *websocket.Conn
-	dev  relay.Device
-	log  *slog.Logger
-
-	wake   chan struct{}      // rows may be waiting, or the window opened
-	out    chan []byte        // frames from the reader to write
+	srv    *Server
+	conn   *websocket.Conn
+	waiter *readWaiter // nil: the connection offers no descriptor to wait on
+	dev    relay.Device
+	log    *slog.Logger
+	ctx    context.Context
 	cancel context.CancelFunc // ends the session
+
 	closed struct {
 		sync.Mutex
 		code   websocket.StatusCode
 		reason string
 	}
+	endOnce sync.Once
+	endErr  error
+	hb      *time.Timer
+
+	// wmu guards the writer's work and its state; cond signals room in
+	// out and the writer's exit.
+	wmu      sync.Mutex
+	cond     sync.Cond
+	out      [][]byte // frames to write
+	needFill bool     // rows may be waiting, or the window opened
+	writing  bool     // a writer goroutine runs
+	closing  bool     // the session is being closed: nothing more is written
+	ticks    int
+	sent     int64 // the last sequence sent (the writer's)
 
 	mu       sync.Mutex
 	inflight map[int64]time.Time // seq → when the row was queued
 	lastRecv time.Time
+
+	// The reader's rate limit: a token bucket of FrameBurst frames,
+	// refilled at FrameRate per second.
+	tokens   float64
+	lastTick time.Time
 }
 
+// poke says rows may be waiting, or the window opened.
 func (s *session) poke() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
+	s.wmu.Lock()
+	s.needFill = true
+	s.startWriterLocked()
+	s.wmu.Unlock()
+}
+
+// offer queues a frame without waiting; a session whose queue is full
+// misses it (such frames are hints, re-derived on reconnection).
+func (s *session) offer(b []byte) {
+	s.wmu.Lock()
+	if len(s.out) < maxOut && !s.closing {
+		s.out = append(s.out, b)
+		s.startWriterLocked()
+	}
+	s.wmu.Unlock()
+}
+
+// send queues the reader's answers, waiting while the queue is full: a
+// device that sends faster than it reads is slowed down, not answered
+// less.
+func (s *session) send(frames ...[]byte) {
+	if len(frames) == 0 {
+		return
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	for _, b := range frames {
+		for len(s.out) >= maxOut && !s.closing {
+			s.cond.Wait()
+		}
+		if s.closing {
+			return
+		}
+		s.out = append(s.out, b)
+		s.startWriterLocked()
+	}
+}
+
+func (s *session) startWriterLocked() {
+	if !s.writing && !s.closing {
+		s.writing = true
+		go s.writeLoop()
 	}
 }
 
@@ -60,7 +130,17 @@ func (s *session) kill(code int, reason string) {
 		s.closed.code, s.closed.reason = websocket.StatusCode(code), reason
 	}
 	s.closed.Unlock()
-	s.cancel()
+	s.end(context.Canceled)
+}
+
+// end ends the session once, whoever notices first (the reader, the
+// writer, the heartbeat, a revocation, shutdown): err says why.
+func (s *session) end(err error) {
+	s.endOnce.Do(func() {
+		s.endErr = err
+		s.cancel()
+		go s.finish()
+	})
 }
 
 func (s *Server) handleDevice(w http.ResponseWriter, r *http.Request) {
@@ -78,39 +158,59 @@ func (s *Server) handleDevice(w http.ResponseWriter, r *http.Request) {
 	}
 	// Desktops are not browsers: they send no Origin, and a request that
 	// carries a foreign one is refused by Accept's default check.
-	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
+	var nc net.Conn
+	var br *bufio.Reader
+	c, err := websocket.Accept(leanHijacker{w, &nc, &br}, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
 	if err != nil {
 		return
 	}
 	c.SetReadLimit(protocol.MaxFrameBytes)
 	ctx, cancel := context.WithCancel(s.baseCtx)
-	defer cancel()
-
 	dev, hello, err := s.handshake(ctx, c)
 	if err != nil {
+		cancel()
 		s.log.Info("device session refused", "remote", r.RemoteAddr, "err", err)
 		return
 	}
-	sess := &session{srv: s, conn: c, dev: dev, cancel: cancel,
-		log:  s.log.With("device", dev.ID, "user", dev.UserID),
-		wake: make(chan struct{}, 1), out: make(chan []byte, 64),
-		inflight: map[int64]time.Time{}, lastRecv: time.Now()}
+	now := time.Now()
+	sess := &session{srv: s, conn: c, dev: dev, ctx: ctx, cancel: cancel,
+		log:      s.log.With("device", dev.ID, "user", dev.UserID),
+		inflight: map[int64]time.Time{}, lastRecv: now, sent: hello.LastAckedSeq,
+		tokens: float64(s.cfg.FrameBurst), lastTick: now, waiter: newReadWaiter(nc, br)}
+	sess.cond.L = &sess.wmu
 	s.hub.add(sess)
 	s.hub.wg.Add(1)
 	s.metrics.connections.Inc()
-	defer func() {
-		s.hub.remove(sess)
-		s.metrics.connections.Dec()
-		s.hub.wg.Done()
-	}()
 	sess.log.Info("device connected", "resume_after", hello.LastAckedSeq, "client", hello.Client)
 	if s.cfg.Gmail != nil {
-		s.cfg.Gmail.DeviceConnected(ctx, dev.UserID)
+		s.workers.do(func() { s.cfg.Gmail.DeviceConnected(ctx, dev.UserID) })
 	}
-	err = sess.run(ctx, hello.LastAckedSeq)
-	sess.closed.Lock()
-	code, reason := sess.closed.code, sess.closed.reason
-	sess.closed.Unlock()
+	sess.hb = time.AfterFunc(s.cfg.Heartbeat, sess.heartbeat)
+	sess.poke() // what the device has not received yet
+	go sess.readLoop()
+	// This goroutine, with the stack the request and the handshake grew,
+	// ends here: the session's own goroutines start small.
+}
+
+// finish closes the session: it waits for the writer to stop, writes what
+// was still queued (a fatal error's explanation), and closes the
+// connection with the session's close code.
+func (s *session) finish() {
+	s.hb.Stop()
+	s.wmu.Lock()
+	s.closing = true
+	s.cond.Broadcast()
+	for s.writing {
+		s.cond.Wait()
+	}
+	left := s.out
+	s.out = nil
+	s.wmu.Unlock()
+
+	s.closed.Lock()
+	code, reason := s.closed.code, s.closed.reason
+	s.closed.Unlock()
+	err := s.endErr
 	if code == 0 {
 		code, reason = websocket.StatusNormalClosure, ""
 		if err != nil && !errors.Is(err, context.Canceled) {
@@ -121,20 +221,143 @@ func (s *Server) handleDevice(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	// Answers the reader queued before the end (a fatal error's frame, say)
-	// still go out: the writer has stopped, so writing here is safe.
-	for drained := false; !drained; {
-		select {
-		case b := <-sess.out:
-			wctx, cancel := context.WithTimeout(context.Background(), time.Second)
-			c.Write(wctx, websocket.MessageText, b)
-			cancel()
-		default:
-			drained = true
+	for _, b := range left {
+		wctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		s.conn.Write(wctx, websocket.MessageText, b)
+		cancel()
+	}
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	s.log.Info("device disconnected", "code", int(code), "reason", reason, "err", err)
+	s.conn.Close(code, reason)
+	s.srv.hub.remove(s)
+	s.srv.metrics.connections.Dec()
+	s.srv.hub.wg.Done()
+}
+
+// heartbeat pings the device, and drops it when it has been silent for
+// three heartbeats.
+func (s *session) heartbeat() {
+	if s.ctx.Err() != nil {
+		return
+	}
+	hb := s.srv.cfg.Heartbeat
+	s.mu.Lock()
+	silent := time.Since(s.lastRecv)
+	s.mu.Unlock()
+	if silent > 3*hb {
+		s.closed.Lock()
+		if s.closed.code == 0 {
+			s.closed.code, s.closed.reason = websocket.StatusGoingAway, "peer unresponsive"
+		}
+		s.closed.Unlock()
+		s.end(fmt.Errorf("peer silent for %s", silent.Round(time.Second)))
+		return
+	}
+	b, _ := protocol.Encode(protocol.TypePing, "", 0, protocol.Ping{T: time.Now().UnixMilli()})
+	s.wmu.Lock()
+	if !s.closing {
+		s.out = append(s.out, b)
+		// Now and then, look at the queue even without a wake-up: a
+		// notification may have been lost with a database connection.
+		if s.ticks++; s.ticks%6 == 0 {
+			s.needFill = true
+		}
+		s.startWriterLocked()
+	}
+	s.wmu.Unlock()
+	s.hb.Reset(hb)
+}
+
+// writeLoop writes queued frames and sends queued rows until there is
+// nothing left, then exits; a failure ends the session. It marks itself
+// stopped under the lock producers hold, so that whatever they add
+// afterwards starts a new writer.
+func (s *session) writeLoop() {
+	for {
+		s.wmu.Lock()
+		frames, fill := s.out, s.needFill
+		if s.closing || s.ctx.Err() != nil || (len(frames) == 0 && !fill) {
+			s.writing = false
+			s.cond.Broadcast()
+			s.wmu.Unlock()
+			return
+		}
+		s.out, s.needFill = nil, false
+		s.cond.Broadcast() // room in out
+		s.wmu.Unlock()
+		if err := s.writeBatch(frames, fill); err != nil {
+			s.wmu.Lock()
+			s.writing = false
+			s.cond.Broadcast()
+			s.wmu.Unlock()
+			s.end(err)
+			return
 		}
 	}
-	sess.log.Info("device disconnected", "code", int(code), "reason", reason, "err", err)
-	c.Close(code, reason)
+}
+
+func (s *session) writeBatch(frames [][]byte, fill bool) error {
+	for _, b := range frames {
+		if err := s.write(b); err != nil {
+			return err
+		}
+	}
+	if fill {
+		return s.fill()
+	}
+	return nil
+}
+
+func (s *session) write(b []byte) error {
+	// Not cancelled with the session: a frame taken for writing (a fatal
+	// error's explanation) still goes out; the timeout bounds it.
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), writeTimeout)
+	defer cancel()
+	return s.conn.Write(wctx, websocket.MessageText, b)
+}
+
+// fill sends queued rows after the last sent sequence while the window
+// has room, reading them a window's worth at a time.
+func (s *session) fill() error {
+	ctx := s.ctx
+	for {
+		s.mu.Lock()
+		room := s.srv.cfg.Window - len(s.inflight)
+		s.mu.Unlock()
+		if room <= 0 {
+			return nil
+		}
+		rows, err := s.srv.db.Pending(ctx, s.dev.UserID, s.dev.ID, s.sent, room)
+		if err != nil {
+			return err
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		var delivered []string
+		for _, row := range rows {
+			b, err := s.srv.encodeRow(ctx, row)
+			if err != nil {
+				return err
+			}
+			s.mu.Lock()
+			s.inflight[row.Seq] = row.TriagedAt
+			s.mu.Unlock()
+			if err := s.write(b); err != nil {
+				return err
+			}
+			s.sent = row.Seq
+			s.srv.metrics.deliveries.Inc()
+			if row.Status == relay.StatusQueued {
+				delivered = append(delivered, row.ID)
+			}
+		}
+		if err := s.srv.db.MarkDelivered(ctx, delivered); err != nil {
+			return err
+		}
+	}
 }
 
 // handshake reads hello, authenticates the device and answers welcome.
@@ -171,39 +394,13 @@ func (s *Server) handshake(ctx context.Context, c *websocket.Conn) (relay.Device
 		return refuse(protocol.CodeUnsupportedVersion, websocket.StatusPolicyViolation,
 			fmt.Sprintf("protocol %d is not supported (this relay speaks %d)", hello.Protocol, protocol.Version))
 	}
-	dev, err := s.db.DeviceByToken(ctx, hello.Token)
-	if scouts.ErrorCode(err) == scouts.ENotFound {
-		return refuse(protocol.CodeUnauthorized, closeUnauthorized, "unknown device token")
-	}
-	if err != nil {
-		return refuse(protocol.CodeInternal, websocket.StatusInternalError, "internal error")
-	}
-	if dev.Revoked() {
-		return refuse(protocol.CodeDeviceRevoked, closeRevoked, "this device was revoked")
-	}
-	if len(hello.PublicKey) != 32 {
-		return refuse(protocol.CodeBadFrame, websocket.StatusPolicyViolation, "hello needs a 32-byte X25519 public key")
-	}
-	if err := s.db.DeviceConnected(ctx, dev.ID, hello.PublicKey); err != nil {
-		if scouts.ErrorCode(err) == scouts.EConflict {
-			return refuse(protocol.CodeUnauthorized, closeUnauthorized, scouts.ErrorMessage(err))
-		}
-		return refuse(protocol.CodeInternal, websocket.StatusInternalError, "internal error")
-	}
-	// Acks the device sent before its last connection died may never have
-	// arrived: what it says it committed is acknowledged now. Up to its
-	// cursor, rows are acknowledged already (acks arrive in order, and the
-	// cursor moves in the same transaction): a reconnection without lost
-	// acks costs no write.
-	if hello.LastAckedSeq > dev.AckedSeq {
-		n, err := s.db.AckThrough(ctx, dev.UserID, dev.ID, hello.LastAckedSeq)
-		if err != nil {
-			s.log.Error("acknowledge from hello", "device", dev.ID, "err", err)
-			return refuse(protocol.CodeInternal, websocket.StatusInternalError, "internal error")
-		}
-		if n > 0 {
-			s.log.Info("acks lost with the last connection taken from hello", "device", dev.ID, "rows", n, "through", hello.LastAckedSeq)
-		}
+	// The database work runs on the worker pool: this goroutine's stack
+	// is not grown by it (see workers).
+	var dev relay.Device
+	var no *refusal
+	s.workers.do(func() { dev, no = s.admit(ctx, hello) })
+	if no != nil {
+		return refuse(no.code, no.close, no.msg)
 	}
 	b, _ = protocol.Encode(protocol.TypeWelcome, "", 0, protocol.Welcome{
 		DeviceID: dev.ID, UserEmail: dev.UserEmail, Protocol: protocol.Version, ResumeAfter: hello.LastAckedSeq,
@@ -217,114 +414,49 @@ func (s *Server) handshake(ctx context.Context, c *websocket.Conn) (relay.Device
 	return dev, hello, nil
 }
 
-func (s *session) run(ctx context.Context, after int64) error {
-	readErr := make(chan error, 1)
-	go func() {
-		err := s.readLoop(ctx)
-		readErr <- err
-		if err != nil {
-			if pe, ok := protocol.AsError(err); ok && pe.Fatal {
-				s.kill(int(websocket.StatusPolicyViolation), pe.Message)
-				return
-			}
-		}
-		s.cancel()
-	}()
-	hb := time.NewTicker(s.srv.cfg.Heartbeat)
-	defer hb.Stop()
-	sent := after
-	ticks := 0
-	needFill := true
-	for {
-		if needFill {
-			var err error
-			if sent, err = s.fill(ctx, sent); err != nil {
-				return err
-			}
-			needFill = false
-		}
-		select {
-		case <-ctx.Done():
-			select {
-			case err := <-readErr:
-				return err
-			default:
-				return ctx.Err()
-			}
-		case <-s.wake:
-			needFill = true
-		case b := <-s.out:
-			if err := s.write(ctx, b); err != nil {
-				return err
-			}
-		case <-hb.C:
-			s.mu.Lock()
-			silent := time.Since(s.lastRecv)
-			s.mu.Unlock()
-			if silent > 3*s.srv.cfg.Heartbeat {
-				s.kill(int(websocket.StatusGoingAway), "peer unresponsive")
-				return fmt.Errorf("peer silent for %s", silent.Round(time.Second))
-			}
-			b, _ := protocol.Encode(protocol.TypePing, "", 0, protocol.Ping{T: time.Now().UnixMilli()})
-			if err := s.write(ctx, b); err != nil {
-				return err
-			}
-			// Now and then, look at the queue even without a wake-up: a
-			// notification may have been lost with a database connection.
-			if ticks++; ticks%6 == 0 {
-				s.poke()
-			}
-		}
-	}
+type refusal struct {
+	code  int
+	close websocket.StatusCode
+	msg   string
 }
 
-func (s *session) write(ctx context.Context, b []byte) error {
-	// Not cancelled with the session: a frame taken for writing (a fatal
-	// error's explanation) still goes out; the timeout bounds it.
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
-	defer cancel()
-	return s.conn.Write(wctx, websocket.MessageText, b)
-}
-
-// fill sends queued rows after sent while the window has room, and returns
-// the new last sent sequence.
-func (s *session) fill(ctx context.Context, sent int64) (int64, error) {
-	for {
-		s.mu.Lock()
-		room := s.srv.cfg.Window - len(s.inflight)
-		s.mu.Unlock()
-		if room <= 0 {
-			return sent, nil
+// admit authenticates a device's hello and records the connection.
+func (s *Server) admit(ctx context.Context, hello protocol.Hello) (relay.Device, *refusal) {
+	dev, err := s.db.DeviceByToken(ctx, hello.Token)
+	if scouts.ErrorCode(err) == scouts.ENotFound {
+		return dev, &refusal{protocol.CodeUnauthorized, closeUnauthorized, "unknown device token"}
+	}
+	if err != nil {
+		return dev, &refusal{protocol.CodeInternal, websocket.StatusInternalError, "internal error"}
+	}
+	if dev.Revoked() {
+		return dev, &refusal{protocol.CodeDeviceRevoked, closeRevoked, "this device was revoked"}
+	}
+	if len(hello.PublicKey) != 32 {
+		return dev, &refusal{protocol.CodeBadFrame, websocket.StatusPolicyViolation, "hello needs a 32-byte X25519 public key"}
+	}
+	if err := s.db.DeviceConnected(ctx, dev.ID, hello.PublicKey); err != nil {
+		if scouts.ErrorCode(err) == scouts.EConflict {
+			return dev, &refusal{protocol.CodeUnauthorized, closeUnauthorized, scouts.ErrorMessage(err)}
 		}
-		rows, err := s.srv.db.Pending(ctx, s.dev.UserID, s.dev.ID, sent, room)
+		return dev, &refusal{protocol.CodeInternal, websocket.StatusInternalError, "internal error"}
+	}
+	// Acks the device sent before its last connection died may never have
+	// arrived: what it says it committed is acknowledged now. Up to its
+	// cursor, rows are acknowledged already (acks arrive in order, and the
+	// cursor moves in the same transaction): a reconnection without lost
+	// acks costs no write.
+	if hello.LastAckedSeq > dev.AckedSeq {
+		n, err := s.db.AckThrough(ctx, dev.UserID, dev.ID, hello.LastAckedSeq)
 		if err != nil {
-			return sent, err
+			s.log.Error("acknowledge from hello", "device", dev.ID, "err", err)
+			return dev, &refusal{protocol.CodeInternal, websocket.StatusInternalError, "internal error"}
 		}
-		if len(rows) == 0 {
-			return sent, nil
-		}
-		var delivered []string
-		for _, row := range rows {
-			b, err := s.srv.encodeRow(ctx, row)
-			if err != nil {
-				return sent, err
-			}
-			s.mu.Lock()
-			s.inflight[row.Seq] = row.TriagedAt
-			s.mu.Unlock()
-			if err := s.write(ctx, b); err != nil {
-				return sent, err
-			}
-			sent = row.Seq
-			s.srv.metrics.deliveries.Inc()
-			if row.Status == relay.StatusQueued {
-				delivered = append(delivered, row.ID)
-			}
-		}
-		if err := s.srv.db.MarkDelivered(ctx, delivered); err != nil {
-			return sent, err
+		if n > 0 {
+			s.log.Info("acks lost with the last connection taken from hello", "device", dev.ID, "rows", n, "through", hello.LastAckedSeq)
 		}
 	}
+	return dev, nil
 }
 
 func (s *Server) encodeRow(ctx context.Context, row relay.QueueItem) ([]byte, error) {
