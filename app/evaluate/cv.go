@@ -33,7 +33,8 @@ type SpamCV struct {
 	F1             float64 `json:"f1"`
 	// The best recall whose false-positive rate is at most MaxFPR, over
 	// every threshold on the learner's probability (the heuristics' spam
-	// verdicts always count as spam).
+	// verdicts always count as spam); the threshold is -1 when only the
+	// heuristics' verdicts stay within it.
 	SweepThreshold float64 `json:"sweep_threshold"`
 	SweepRecall    float64 `json:"sweep_recall"`
 	SweepFPR       float64 `json:"sweep_fpr"`
@@ -174,8 +175,14 @@ func cvFold(ctx context.Context, o Options, f int, train, test []judged) ([]cvSa
 }
 
 // sweep finds the threshold on the learner's probability with the best
-// recall at a false-positive rate of at most maxFPR.
+// recall at a false-positive rate of at most maxFPR; the threshold is -1
+// when none beats the heuristics' verdicts alone (JSON has no infinity).
 func sweep(samples []cvSample, maxFPR float64) (threshold, recall, fpr float64) {
+	defer func() {
+		if math.IsInf(threshold, 1) {
+			threshold = -1
+		}
+	}()
 	score := func(s cvSample) float64 {
 		if s.heur {
 			return math.Inf(1)

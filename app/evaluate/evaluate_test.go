@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/md5"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -113,6 +114,18 @@ func TestEvaluateAccountsForEveryMessage(t *testing.T) {
 	}
 	if c := rep.Compare; c == nil || len(c.Algos) != 2 || c.Algos[0].UndoDelta != 0 {
 		t.Fatalf("comparison %+v: the product's learner must unlearn exactly", c)
+	}
+	// --json prints the whole report, and the text report says what it
+	// measured.
+	if _, err := json.Marshal(rep); err != nil {
+		t.Fatalf("the report does not encode as JSON: %v", err)
+	}
+	var text strings.Builder
+	rep.Print(&text)
+	for _, want := range []string{"Learning curve", "Accounting: 160 messages = 60 decided + 100 scored", "cross-validation", "logistic regression"} {
+		if !strings.Contains(text.String(), want) {
+			t.Fatalf("the report lacks %q:\n%s", want, text.String())
+		}
 	}
 
 	// The same input and seed give the same decisions and lanes.

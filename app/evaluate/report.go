@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -120,7 +119,7 @@ func size(b int64) string {
 }
 
 func threshold(t float64) string {
-	if math.IsInf(t, 1) {
+	if t < 0 {
 		return "none (only the heuristics' verdicts)"
 	}
 	return fmt.Sprintf("%.4f", t)
