@@ -52,6 +52,10 @@ type assessor struct {
 	e     *Engine
 	s     Scout
 	state *LearnState
+
+	// rules are the scout's rules, read on the page's first item.
+	rules     RuleSet
+	rulesRead bool
 }
 
 // assess decides an item's lane, kind and explanation, and returns the
@@ -60,6 +64,10 @@ func (a *assessor) assess(ctx context.Context, meta ItemMetadata, kind EntityKin
 	as := Assessment{Lane: LaneInbox, Approve: -1, Spam: -1, KindFrom: "source"}
 	if meta.Lane.Valid() {
 		as.Lane, as.LaneReason = meta.Lane, meta.LaneReason
+	}
+	rule, err := a.rule(ctx, meta)
+	if err != nil {
+		return as, kind, nil, err
 	}
 	cfg := a.e.cfg.Learning
 	text := meta.Body
@@ -80,7 +88,18 @@ func (a *assessor) assess(ctx context.Context, meta ItemMetadata, kind EntityKin
 		}
 		as.Why = append(as.Why, p.Reasons...)
 	}
+	if rule.decides() {
+		// What the rule says of the lane is what the model is asked
+		// about (or not: nobody files what a rule put aside).
+		meta.Lane = LaneSpam
+		if rule.Verdict == RuleShow {
+			meta.Lane = LaneInbox
+		}
+	}
 	kind = a.categorise(ctx, meta, text, kind, &as)
+	if rule != nil {
+		kind = applyRule(rule, kind, &as)
+	}
 	if cfg.Off {
 		return as, kind, nil, nil
 	}
@@ -114,6 +133,8 @@ func (a *assessor) assess(ctx context.Context, meta ItemMetadata, kind EntityKin
 	spamReady := st.Spam >= set.MinSpam && st.Ham >= set.MinSpam && st.Decisions >= set.ColdStart
 	var why []string
 	switch {
+	case as.RuleID != "":
+		// The user's rule decided the lane; the learner cannot overrule it.
 	case as.Lane == LaneSpam:
 		// The source's own triage (a rule, a heuristic) said spam.
 	case spamReady && pred.Spam.P >= set.SpamAbove:
@@ -133,7 +154,7 @@ func (a *assessor) assess(ctx context.Context, meta ItemMetadata, kind EntityKin
 		as.LaneReason += " — " + strings.Join(why, "; ")
 	}
 	as.Why = append(why, as.Why...)
-	if k := pred.Kind; k.Kind != "" && k.Decisions >= minKindDecisions && k.P >= 0.6 {
+	if k := pred.Kind; k.Kind != "" && k.Decisions >= minKindDecisions && k.P >= 0.6 && as.KindFrom != "rule" {
 		as.LearnedKind, as.LearnedKindP = EntityKind(k.Kind), round3(k.P)
 		if as.LearnedKind != kind {
 			as.Why = append(as.Why, learn.ExplainKind(k)...)

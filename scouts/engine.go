@@ -37,6 +37,9 @@ type EngineConfig struct {
 	UndoWindow time.Duration
 	// Learning wires the learner and the content cues.
 	Learning LearningConfig
+	// Rules loads a scout's rules (once per page of items); they are tried
+	// on each item before anything else. Nil: no scout has rules.
+	Rules func(ctx context.Context, s Scout) (RuleSet, error)
 	// RunState keeps run locks and schedule times in storage (runstate.go);
 	// nil: in memory only.
 	RunState RunState
@@ -404,6 +407,9 @@ func (e *Engine) newItemRecord(ctx context.Context, as *assessor, s Scout, it It
 	if title == "" {
 		title = "Untitled item from " + s.Name
 	}
+	if assessment.title != "" {
+		assessment.SourceTitle, title = meta.Title, assessment.title
+	}
 	sug := Suggestion{
 		ID: NewID("sg"), ScoutID: s.ID, SourceType: s.Kind, SourceRef: it.Ref, TraceID: trace,
 		Title: clip(title, MaxTitleBytes), Excerpt: meta.Excerpt, Sender: meta.Sender, Path: meta.Path, URL: meta.URL,
@@ -442,6 +448,8 @@ func (e *Engine) newItemRecord(ctx context.Context, as *assessor, s Scout, it It
 			change += "your past decisions"
 		case "model":
 			change += "the model's reading"
+		case "rule":
+			change += "your rule “" + assessment.RuleID + "”"
 		default:
 			change += "its content"
 		}
@@ -450,6 +458,9 @@ func (e *Engine) newItemRecord(ctx context.Context, as *assessor, s Scout, it It
 	}
 	if len(assessment.Why) > 0 {
 		why += " — " + strings.Join(assessment.Why, "; ")
+	}
+	if assessment.RuleID != "" {
+		audit = append(audit, ruleAudit(assessment, trace, refs("rule_id", assessment.RuleID), now))
 	}
 	audit = append(audit, AuditEvent{TraceID: trace, Stage: StageTriage, Type: AuditSuggestionCreated, Outcome: OutcomeOK,
 		Summary: fmt.Sprintf("Suggested as %s: %s", kind, why), Refs: refs(), At: now})

@@ -72,6 +72,23 @@ type Assessment struct {
 	// Learning reports the scout's learner when the item arrived, e.g.
 	// "learning — 12 of 30 decisions".
 	Learning string `json:"learning,omitempty"`
+	// RuleID is the user's rule that decided the item's lane (and maybe
+	// its kind, title, project, due date and actions); empty when no rule
+	// matched.
+	RuleID string `json:"rule_id,omitempty"`
+	// RuleActions are the actions that rule attached to the item, their
+	// parameters rendered for it: the plan its approval runs includes
+	// them.
+	RuleActions []RuleAction `json:"rule_actions,omitempty"`
+	// SourceTitle is the title the source gave the item when a rule
+	// replaced it (the card shows the rule's).
+	SourceTitle string `json:"source_title,omitempty"`
+
+	// title is the rule's title for the card, applied when the
+	// suggestion is made; ruleSummary says on the item's trail what the
+	// rule did.
+	title       string
+	ruleSummary string
 
 	// notes are things worth knowing about the assessment itself (the
 	// model's categorisation failed): they go on the item's audit trail,
