@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/learn"
 )
 
 // maxClockSkew bounds the settle guard: a file dated further in the future
@@ -309,6 +310,10 @@ func (c *Connector) item(rel string, info fs.FileInfo, hash string, head []byte,
 			Reason:       c.reason(verb, rel, x, kind),
 			ReceivedAt:   info.ModTime(),
 			Facts:        &scouts.ItemFacts{Size: info.Size(), Text: x.body},
+			// The learner reads the path inside the scout's folder (the
+			// folders above it say nothing about the person's choices)
+			// and the file's first text, transiently.
+			Evidence: &learn.Item{Path: displayString(rel), Body: x.body},
 		},
 		Notes: notes,
 	}

@@ -10,6 +10,7 @@ import (
 	"path"
 
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/learn"
 )
 
 // FetchMetadata reads the file of a ref again for its card, for refs that
@@ -36,6 +37,10 @@ func (c *Connector) FetchMetadata(ctx context.Context, ref string) (scouts.ItemM
 		Reason:       c.reason("File", rel, x, kind),
 		ReceivedAt:   info.ModTime(),
 		Facts:        &scouts.ItemFacts{Size: info.Size(), Text: x.body},
+		// The learner reads the path inside the scout's folder (the
+		// folders above it say nothing about the person's choices)
+		// and the file's first text, transiently.
+		Evidence: &learn.Item{Path: displayString(rel), Body: x.body},
 	}, nil
 }
 
