@@ -40,6 +40,7 @@ type DB struct {
 	Dialect Dialect
 	read    *sql.DB
 	write   *sql.DB
+	cp      *checkpointer // nil: SQLite checkpoints inside commits
 }
 
 // Options tune how a database is opened.
@@ -50,6 +51,10 @@ type Options struct {
 	// process crash loses nothing, a power loss may lose the last commits)
 	// or "full".
 	Synchronous string
+	// BackgroundCheckpoint, when positive, moves SQLite's WAL checkpoints
+	// out of commits: the writer never checkpoints, and a background
+	// connection runs a PASSIVE checkpoint this often (see checkpoint.go).
+	BackgroundCheckpoint time.Duration
 }
 
 // OpenSQLite opens (creating if needed) the SQLite database file at path in
@@ -79,7 +84,11 @@ func OpenSQLite(ctx context.Context, path string, opts Options) (*DB, error) {
 
 	// The writer is opened first: it creates the file and switches it to WAL,
 	// which is persistent, so readers opened afterwards find it in WAL mode.
-	write, err := sql.Open("sqlite3", base+"&_pragma=journal_mode(wal)&_txlock=immediate")
+	writeDSN := base + "&_pragma=journal_mode(wal)&_txlock=immediate"
+	if opts.BackgroundCheckpoint > 0 {
+		writeDSN += "&_pragma=wal_autocheckpoint(0)"
+	}
+	write, err := sql.Open("sqlite3", writeDSN)
 	if err != nil {
 		return nil, fmt.Errorf("store: open sqlite writer: %w", err)
 	}
@@ -112,7 +121,14 @@ func OpenSQLite(ctx context.Context, path string, opts Options) (*DB, error) {
 		read.Close()
 		return nil, fmt.Errorf("store: open sqlite readers: %w", err)
 	}
-	return &DB{Dialect: SQLite, read: read, write: write}, nil
+	db := &DB{Dialect: SQLite, read: read, write: write}
+	if opts.BackgroundCheckpoint > 0 {
+		if db.cp, err = startCheckpointer(base, opts.BackgroundCheckpoint); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("store: open sqlite checkpointer: %w", err)
+		}
+	}
+	return db, nil
 }
 
 // Read returns the pool for queries. On SQLite its connections are
@@ -142,9 +158,13 @@ func (db *DB) Tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	return nil
 }
 
-// Close closes both pools.
+// Close closes both pools (and the checkpointer's connection).
 func (db *DB) Close() error {
-	return errors.Join(db.read.Close(), db.write.Close())
+	var cpErr error
+	if db.cp != nil {
+		cpErr = db.cp.close()
+	}
+	return errors.Join(cpErr, db.read.Close(), db.write.Close())
 }
 
 // Millis stores a time as Unix milliseconds, the zero time as NULL: both
