@@ -70,9 +70,16 @@ type Config struct {
 	// llm.Client, categorising new items (docs/triage.md).
 	Model            triage.Model
 	ModelDailyTokens int
+	// NewModel, when set and Model is not, builds the model with its API
+	// key read from the keyring (the secret core.ModelKeySecret) at each
+	// call.
+	NewModel func(apiKey func(context.Context) (string, error)) (triage.Model, error)
 	// PollInterval is how often scouts that cannot be watched (a local
 	// Gmail scout) are polled; default 5 minutes.
 	PollInterval time.Duration
+	// LockStaleAfter is how long a scout's run lock may go unrenewed
+	// before a run takes it over (default 2 minutes; tests shorten it).
+	LockStaleAfter time.Duration
 }
 
 // Run runs the agent until ctx ends, then shuts down gracefully.
@@ -114,6 +121,7 @@ func Run(ctx context.Context, cfg Config) error {
 	keyring := openKeyring(dir, cfg)
 	ccfg := core.Config{DataDir: dir, Version: cfg.Version, Logger: log, PollInterval: cfg.PollInterval,
 		RelayURL: cfg.RelayURL, RelayToken: cfg.RelayToken, RelayKeyring: relayKeyring{open: keyring}, Autostart: cfg.Autostart}
+	ccfg.SecretStore, ccfg.LockStaleAfter = keyringSecrets{open: keyring}, cfg.LockStaleAfter
 	if cfg.ConfigDir == "" {
 		cfg.ConfigDir = DefaultConfigDir()
 	}
@@ -123,8 +131,16 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Gmail != nil {
 		ccfg.Gmail, ccfg.GmailAPIURL = newGmailAccounts(keyring, cfg.Gmail, log), cfg.Gmail.APIURL
 	}
+	if cfg.Model == nil && cfg.NewModel != nil {
+		m, err := cfg.NewModel(modelKey(keyring))
+		if err != nil {
+			return fmt.Errorf("agent: model: %w", err)
+		}
+		cfg.Model = m
+	}
 	if cfg.Model != nil {
-		ccfg.Model, ccfg.ModelBudget, ccfg.ModelDailyTokens = cfg.Model, triage.NewMemoryBudget(nil), cfg.ModelDailyTokens
+		// The budget is counted in the database (core.setupBudget).
+		ccfg.Model, ccfg.ModelDailyTokens = cfg.Model, cfg.ModelDailyTokens
 	}
 	c, err := core.Open(ctx, ccfg)
 	if err != nil {

@@ -36,6 +36,9 @@ type Status struct {
 	// Lanes counts pending cards per lane: inbox, screened, spam.
 	Lanes    map[string]int `json:"lanes"`
 	Entities map[string]int `json:"entities"` // count by kind
+	// ModelBudget lists the scouts whose model budget is spent today: they
+	// use rules and their learner only until it resets.
+	ModelBudget []SpentBudget `json:"model_budget,omitempty"`
 	// Relay is the relay connection; absent when the desktop runs alone.
 	Relay *RelayStatus `json:"relay,omitempty"`
 }
@@ -104,6 +107,9 @@ type Scout struct {
 	CreatedAt time.Time       `json:"created_at"`
 	UpdatedAt time.Time       `json:"updated_at"`
 	Health    ScoutHealth     `json:"health"`
+	// Schedule and Budget are the scout's run settings (docs/schedules.md).
+	Schedule Schedule `json:"schedule"`
+	Budget   Budget   `json:"budget"`
 }
 
 // ScoutHealth answers "is this scout working?".
@@ -115,6 +121,13 @@ type ScoutHealth struct {
 	LastError     string     `json:"last_error,omitempty"`
 	LastRunNew    int        `json:"last_run_new"`
 	TotalNew      int        `json:"total_new"`
+	// NextRunAt is the next scheduled run (scouts with a cron schedule).
+	NextRunAt *time.Time `json:"next_run_at,omitempty"`
+	// Runs in progress now, and whether one more waits behind them.
+	ActiveRuns int  `json:"active_runs,omitempty"`
+	Queued     bool `json:"queued,omitempty"`
+	// ModelBudget is today's model budget (with a model configured).
+	ModelBudget *BudgetStatus `json:"model_budget,omitempty"`
 }
 
 // CreateScout is the body of POST /api/v1/scouts.
@@ -134,6 +147,9 @@ type CreateScout struct {
 	// Config is the kind-specific configuration; fields above take
 	// precedence over the same fields in it.
 	Config json.RawMessage `json:"config,omitempty"`
+	// Schedule and Budget are the run settings (absent: defaults).
+	Schedule *Schedule `json:"schedule,omitempty"`
+	Budget   *Budget   `json:"budget,omitempty"`
 }
 
 // PatchScout is the body of PATCH /api/v1/scouts/{id}; absent fields are
@@ -149,6 +165,9 @@ type PatchScout struct {
 	// RotateHookToken gives a webhook scout a new token, returned once in
 	// hook_token.
 	RotateHookToken bool `json:"rotate_hook_token,omitempty"`
+	// Schedule and Budget replace the run settings whole.
+	Schedule *Schedule `json:"schedule,omitempty"`
+	Budget   *Budget   `json:"budget,omitempty"`
 }
 
 // Suggestion is a card.
@@ -171,6 +190,8 @@ type Suggestion struct {
 	ResolvedAt   *time.Time `json:"resolved_at,omitempty"`
 	ResolvedKind string     `json:"resolved_kind,omitempty"`
 	ResolvedID   string     `json:"resolved_entity_id,omitempty"`
+	// ExpiredReason says why an expired suggestion expired (its audit).
+	ExpiredReason string `json:"expired_reason,omitempty"`
 	// Lane is where a pending card waits: inbox, screened or spam.
 	Lane string `json:"lane"`
 	// Rescued is set when the person brought the card back from a lane

@@ -56,12 +56,18 @@ Talking to a running agent:
   scouts                                 list scouts and their health
   scouts add-folder PATH [--auto] [--name N] [--include GLOB]... [--exclude GLOB]... [--existing] [--force]
   scouts enable|disable|review|auto|run|rm ID
+  scouts schedule ID [--cron EXPR] [--tz ZONE] [--overlap skip|queue-one|allow]
+          [--catch-up run-once|skip] | --clear
+                                         when the scout runs by itself (docs/schedules.md)
+  scouts budget ID [--run N] [--day N]   cap its model tokens per run and per day (never
+                                         above the agent's --llm-daily-tokens)
   suggestions [--status S] [--lane inbox|screened|spam|all] [--json]
                                          list suggestions (default: the pending inbox,
                                          most likely to be approved first)
   show ID                                one suggestion with its audit trail ("why")
   approve ID --as task|note|event|project [--title T] [--body B] [--due DATE]
   reject ID
+  revive ID                              bring an expired suggestion back to pending
   spam ID                                reject as spam (teaches the scout's learner)
   bring-back ID                          from Screened or Spam back to the inbox (alias: restore)
   screen ID                              from the inbox to Screened
@@ -76,6 +82,10 @@ Talking to a running agent:
                                          scouts-relay device add (- reads it from standard
                                          input); it is kept in the OS keyring
   relay logout | relay status            forget the relay (and its token) | show the link
+  secrets [list] | secrets set NAME | secrets rm NAME
+                                         secrets in the OS keyring, named by definitions
+                                         ({"secret": "NAME"}); set reads the value from
+                                         standard input. llm-api-key is the model's key
   version
 
 Measuring (no agent needed):
@@ -141,6 +151,10 @@ func Main(args []string, env Env) int {
 		err = runEntities(ctx, strings.TrimSuffix(cmd, "s"), rest, env)
 	case "audit":
 		err = runAudit(ctx, rest, env)
+	case "secrets", "secret":
+		err = runSecrets(ctx, rest, env)
+	case "revive":
+		err = runRevive(ctx, rest, env)
 	case "eval":
 		err = runEval(ctx, rest, env)
 	default:

@@ -78,6 +78,7 @@ func runStatus(ctx context.Context, args []string, env Env) error {
 		st.Lanes["screened"], st.Lanes["spam"])
 	fmt.Fprintf(w, "Entities\t%s, %s, %s, %s\n", plural(st.Entities["task"], "task"), plural(st.Entities["note"], "note"),
 		plural(st.Entities["event"], "event"), plural(st.Entities["project"], "project"))
+	statusRuns(w, st, env)
 	return w.Flush()
 }
 
@@ -93,6 +94,10 @@ func runScouts(ctx context.Context, args []string, env Env) error {
 		return addFolder(ctx, args, env)
 	case "enable", "disable", "review", "auto", "run", "rm", "delete":
 		return changeScout(ctx, sub, args, env)
+	case "schedule":
+		return scheduleScout(ctx, args, env)
+	case "budget":
+		return budgetScout(ctx, args, env)
 	}
 	return usageErrorf("unknown subcommand %q (want list, add-folder, enable, disable, review, auto, run, rm)", sub)
 }
@@ -257,6 +262,14 @@ func runSuggestions(ctx context.Context, args []string, env Env) error {
 		return nil
 	}
 	w := table(env.Stdout)
+	if *status == "expired" {
+		expiredRows(w, list)
+		if err := w.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "\nBring one back to pending with: %s revive ID\n", env.program())
+		return nil
+	}
 	if below {
 		fmt.Fprintln(w, "ID\tAGE\tKIND\tTITLE\tWHY HERE")
 	} else {

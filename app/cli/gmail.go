@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/scouts-hq/scouts/app/agent"
 	"github.com/scouts-hq/scouts/app/gmailauth"
+	"github.com/scouts-hq/scouts/scouts/triage"
 	"github.com/scouts-hq/scouts/scouts/triage/llm"
 )
 
@@ -20,7 +22,7 @@ type gmailOptions struct {
 	llmURL, llmModel, llmKeyFile string
 	llmDailyTokens               int
 	openBrowser                  bool
-	poll                         time.Duration
+	poll, lockStale              time.Duration
 }
 
 func gmailFlags(f *flags) *gmailOptions {
@@ -34,10 +36,11 @@ func gmailFlags(f *flags) *gmailOptions {
 	f.StringVar(&o.keyring, "keyring", "auto", "where tokens (Gmail's, the relay's device token) live: auto, secret-service, keychain, wincred or file (passphrase from SCOUTS_KEYRING_PASSPHRASE or SCOUTS_KEYRING_PASSPHRASE_FILE)")
 	f.StringVar(&o.llmURL, "llm-url", "", "OpenAI-compatible API root for the optional model: Gmail triage verdicts and categorising new items (docs/triage.md)")
 	f.StringVar(&o.llmModel, "llm-model", "", "model name")
-	f.StringVar(&o.llmKeyFile, "llm-key-file", "", "file holding the model API key")
-	f.IntVar(&o.llmDailyTokens, "llm-daily-tokens", 200_000, "hard daily token cap per scout")
+	f.StringVar(&o.llmKeyFile, "llm-key-file", "", "file holding the model API key (default: the secret llm-api-key in the OS keyring, see scouts secrets set)")
+	f.IntVar(&o.llmDailyTokens, "llm-daily-tokens", 200_000, "hard daily token cap per scout: no scout's budget can exceed it")
 	f.BoolVar(&o.openBrowser, "open-browser", true, "open the system browser for Gmail consent (false: only return the link, for headless machines)")
-	f.DurationVar(&o.poll, "poll-interval", 5*time.Minute, "how often scouts without push (local-mode Gmail) are polled")
+	f.DurationVar(&o.poll, "poll-interval", 5*time.Minute, "how often scouts without push or a schedule of their own (local-mode Gmail) are polled")
+	f.DurationVar(&o.lockStale, "lock-stale-after", 2*time.Minute, "a scout's run lock not renewed for this long is taken over (its holder is taken for dead)")
 	return o
 }
 
@@ -46,21 +49,34 @@ func (o *gmailOptions) apply(cfg *agent.Config, env Env) error {
 		return usageErrorf("--poll-interval must be at least 1s")
 	}
 	cfg.PollInterval = o.poll
+	if o.lockStale < time.Second {
+		return usageErrorf("--lock-stale-after must be at least 1s")
+	}
+	cfg.LockStaleAfter = o.lockStale
 	cfg.Keyring, cfg.Getenv = o.keyring, os.Getenv
 	if o.llmURL != "" {
-		key := ""
+		mc := llm.Config{BaseURL: o.llmURL, Model: o.llmModel}
 		if o.llmKeyFile != "" {
 			k, err := llm.ReadKeyFile(o.llmKeyFile)
 			if err != nil {
 				return err
 			}
-			key = k
+			mc.APIKey = k
 		}
-		m, err := llm.New(llm.Config{BaseURL: o.llmURL, Model: o.llmModel, APIKey: key})
+		m, err := llm.New(mc)
 		if err != nil {
 			return usageErrorf("--llm-url: %v", err)
 		}
 		cfg.Model, cfg.ModelDailyTokens = m, o.llmDailyTokens
+		if o.llmKeyFile == "" {
+			// The key is the secret llm-api-key in the keyring (scouts
+			// secrets set llm-api-key), read at each call.
+			cfg.Model = nil
+			cfg.NewModel = func(key func(context.Context) (string, error)) (triage.Model, error) {
+				mc.APIKeyFunc = key
+				return llm.New(mc)
+			}
+		}
 	}
 	if o.clientID == "" {
 		return nil

@@ -26,6 +26,11 @@ type Config struct {
 	Now func() time.Time
 	// PollInterval is the engine's fallback polling interval (default 5m).
 	PollInterval time.Duration
+	// LockStaleAfter is how long a scout's run lock may go unrenewed
+	// before another run takes it over (default scouts.LockStaleAfter).
+	LockStaleAfter time.Duration
+	// SecretStore keeps the named secrets (secrets.go); nil: none.
+	SecretStore SecretStore
 	// RelayURL and RelayToken connect the desktop to a relay (webhook and
 	// cloud scouts) for the whole run (the agent's --relay and
 	// --device-token-file); without them the desktop connects to the relay
@@ -77,6 +82,7 @@ type Core struct {
 
 	gmailHints  gmailHints
 	relayHealth sync.Map // scout id → error the relay last reported (nil: ok)
+	runs        runSettings
 	gmailKick   chan struct{}
 	cancel      context.CancelFunc
 	wg          sync.WaitGroup
@@ -107,6 +113,7 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 	}
 	c := &Core{DB: db, cfg: cfg, log: cfg.Logger, now: cfg.Now, started: cfg.Now(), gmailKick: make(chan struct{}, 1)}
 	c.Bus = NewBus(4096, c.started.UnixMicro())
+	c.setupRuns()
 	c.Engine = scouts.NewEngine(scouts.EngineConfig{
 		Store:        db,
 		Openers:      map[scouts.Kind]scouts.Opener{scouts.KindFolder: c.openFolder, scouts.KindGmail: c.openGmail},
@@ -116,6 +123,8 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 		Now:          cfg.Now,
 		PollInterval: cfg.PollInterval,
 		Learning:     scouts.LearningConfig{Salt: salt, Propose: c.proposeFromContent, Categorise: c.categoriseStep()},
+		RunState:     c.runState(),
+		RunContext:   c.runContext,
 	})
 	return c, nil
 }

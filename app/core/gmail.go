@@ -285,6 +285,9 @@ func (c *Core) openGmail(ctx context.Context, s scouts.Scout) (scouts.SourceConn
 		Logger:    c.log.With("scout", s.ID)}
 	if g.Mode == GmailRelayPing {
 		o.Hints, o.PollEvery = c.gmailHints.channel(s.ID), c.cfg.PollInterval
+		if s.Schedule.HasCron() {
+			o.PollEvery = -1 // the scout's own schedule is its fallback poll
+		}
 		o.Topic, o.Watches = g.PushTopic, gmailCursor{c: c, scoutID: s.ID}
 	}
 	conn, err := gmail.NewConnector(o)

@@ -21,6 +21,9 @@ type NewScout struct {
 	Review  bool
 	Enabled bool
 	Config  json.RawMessage
+	// Schedule and Budget are the scout's run settings (zero: defaults).
+	Schedule scouts.Schedule
+	Budget   scouts.Budget
 	// Force creates a folder scout over a tree larger than
 	// Config.FolderMaxFiles.
 	Force bool
@@ -42,6 +45,7 @@ func (c *Core) CreateScout(ctx context.Context, in NewScout) (Created, error) {
 	s := scouts.Scout{
 		ID: scouts.NewID("sc"), Kind: in.Kind, Name: strings.TrimSpace(in.Name),
 		Enabled: in.Enabled, Review: in.Review, Config: in.Config, CreatedAt: now, UpdatedAt: now,
+		Schedule: in.Schedule, Budget: in.Budget,
 	}
 	var out Created
 	var hookHash string
@@ -128,7 +132,10 @@ func (c *Core) checkScout(ctx context.Context, s *scouts.Scout) error {
 			return err
 		}
 	}
-	return s.Validate()
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	return c.checkRunSettings(s)
 }
 
 // Defaults for Config.FolderWarnFiles and FolderMaxFiles. A scan handles
@@ -220,6 +227,9 @@ type ScoutPatch struct {
 	// RotateHookToken gives a webhook scout a new token (returned once);
 	// the old one stops working when the relay applies the change.
 	RotateHookToken bool
+	// Schedule and Budget, when set, replace the scout's run settings.
+	Schedule *scouts.Schedule
+	Budget   *scouts.Budget
 }
 
 // UpdateScout applies p to a scout and restarts it with the new settings.
@@ -249,6 +259,12 @@ func (c *Core) UpdateScout(ctx context.Context, id string, p ScoutPatch) (Create
 	}
 	if len(p.Config) > 0 {
 		s.Config = p.Config
+	}
+	if p.Schedule != nil {
+		s.Schedule = *p.Schedule
+	}
+	if p.Budget != nil {
+		s.Budget = *p.Budget
 	}
 	if p.Include != nil || p.Exclude != nil {
 		if s.Kind != scouts.KindFolder {

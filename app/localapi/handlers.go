@@ -35,6 +35,9 @@ func (s *Server) status(r *http.Request) (apitype.Status, error) {
 		rel := toRelayStatus(rs)
 		out.Relay = &rel
 	}
+	if out.ModelBudget, err = s.spentBudgets(r); err != nil {
+		return apitype.Status{}, err
+	}
 	return out, nil
 }
 
@@ -52,7 +55,7 @@ func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
 func (s *Server) scoutOut(sc scouts.Scout) apitype.Scout {
 	// The live runner is the ground truth: an enabled scout whose
 	// connector failed to open is enabled but not running.
-	return toScout(sc, s.core.Engine.IsRunning(sc.ID))
+	return s.withRuns(toScout(sc, s.core.Engine.IsRunning(sc.ID)), sc)
 }
 
 func (s *Server) handleListScouts(w http.ResponseWriter, r *http.Request) {
@@ -107,6 +110,12 @@ func (s *Server) handleCreateScout(w http.ResponseWriter, r *http.Request) {
 		ns.Enabled = *in.Enabled
 	}
 	ns.Force = in.Force
+	if sc := fromSchedule(in.Schedule); sc != nil {
+		ns.Schedule = *sc
+	}
+	if b := fromBudget(in.Budget); b != nil {
+		ns.Budget = *b
+	}
 	created, err := s.core.CreateScout(r.Context(), ns)
 	if err != nil {
 		s.fail(w, r, err)
@@ -128,7 +137,7 @@ func (s *Server) handlePatchScout(w http.ResponseWriter, r *http.Request) {
 	}
 	updated, err := s.core.UpdateScout(r.Context(), r.PathValue("id"), core.ScoutPatch{
 		Name: in.Name, Enabled: in.Enabled, Review: in.Review, Config: in.Config, Include: in.Include, Exclude: in.Exclude,
-		RotateHookToken: in.RotateHookToken,
+		RotateHookToken: in.RotateHookToken, Schedule: fromSchedule(in.Schedule), Budget: fromBudget(in.Budget),
 	})
 	if err != nil {
 		s.fail(w, r, err)
@@ -201,7 +210,12 @@ func (s *Server) handleListSuggestions(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, convertAll(list, toSuggestion))
+	out := convertAll(list, toSuggestion)
+	if err := s.withExpiryReasons(r, list, out); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) handleGetSuggestion(w http.ResponseWriter, r *http.Request) {

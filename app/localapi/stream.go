@@ -120,6 +120,8 @@ func (s *Server) eventData(ev scouts.Event) any {
 	switch d := ev.Data.(type) {
 	case scouts.Suggestion:
 		return toSuggestion(d)
+	case core.SecretsChanged:
+		return apitype.Secrets{Names: d.Names}
 	case scouts.Entity:
 		return toEntity(d)
 	case scouts.Scout:

@@ -34,7 +34,8 @@ type ConnectorOptions struct {
 	Seen func(ctx context.Context, id string) (bool, error)
 	// Hints, for relay-ping mode, delivers the relay's mailbox_changed
 	// hints; nil in local mode, where the engine polls. PollEvery is the
-	// fallback sync between hints, for notifications Pub/Sub lost.
+	// fallback sync between hints, for notifications Pub/Sub lost
+	// (default 5 minutes; negative: none, the scout's schedule polls).
 	Hints     <-chan struct{}
 	PollEvery time.Duration
 	// Topic, in relay-ping mode, is the relay's Pub/Sub topic: the desktop
@@ -215,18 +216,22 @@ func (c *Connector) Watch(ctx context.Context, notify func()) error {
 		return scouts.ErrCannotWatch
 	}
 	every := c.o.PollEvery
-	if every <= 0 {
+	if every == 0 {
 		every = 5 * time.Minute
 	}
-	t := time.NewTicker(every)
-	defer t.Stop()
+	var tick <-chan time.Time
+	if every > 0 {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		tick = t.C
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-c.o.Hints:
 			notify()
-		case <-t.C:
+		case <-tick:
 			notify()
 		}
 	}

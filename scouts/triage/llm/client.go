@@ -49,6 +49,10 @@ type Config struct {
 	// APIKey is sent as a bearer token; empty for local servers that need
 	// none. Read it from a file with ReadKeyFile, never from a flag.
 	APIKey string
+	// APIKeyFunc, used when APIKey is empty, reads the key at each request
+	// (from the OS keyring, so that a key set or changed there applies at
+	// once); "" sends none.
+	APIKeyFunc func(ctx context.Context) (string, error)
 	// Timeout bounds each call, connection included (default 30 s).
 	Timeout time.Duration
 	// MaxCompletionTokens caps the answer (default 256; a verdict needs
@@ -171,8 +175,17 @@ func (c *Client) post(ctx context.Context, body []byte) ([]byte, error) {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
-	if c.cfg.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
+	key := c.cfg.APIKey
+	if key == "" && c.cfg.APIKeyFunc != nil {
+		if key, err = c.cfg.APIKeyFunc(ctx); err != nil {
+			return nil, fmt.Errorf("the model's API key could not be read: %w", err)
+		}
+		if strings.ContainsAny(key, "\r\n") {
+			return nil, errors.New("the model's API key is not a single line")
+		}
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {

@@ -1,0 +1,158 @@
+package core
+
+import (
+	"context"
+	"regexp"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/scouts-hq/scouts/scouts"
+)
+
+// SecretStore keeps named secrets (a webhook's signing key, the model's
+// API key) in the OS keyring. Values never reach the database, a
+// definition, an export, a log, the audit or a model: definitions name
+// them ({"secret": "crm-webhook-token"}) and ResolveSecret reads them when
+// an action runs.
+type SecretStore interface {
+	// SecretNames lists the names, sorted.
+	SecretNames(ctx context.Context) ([]string, error)
+	// Secret reads one; ENotFound when there is none by that name.
+	Secret(ctx context.Context, name string) ([]byte, error)
+	SetSecret(ctx context.Context, name string, value []byte) error
+	// DeleteSecret removes one; ENotFound when there is none.
+	DeleteSecret(ctx context.Context, name string) error
+}
+
+// ModelKeySecret names the model's API key among the secrets: the agent
+// reads it when --llm-key-file is not given.
+const ModelKeySecret = "llm-api-key"
+
+// MaxSecretBytes bounds a secret's value.
+const MaxSecretBytes = 16 << 10
+
+var secretName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,100}$`)
+
+// CheckSecretName checks a secret's name as definitions refer to it.
+func CheckSecretName(name string) error {
+	if !secretName.MatchString(name) {
+		return scouts.Errorf(scouts.EInvalid, "secret name %q: use 1 to 100 letters, digits, dots, dashes or underscores", clipName(name))
+	}
+	return nil
+}
+
+func clipName(s string) string {
+	if len(s) <= 40 {
+		return s
+	}
+	i := 40
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
+
+// Audit event types of secrets: names only, never values.
+const (
+	AuditSecretSet     = "secret.set"
+	AuditSecretRemoved = "secret.removed"
+)
+
+// EventSecrets is published when a secret is set or removed, with
+// SecretsChanged: the names, never a value.
+const EventSecrets = "secrets.changed"
+
+// SecretsChanged is the data of EventSecrets.
+type SecretsChanged struct {
+	Names []string
+}
+
+func (c *Core) secretStore() (SecretStore, error) {
+	if c.cfg.SecretStore == nil {
+		return nil, scouts.Errorf(scouts.EUnavailable, "this agent keeps no secrets: it has no keyring")
+	}
+	return c.cfg.SecretStore, nil
+}
+
+// SecretNames lists the names of the secrets kept.
+func (c *Core) SecretNames(ctx context.Context) ([]string, error) {
+	st, err := c.secretStore()
+	if err != nil {
+		return nil, err
+	}
+	names, err := st.SecretNames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// SetSecret keeps a secret's value in the keyring, replacing any.
+func (c *Core) SetSecret(ctx context.Context, name string, value []byte) error {
+	if err := CheckSecretName(name); err != nil {
+		return err
+	}
+	switch {
+	case len(value) == 0:
+		return scouts.Errorf(scouts.EInvalid, "secret %s: the value is empty", name)
+	case len(value) > MaxSecretBytes:
+		return scouts.Errorf(scouts.EInvalid, "secret %s: the value is larger than %d bytes", name, MaxSecretBytes)
+	}
+	st, err := c.secretStore()
+	if err != nil {
+		return err
+	}
+	if err := st.SetSecret(ctx, name, value); err != nil {
+		return err
+	}
+	c.secretChanged(ctx, AuditSecretSet, "Secret "+name+" set (its value is in the OS keyring)", name)
+	return nil
+}
+
+// DeleteSecret removes a secret from the keyring.
+func (c *Core) DeleteSecret(ctx context.Context, name string) error {
+	if err := CheckSecretName(name); err != nil {
+		return err
+	}
+	st, err := c.secretStore()
+	if err != nil {
+		return err
+	}
+	if err := st.DeleteSecret(ctx, name); err != nil {
+		return err
+	}
+	c.secretChanged(ctx, AuditSecretRemoved, "Secret "+name+" removed from the OS keyring", name)
+	return nil
+}
+
+// ResolveSecret reads a secret a definition names, when it is used (an
+// action's header, the model's key). The value goes to the request that
+// needs it and nowhere else.
+func (c *Core) ResolveSecret(ctx context.Context, name string) (string, error) {
+	if err := CheckSecretName(name); err != nil {
+		return "", err
+	}
+	st, err := c.secretStore()
+	if err != nil {
+		return "", err
+	}
+	v, err := st.Secret(ctx, name)
+	if err != nil {
+		return "", err
+	}
+	return string(v), nil
+}
+
+func (c *Core) secretChanged(ctx context.Context, typ, summary, name string) {
+	ev := scouts.AuditEvent{TraceID: scouts.NewID("tr"), Stage: scouts.StageDecision, Type: typ, Outcome: scouts.OutcomeOK,
+		Summary: summary, Refs: map[string]string{"secret": name, "actor": "user"}, At: c.now()}
+	if err := c.DB.AppendAudit(ctx, ev); err != nil {
+		c.log.Warn("audit a secret change", "secret", name, "err", err)
+	}
+	names, err := c.SecretNames(ctx)
+	if err != nil {
+		return
+	}
+	c.Bus.Publish(scouts.Event{Type: EventSecrets, Data: SecretsChanged{Names: names}})
+}
