@@ -71,19 +71,19 @@ func (s Schedule) Validate() error {
 	return err
 }
 
-// Normalize returns s with its defaults spelt out (overlap queue-one,
-// catch-up run-once) after checking it.
+// Normalize checks s and returns it with its defaults spelt out: overlap
+// queue-one and, with a cron expression, catch-up run-once.
 func (s Schedule) Normalize() (Schedule, error) {
 	s.Cron = strings.TrimSpace(s.Cron)
 	s.TimeZone = strings.TrimSpace(s.TimeZone)
+	if err := s.Validate(); err != nil {
+		return s, err
+	}
 	if s.Overlap == "" {
 		s.Overlap = OverlapQueueOne
 	}
-	if s.CatchUp == "" {
+	if s.CatchUp == "" && s.Cron != "" {
 		s.CatchUp = CatchUpRunOnce
-	}
-	if err := s.Validate(); err != nil {
-		return s, err
 	}
 	return s, nil
 }
