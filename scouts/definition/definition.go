@@ -1,0 +1,89 @@
+// Package definition is a scout as a document: the versioned JSON (or
+// YAML) form a scout is exported to, imported from and kept in a
+// definitions folder, with its JSON Schema. It knows nothing of storage:
+// app/core converts documents to and from stored scouts.
+package definition
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// FormatVersion is the version of the document format this package writes
+// and reads.
+const FormatVersion = 1
+
+// Document is one scout's definition.
+type Document struct {
+	Version int    `json:"version"`
+	ID      string `json:"id,omitempty"`
+	Kind    string `json:"kind"`
+	Name    string `json:"name"`
+	Enabled bool   `json:"enabled"`
+	Review  bool   `json:"review"`
+	// Source is the kind's settings (a folder's path and globs, a
+	// mailbox and its mode); never a token.
+	Source json.RawMessage `json:"source,omitempty"`
+	// Rules are the scout's rules in order, as rules.schema.json has them.
+	Rules    []json.RawMessage `json:"rules,omitempty"`
+	Learning *Learning         `json:"learning,omitempty"`
+	Schedule *Schedule         `json:"schedule,omitempty"`
+	Budget   *Budget           `json:"budget,omitempty"`
+}
+
+// Learning are the learner's thresholds.
+type Learning struct {
+	ColdStart   int     `json:"cold_start"`
+	ScreenBelow float64 `json:"screen_below"`
+	SpamAbove   float64 `json:"spam_above"`
+	MinSpam     int     `json:"min_spam"`
+}
+
+// Schedule is when the scout runs by itself.
+type Schedule struct {
+	Cron     string `json:"cron,omitempty"`
+	TimeZone string `json:"time_zone,omitempty"`
+	Overlap  string `json:"overlap,omitempty"`
+	CatchUp  string `json:"catch_up,omitempty"`
+}
+
+// Budget caps the model tokens the scout spends.
+type Budget struct {
+	RunTokens int `json:"run_tokens,omitempty"`
+	DayTokens int `json:"day_tokens,omitempty"`
+}
+
+// Error is a document that cannot be read or breaks the schema: where (a
+// 1-based line of the file, 0 when unknown) and why.
+type Error struct {
+	File   string `json:"file,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	Reason string `json:"reason"`
+}
+
+func (e *Error) Error() string {
+	switch {
+	case e.File != "" && e.Line > 0:
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Reason)
+	case e.File != "":
+		return e.File + ": " + e.Reason
+	case e.Line > 0:
+		return fmt.Sprintf("line %d: %s", e.Line, e.Reason)
+	}
+	return e.Reason
+}
+
+// Marshal writes d as indented JSON, its canonical form (what versions
+// store and diffs compare).
+func Marshal(d Document) ([]byte, error) {
+	d.Version = FormatVersion
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(d); err != nil {
+		return nil, fmt.Errorf("definition: marshal: %w", err)
+	}
+	return buf.Bytes(), nil
+}

@@ -1,0 +1,99 @@
+package definition
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+//go:embed scout.schema.json
+var schemaJSON []byte
+
+// SchemaURL is the schema's $id.
+const SchemaURL = "https://github.com/scouts-hq/scouts/raw/main/docs/scout.schema.json"
+
+// Schema returns the definition format as a JSON Schema (draft 2020-12):
+// what GET /api/v1/schema/scout serves and docs/scout.schema.json holds.
+func Schema() []byte { return bytes.Clone(schemaJSON) }
+
+var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
+	if err != nil {
+		return nil, fmt.Errorf("definition: schema: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(SchemaURL, doc); err != nil {
+		return nil, fmt.Errorf("definition: schema: %w", err)
+	}
+	s, err := c.Compile(SchemaURL)
+	if err != nil {
+		return nil, fmt.Errorf("definition: schema: %w", err)
+	}
+	return s, nil
+})
+
+// problem is the first place a document breaks the schema.
+type problem struct {
+	at   []string
+	msg  string
+	more int
+}
+
+func (p *problem) String() string {
+	where := "the document"
+	if len(p.at) > 0 {
+		where = "/" + strings.Join(p.at, "/")
+	}
+	s := where + ": " + p.msg
+	if p.more > 0 {
+		s += fmt.Sprintf(" (and %d more)", p.more)
+	}
+	return s
+}
+
+// validate checks raw JSON against the schema; nil when it holds. The
+// deepest failures say what is wrong; the first of them (in document
+// order of their location) is reported.
+func validate(raw []byte) *problem {
+	s, err := compiled()
+	if err != nil {
+		return &problem{msg: err.Error()}
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return &problem{msg: err.Error()}
+	}
+	err = s.Validate(v)
+	if err == nil {
+		return nil
+	}
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return &problem{msg: err.Error()}
+	}
+	pr := message.NewPrinter(language.English)
+	var all []problem
+	var leaves func(e *jsonschema.ValidationError)
+	leaves = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				leaves(c)
+			}
+			return
+		}
+		all = append(all, problem{at: e.InstanceLocation, msg: e.ErrorKind.LocalizedString(pr)})
+	}
+	leaves(ve)
+	// The deepest location is the most precise.
+	slices.SortStableFunc(all, func(a, b problem) int { return len(b.at) - len(a.at) })
+	p := all[0]
+	p.more = len(all) - 1
+	return &p
+}
