@@ -112,7 +112,12 @@ func (s *Server) serve(method string, h handler, r *http.Request) (any, *mailbox
 		return nil, nil, errFailedPrecondition("Mail service not enabled")
 	}
 	mb.calls[method]++
-	for _, key := range []string{method, "*"} {
+	keys := []string{method, "*"}
+	if id := r.PathValue("id"); id != "" {
+		mb.calls[method+"/"+id]++
+		keys = append([]string{method + "/" + id}, keys...)
+	}
+	for _, key := range keys {
 		if f := mb.faults[key]; f != nil {
 			if f.times > 0 {
 				if f.times--; f.times == 0 {

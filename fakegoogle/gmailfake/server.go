@@ -250,6 +250,23 @@ func (s *Server) Fail(email, method string, status int, times int, retryAfter ti
 	mb.faults[method] = &fault{status: status, times: times, retryAfter: retryAfter}
 }
 
+// FailMessage is Fail for the calls of method naming one message id
+// ("messages.get" of the third message of a sync, say).
+func (s *Server) FailMessage(email, method, id string, status, times int) {
+	s.Fail(email, method+"/"+id, status, times, 0)
+}
+
+// MessageCalls counts the calls of method naming the message id, faulted
+// ones included: how often a client fetched it.
+func (s *Server) MessageCalls(email, method, id string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if mb := s.mailbox(email); mb != nil {
+		return mb.calls[method+"/"+id]
+	}
+	return 0
+}
+
 // SetLatency delays every API request by d.
 func (s *Server) SetLatency(d time.Duration) {
 	s.mu.Lock()
@@ -311,7 +328,9 @@ func (s *Server) Calls(email string) map[string]int {
 	out := map[string]int{}
 	if mb := s.mailbox(email); mb != nil {
 		for k, v := range mb.calls {
-			out[k] = v
+			if !strings.Contains(k, "/") { // per-message counts: MessageCalls
+				out[k] = v
+			}
 		}
 	}
 	return out

@@ -51,7 +51,7 @@ func gmailFlags(f *flagSet) *gmailOptions {
 	f.StringVar(&o.llmURL, "llm-url", "", "OpenAI-compatible API root for the optional model step")
 	f.StringVar(&o.llmModel, "llm-model", "", "model name")
 	f.StringVar(&o.llmKeyFile, "llm-key-file", "", "file holding the model API key")
-	f.IntVar(&o.llmDailyTokens, "llm-daily-tokens", 200_000, "hard daily token cap per scout")
+	f.IntVar(&o.llmDailyTokens, "llm-daily-tokens", 200_000, "hard daily token cap per scout, counted in the database (shared by every instance)")
 	return o
 }
 
@@ -89,7 +89,9 @@ func (o *gmailOptions) build(db *relaydb.DB, log *slog.Logger, send func(userID,
 		if err != nil {
 			return nil, nil, fmt.Errorf("--llm-url: %w", err)
 		}
-		cfg.Model, cfg.Budget, cfg.DailyTokens = m, triage.NewMemoryBudget(nil), o.llmDailyTokens
+		// Counted in the database: shared by every instance on it, and kept
+		// across restarts.
+		cfg.Model, cfg.Budget, cfg.DailyTokens = m, triage.LedgerBudget{Ledger: db}, o.llmDailyTokens
 	}
 	var verifier *pushauth.Verifier
 	if o.subscription == "" {

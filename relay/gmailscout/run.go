@@ -76,7 +76,7 @@ func (s *Service) runLoop(ctx context.Context, scoutID string, r *scoutRun) {
 		r.waiters, r.watch, r.again = nil, false, false
 		r.mu.Unlock()
 
-		err := s.syncScout(ctx, scoutID, watch)
+		err := s.syncLeased(ctx, scoutID, watch)
 		for _, w := range waiters {
 			w <- err
 		}

@@ -55,6 +55,15 @@ type Config struct {
 	Model       triage.Model
 	Budget      triage.Budget
 	DailyTokens int
+	// InstanceID names this instance as a scout's sync lease holder
+	// (default: host, process and a random part). LeaseTTL is how long a
+	// lease lasts unrenewed (default DefaultLeaseTTL): a sync held by an
+	// instance that died waits at most that long. LeaseRetry is how often
+	// an instance waiting for a lease asks again (default
+	// DefaultLeaseRetry).
+	InstanceID string
+	LeaseTTL   time.Duration
+	LeaseRetry time.Duration
 	// Send delivers a frame to the user's connected devices (scout_status,
 	// mailbox_changed); nothing is queued for absent ones.
 	Send       func(userID, frameType string, data any)
@@ -70,6 +79,8 @@ type Service struct {
 	log   *slog.Logger
 	wake  chan struct{}
 	cards *cardCache
+	// instance holds scouts' sync leases (lease.go).
+	instance string
 
 	mu      sync.Mutex
 	runs    map[string]*scoutRun // by scout id
@@ -100,7 +111,16 @@ func New(cfg Config) *Service {
 	if cfg.Send == nil {
 		cfg.Send = func(string, string, any) {}
 	}
-	return &Service{cfg: cfg, db: cfg.DB, log: cfg.Logger, wake: make(chan struct{}, 1),
+	if cfg.InstanceID == "" {
+		cfg.InstanceID = newInstanceID()
+	}
+	if cfg.LeaseTTL <= 0 {
+		cfg.LeaseTTL = DefaultLeaseTTL
+	}
+	if cfg.LeaseRetry <= 0 {
+		cfg.LeaseRetry = DefaultLeaseRetry
+	}
+	return &Service{cfg: cfg, db: cfg.DB, log: cfg.Logger, wake: make(chan struct{}, 1), instance: cfg.InstanceID,
 		cards: newCardCache(cfg.Now, 15*time.Minute, 10_000),
 		runs:  map[string]*scoutRun{}, hinting: map[int64]bool{}, tokens: map[string]*tokenEntry{}}
 }
