@@ -62,6 +62,9 @@ type Config struct {
 	// means DefaultFolderWarnFiles and DefaultFolderMaxFiles.
 	FolderWarnFiles int
 	FolderMaxFiles  int
+	// DefinitionsDir is the folder of scout definition files reconciled
+	// at start and on every change (docs/definitions.md); empty: none.
+	DefinitionsDir string
 }
 
 // Core is an open agent core. Its methods are safe for concurrent use.
@@ -79,6 +82,8 @@ type Core struct {
 	relay   *relayLink      // nil without a relay
 	runCtx  context.Context // Start's, for links started later
 	loginMu sync.Mutex      // one login or logout at a time
+
+	defs defsFolder // the definitions folder's state (defsfolder.go)
 
 	gmailHints  gmailHints
 	relayHealth sync.Map // scout id → error the relay last reported (nil: ok)
@@ -153,6 +158,11 @@ func (c *Core) Start(ctx context.Context) error {
 	}
 	if err := c.Engine.Start(ctx); err != nil {
 		return err
+	}
+	// A folder that cannot be watched is reported, not fatal: the scouts
+	// already in the database run.
+	if err := c.WatchDefinitions(ctx); err != nil {
+		c.log.Warn("definitions folder", "err", err)
 	}
 	c.wg.Add(1)
 	go func() { defer c.wg.Done(); c.gmailOutbox(ctx) }()

@@ -27,6 +27,12 @@ type NewScout struct {
 	// Force creates a folder scout over a tree larger than
 	// Config.FolderMaxFiles.
 	Force bool
+	// ID is the id to give the scout (an imported definition's); empty:
+	// a new one.
+	ID string
+	// fromDefinition: an import creates the scout and records its
+	// version once its rules are in.
+	fromDefinition bool
 }
 
 // Created is a new scout with the secret shown once: a webhook scout's
@@ -43,9 +49,14 @@ type Created struct {
 func (c *Core) CreateScout(ctx context.Context, in NewScout) (Created, error) {
 	now := c.now()
 	s := scouts.Scout{
-		ID: scouts.NewID("sc"), Kind: in.Kind, Name: strings.TrimSpace(in.Name),
+		ID: in.ID, Kind: in.Kind, Name: strings.TrimSpace(in.Name),
 		Enabled: in.Enabled, Review: in.Review, Config: in.Config, CreatedAt: now, UpdatedAt: now,
 		Schedule: in.Schedule, Budget: in.Budget,
+	}
+	if s.ID == "" {
+		s.ID = scouts.NewID("sc")
+	} else if _, err := c.DB.GetScout(ctx, s.ID); err == nil {
+		return Created{}, scouts.Errorf(scouts.EConflict, "a scout with id %s exists", s.ID)
 	}
 	var out Created
 	var hookHash string
@@ -82,6 +93,11 @@ func (c *Core) CreateScout(ctx context.Context, in NewScout) (Created, error) {
 		// exactly once, even if the desktop is offline now.
 		if err := c.queueRelayOp(ctx, protocol.TypeScoutRegister, protocol.ScoutConfig{ScoutID: s.ID, Kind: string(s.Kind),
 			Name: s.Name, Enabled: s.Enabled, HookTokenHash: hookHash}); err != nil {
+			return out, err
+		}
+	}
+	if !in.fromDefinition {
+		if _, err := c.SnapshotDefinition(ctx, s.ID, "api", "created"); err != nil {
 			return out, err
 		}
 	}
@@ -230,6 +246,12 @@ type ScoutPatch struct {
 	// Schedule and Budget, when set, replace the scout's run settings.
 	Schedule *scouts.Schedule
 	Budget   *scouts.Budget
+	// WriteFile edits a scout that a definitions file manages by writing
+	// the file too; without it such an edit is refused.
+	WriteFile bool
+	// fromDefinition: the change comes from a definition (its file, an
+	// import, a rollback), which records the version itself.
+	fromDefinition bool
 }
 
 // UpdateScout applies p to a scout and restarts it with the new settings.
@@ -238,6 +260,13 @@ func (c *Core) UpdateScout(ctx context.Context, id string, p ScoutPatch) (Create
 	s, err := c.DB.GetScout(ctx, id)
 	if err != nil {
 		return out, err
+	}
+	managedBy, err := c.managedBy(ctx, id)
+	if err != nil {
+		return out, err
+	}
+	if managedBy != "" && !p.fromDefinition && !p.WriteFile {
+		return out, errManaged(managedBy)
 	}
 	if p.RotateHookToken && s.Kind != scouts.KindWebhook {
 		return out, scouts.Errorf(scouts.EInvalid, "only webhook scouts have a token to rotate")
@@ -302,6 +331,16 @@ func (c *Core) UpdateScout(ctx context.Context, id string, p ScoutPatch) (Create
 			return out, err
 		}
 	}
+	if !p.fromDefinition {
+		if _, err := c.SnapshotDefinition(ctx, s.ID, "api", ""); err != nil {
+			return out, err
+		}
+		if managedBy != "" {
+			if err := c.writeDefinitionFile(ctx, s.ID, managedBy); err != nil {
+				return out, err
+			}
+		}
+	}
 	c.Bus.Publish(scouts.Event{Type: scouts.EventScoutUpdated, Data: s})
 	out.Scout = s
 	return out, nil
@@ -313,6 +352,11 @@ func (c *Core) DeleteScout(ctx context.Context, id string) error {
 	s, err := c.DB.GetScout(ctx, id)
 	if err != nil {
 		return err
+	}
+	if by, err := c.managedBy(ctx, id); err != nil {
+		return err
+	} else if by != "" {
+		return scouts.Errorf(scouts.EConflict, "managed by %s — remove the file to disable the scout", strings.TrimPrefix(by, "file:"))
 	}
 	if s.Kind == scouts.KindWebhook || isRelayGmail(s) {
 		if err := c.queueRelayOp(ctx, protocol.TypeScoutDisable, protocol.ScoutDisable{ScoutID: id}); err != nil {

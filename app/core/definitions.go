@@ -1,0 +1,416 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/scouts-hq/scouts/app/localdb"
+	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/definition"
+	"github.com/scouts-hq/scouts/scouts/rules"
+)
+
+// internalKeys are the fields of a kind's stored configuration that are
+// not part of its definition: set by the agent or the relay (a mailbox's
+// baseline, a push topic, a webhook's URL with its id), or moved to the
+// rules table. Export leaves them out; import keeps the stored ones.
+var internalKeys = map[scouts.Kind][]string{
+	scouts.KindGmail:   {"push_topic", "baseline", "rules"},
+	scouts.KindWebhook: {"hook_url"},
+}
+
+// DefinitionOf is a stored scout as a document.
+func (c *Core) DefinitionOf(ctx context.Context, s scouts.Scout) (definition.Document, error) {
+	d := definition.Document{Version: definition.FormatVersion, ID: s.ID, Kind: string(s.Kind), Name: s.Name,
+		Enabled: s.Enabled, Review: s.Review}
+	var cfg map[string]json.RawMessage
+	if len(s.Config) > 0 {
+		if err := json.Unmarshal(s.Config, &cfg); err != nil {
+			return d, fmt.Errorf("core: definition of %s: %w", s.ID, err)
+		}
+	}
+	for _, k := range internalKeys[s.Kind] {
+		delete(cfg, k)
+	}
+	if len(cfg) > 0 {
+		d.Source, _ = json.Marshal(cfg)
+	}
+	if slices.Contains(rules.Kinds(), string(s.Kind)) {
+		rows, err := c.DB.ListRules(ctx, s.ID)
+		if err != nil {
+			return d, err
+		}
+		for _, r := range rows {
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(r.Doc, &m); err != nil {
+				return d, fmt.Errorf("core: rule %s of %s: %w", r.ID, s.ID, err)
+			}
+			m["enabled"] = json.RawMessage(fmt.Sprint(r.Enabled))
+			b, _ := json.Marshal(m)
+			d.Rules = append(d.Rules, b)
+		}
+	}
+	st, err := c.DB.LearnState(ctx, s.ID)
+	if err != nil {
+		return d, err
+	}
+	l := definition.Learning(st.Settings)
+	d.Learning = &l
+	if s.Schedule != (scouts.Schedule{}) {
+		d.Schedule = &definition.Schedule{Cron: s.Schedule.Cron, TimeZone: s.Schedule.TimeZone,
+			Overlap: string(s.Schedule.Overlap), CatchUp: string(s.Schedule.CatchUp)}
+	}
+	if s.Budget != (scouts.Budget{}) {
+		d.Budget = &definition.Budget{RunTokens: s.Budget.RunTokens, DayTokens: s.Budget.DayTokens}
+	}
+	return d, nil
+}
+
+// SnapshotDefinition records a scout's current definition as a new
+// version if it changed since the last one; it returns the current
+// version.
+func (c *Core) SnapshotDefinition(ctx context.Context, scoutID, actor, note string) (int, error) {
+	s, err := c.DB.GetScout(ctx, scoutID)
+	if err != nil {
+		return 0, err
+	}
+	d, err := c.DefinitionOf(ctx, s)
+	if err != nil {
+		return 0, err
+	}
+	doc, err := definition.Marshal(d)
+	if err != nil {
+		return 0, err
+	}
+	v, added, err := c.DB.AddScoutVersion(ctx, localdb.ScoutVersion{ScoutID: s.ID, Document: doc, CreatedAt: c.now(), Actor: actor, Note: note})
+	if err != nil {
+		return 0, err
+	}
+	if added {
+		c.Bus.Publish(scouts.Event{Type: EventDefinitionVersion, Data: map[string]any{"scout_id": s.ID, "version": v}})
+	}
+	return v, nil
+}
+
+// EventDefinitionVersion is published when a scout's definition gets a
+// new version.
+const EventDefinitionVersion = "scout.version"
+
+// ExportDefinitions returns the definitions of the scouts named (every
+// scout when none is), current versions recorded first.
+func (c *Core) ExportDefinitions(ctx context.Context, ids []string) ([]definition.Document, error) {
+	var list []scouts.Scout
+	if len(ids) == 0 {
+		all, err := c.DB.ListScouts(ctx)
+		if err != nil {
+			return nil, err
+		}
+		list = all
+	}
+	for _, id := range ids {
+		s, err := c.DB.GetScout(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, s)
+	}
+	out := make([]definition.Document, 0, len(list))
+	for _, s := range list {
+		if _, err := c.SnapshotDefinition(ctx, s.ID, "export", ""); err != nil {
+			return nil, err
+		}
+		d, err := c.DefinitionOf(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// ScoutHistory returns a scout's versions, newest first.
+func (c *Core) ScoutHistory(ctx context.Context, scoutID string) ([]localdb.ScoutVersion, error) {
+	if _, err := c.SnapshotDefinition(ctx, scoutID, "agent", "changed outside a definition"); err != nil {
+		return nil, err
+	}
+	return c.DB.ListScoutVersions(ctx, scoutID)
+}
+
+// DiffScoutVersions says what changed from version a to version b.
+func (c *Core) DiffScoutVersions(ctx context.Context, scoutID string, a, b int) ([]definition.Change, error) {
+	va, err := c.DB.GetScoutVersion(ctx, scoutID, a)
+	if err != nil {
+		return nil, err
+	}
+	vb, err := c.DB.GetScoutVersion(ctx, scoutID, b)
+	if err != nil {
+		return nil, err
+	}
+	return definition.Diff(va.Document, vb.Document)
+}
+
+// RollbackScout makes an earlier version the scout's definition again, as
+// a new version (history is never rewritten).
+func (c *Core) RollbackScout(ctx context.Context, scoutID string, version int, actor string) (DefinitionChange, error) {
+	v, err := c.DB.GetScoutVersion(ctx, scoutID, version)
+	if err != nil {
+		return DefinitionChange{}, err
+	}
+	d, err := definition.Parse(fmt.Sprintf("version %d", version), v.Document)
+	if err != nil {
+		return DefinitionChange{}, err
+	}
+	d.ID = scoutID
+	changes, err := c.ImportDefinitions(ctx, []definition.Document{d}, ImportOptions{Apply: true, Actor: actor,
+		Note: fmt.Sprintf("rollback to version %d", version), KeepManager: true})
+	if err != nil {
+		return DefinitionChange{}, err
+	}
+	return changes[0], nil
+}
+
+// ImportOptions say how definitions are imported.
+type ImportOptions struct {
+	// Apply makes the changes; without it the answer only says what they
+	// would be.
+	Apply bool
+	// Actor and Note are recorded with each new version.
+	Actor, Note string
+	// ManagedBy marks the scouts as managed by a file ("file:NAME").
+	ManagedBy string
+	// KeepManager leaves who manages a scout as it is (a rollback).
+	KeepManager bool
+}
+
+// DefinitionChange is what importing one definition does or would do.
+type DefinitionChange struct {
+	// Action is create, update or unchanged.
+	Action  string              `json:"action"`
+	ScoutID string              `json:"scout_id,omitempty"`
+	Name    string              `json:"name"`
+	Kind    string              `json:"kind"`
+	Changes []definition.Change `json:"changes,omitempty"`
+	// Version is the scout's definition version after the import (0 in a
+	// dry run).
+	Version int `json:"version,omitempty"`
+	// HookToken is a new webhook scout's token, shown once.
+	HookToken string `json:"hook_token,omitempty"`
+}
+
+// ImportDefinitions matches each document to a scout (by id, else by
+// name and kind) and creates or updates it. All documents are checked
+// before any is applied; the first that cannot be applied stops the rest.
+func (c *Core) ImportDefinitions(ctx context.Context, docs []definition.Document, o ImportOptions) ([]DefinitionChange, error) {
+	existing, err := c.DB.ListScouts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	type plan struct {
+		doc  definition.Document
+		cur  *scouts.Scout
+		want []byte
+	}
+	plans := make([]plan, 0, len(docs))
+	seen := map[string]bool{}
+	for i, d := range docs {
+		p := plan{doc: d}
+		for j := range existing {
+			e := &existing[j]
+			if (d.ID != "" && e.ID == d.ID) || (d.ID == "" && p.cur == nil && e.Name == d.Name && string(e.Kind) == d.Kind) {
+				p.cur = e
+			}
+		}
+		if p.cur != nil && string(p.cur.Kind) != d.Kind {
+			return nil, scouts.Errorf(scouts.EInvalid, "definition %d (%s): scout %s is a %s scout, not %s", i+1, d.Name, p.cur.ID, p.cur.Kind, d.Kind)
+		}
+		for _, r := range d.Rules {
+			if _, err := rules.Compile(d.Kind, r, rules.Options{}); err != nil {
+				return nil, scouts.Errorf(scouts.EInvalid, "definition %d (%s): rule: %v", i+1, d.Name, err)
+			}
+		}
+		if d.Learning != nil {
+			if err := scouts.LearnSettings(*d.Learning).Validate(); err != nil {
+				return nil, err
+			}
+		}
+		key := d.ID
+		if p.cur != nil {
+			key = p.cur.ID
+		}
+		if key != "" && seen[key] {
+			return nil, scouts.Errorf(scouts.EInvalid, "definition %d (%s): scout %s is defined twice", i+1, d.Name, key)
+		}
+		seen[key] = true
+		plans = append(plans, p)
+	}
+	out := make([]DefinitionChange, 0, len(plans))
+	for _, p := range plans {
+		ch := DefinitionChange{Name: p.doc.Name, Kind: p.doc.Kind, ScoutID: p.doc.ID}
+		if p.cur == nil {
+			ch.Action = "create"
+			if o.Apply {
+				if err := c.createFromDefinition(ctx, p.doc, o, &ch); err != nil {
+					return out, fmt.Errorf("%s: %w", p.doc.Name, err)
+				}
+			}
+			out = append(out, ch)
+			continue
+		}
+		ch.ScoutID = p.cur.ID
+		cur, err := c.DefinitionOf(ctx, *p.cur)
+		if err != nil {
+			return out, err
+		}
+		p.doc.ID = p.cur.ID
+		if p.doc.Learning == nil {
+			p.doc.Learning = cur.Learning
+		}
+		a, _ := definition.Marshal(cur)
+		b, _ := definition.Marshal(p.doc)
+		if ch.Changes, err = definition.Diff(a, b); err != nil {
+			return out, err
+		}
+		ch.Action = "update"
+		if len(ch.Changes) == 0 {
+			ch.Action = "unchanged"
+		}
+		if o.Apply {
+			if err := c.applyDefinition(ctx, *p.cur, cur, p.doc, o, &ch); err != nil {
+				return out, fmt.Errorf("%s: %w", p.doc.Name, err)
+			}
+		}
+		out = append(out, ch)
+	}
+	return out, nil
+}
+
+func (c *Core) createFromDefinition(ctx context.Context, d definition.Document, o ImportOptions, ch *DefinitionChange) error {
+	in := NewScout{ID: d.ID, Kind: scouts.Kind(d.Kind), Name: d.Name, Review: d.Review, Enabled: d.Enabled, Config: d.Source,
+		Schedule: scheduleOf(d), Budget: budgetOf(d), fromDefinition: true}
+	if in.Kind == scouts.KindWebhook {
+		in.Config = nil
+	}
+	created, err := c.CreateScout(ctx, in)
+	if err != nil {
+		return err
+	}
+	ch.ScoutID, ch.HookToken = created.Scout.ID, created.HookToken
+	return c.finishDefinition(ctx, created.Scout, definition.Document{}, d, o, ch)
+}
+
+func (c *Core) applyDefinition(ctx context.Context, s scouts.Scout, cur, d definition.Document, o ImportOptions, ch *DefinitionChange) error {
+	p := ScoutPatch{Name: &d.Name, Enabled: &d.Enabled, Review: &d.Review, fromDefinition: true}
+	sched, budget := scheduleOf(d), budgetOf(d)
+	p.Schedule, p.Budget = &sched, &budget
+	if s.Kind != scouts.KindWebhook && !bytes.Equal(compactJSON(cur.Source), compactJSON(d.Source)) {
+		cfg, err := mergeConfig(s, d.Source)
+		if err != nil {
+			return err
+		}
+		p.Config = cfg
+	}
+	if _, err := c.UpdateScout(ctx, s.ID, p); err != nil {
+		return err
+	}
+	return c.finishDefinition(ctx, s, cur, d, o, ch)
+}
+
+// finishDefinition writes what a scout row does not hold (rules, learner
+// thresholds, who manages it) and records the version.
+func (c *Core) finishDefinition(ctx context.Context, s scouts.Scout, cur, d definition.Document, o ImportOptions, ch *DefinitionChange) error {
+	if !slices.EqualFunc(cur.Rules, d.Rules, func(a, b json.RawMessage) bool { return bytes.Equal(compactJSON(a), compactJSON(b)) }) {
+		if err := c.replaceRules(ctx, s.ID, d.Rules); err != nil {
+			return err
+		}
+	}
+	if d.Learning != nil && (cur.Learning == nil || *cur.Learning != *d.Learning) {
+		if err := c.DB.SetLearnSettings(ctx, s.ID, scouts.LearnSettings(*d.Learning)); err != nil {
+			return err
+		}
+	}
+	if !o.KeepManager {
+		if err := c.DB.SetScoutManagedBy(ctx, s.ID, o.ManagedBy); err != nil {
+			return err
+		}
+	}
+	v, err := c.SnapshotDefinition(ctx, s.ID, o.Actor, o.Note)
+	ch.Version = v
+	return err
+}
+
+// replaceRules makes a scout's rules exactly docs, in order, through the
+// rules' own checks.
+func (c *Core) replaceRules(ctx context.Context, scoutID string, docs []json.RawMessage) error {
+	rows, err := c.DB.ListRules(ctx, scoutID)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if err := c.DeleteRule(ctx, scoutID, r.ID); err != nil {
+			return err
+		}
+	}
+	for _, d := range docs {
+		if _, err := c.AddRule(ctx, scoutID, d, -1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mergeConfig is a definition's source over the scout's stored
+// configuration's internal fields.
+func mergeConfig(s scouts.Scout, source json.RawMessage) (json.RawMessage, error) {
+	m := map[string]json.RawMessage{}
+	if len(source) > 0 {
+		if err := json.Unmarshal(source, &m); err != nil {
+			return nil, scouts.Errorf(scouts.EInvalid, "source: %v", err)
+		}
+	}
+	var old map[string]json.RawMessage
+	if len(s.Config) > 0 && json.Unmarshal(s.Config, &old) == nil {
+		for _, k := range internalKeys[s.Kind] {
+			if v, ok := old[k]; ok {
+				m[k] = v
+			}
+		}
+	}
+	return json.Marshal(m)
+}
+
+func compactJSON(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return b
+	}
+	out, _ := json.Marshal(v)
+	return out
+}
+
+func scheduleOf(d definition.Document) scouts.Schedule {
+	if d.Schedule == nil {
+		return scouts.Schedule{}
+	}
+	return scouts.Schedule{Cron: d.Schedule.Cron, TimeZone: d.Schedule.TimeZone,
+		Overlap: scouts.Overlap(d.Schedule.Overlap), CatchUp: scouts.CatchUp(d.Schedule.CatchUp)}
+}
+
+func budgetOf(d definition.Document) scouts.Budget {
+	if d.Budget == nil {
+		return scouts.Budget{}
+	}
+	return scouts.Budget{RunTokens: d.Budget.RunTokens, DayTokens: d.Budget.DayTokens}
+}
+
+// errManaged is the answer to an edit of a scout a file manages.
+func errManaged(by string) error {
+	file := strings.TrimPrefix(by, "file:")
+	return scouts.Errorf(scouts.EConflict, "managed by %s — edit the file (or ask to write it: ?write_file=true)", file)
+}

@@ -1,0 +1,269 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/definition"
+)
+
+// defsFolder is the state of the definitions folder: the files that
+// failed last time it was read.
+type defsFolder struct {
+	mu     sync.Mutex // one reconcile at a time; guards errors
+	errors []definition.Error
+}
+
+// DefinitionsDebounce is how long the folder must be quiet after a change
+// before it is read again: an editor's save or a burst of copies is read
+// once.
+const DefinitionsDebounce = 200 * time.Millisecond
+
+// DefinitionErrors are the definitions folder's files that failed the
+// last reconcile, with their line and reason.
+func (c *Core) DefinitionErrors() []definition.Error {
+	c.defs.mu.Lock()
+	defer c.defs.mu.Unlock()
+	return slices.Clone(c.defs.errors)
+}
+
+// DefinitionsDir is the configured definitions folder ("" when none).
+func (c *Core) DefinitionsDir() string { return c.cfg.DefinitionsDir }
+
+func isDefinitionFile(name string) bool {
+	if strings.HasPrefix(name, ".") {
+		return false // editors' and our own temporary files
+	}
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".json", ".yaml", ".yml":
+		return true
+	}
+	return false
+}
+
+// ReconcileDefinitions makes the scouts match the definitions folder: a
+// new file creates its scout, a changed one makes a new version, a file
+// gone disables its scout (its suggestions and entities stay). A file that
+// cannot be read or applied changes nothing and is reported.
+func (c *Core) ReconcileDefinitions(ctx context.Context) error {
+	dir := c.cfg.DefinitionsDir
+	if dir == "" {
+		return nil
+	}
+	c.defs.mu.Lock()
+	defer c.defs.mu.Unlock()
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return scouts.Errorf(scouts.EUnavailable, "definitions folder %s: %v", dir, err)
+	}
+	states, err := c.DB.ScoutDefinitionStates(ctx)
+	if err != nil {
+		return err
+	}
+	byManager := map[string]string{}
+	for id, st := range states {
+		if st.ManagedBy != "" {
+			byManager[st.ManagedBy] = id
+		}
+	}
+	var problems []definition.Error
+	present := map[string]bool{}
+	for _, e := range entries {
+		if e.IsDir() || !isDefinitionFile(e.Name()) {
+			continue
+		}
+		name := e.Name()
+		present["file:"+name] = true
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				continue // removed while we read: the next event says so
+			}
+			problems = append(problems, definition.Error{File: name, Reason: err.Error()})
+			continue
+		}
+		d, err := definition.Parse(name, data)
+		if err != nil {
+			var de *definition.Error
+			if errors.As(err, &de) {
+				problems = append(problems, *de)
+			} else {
+				problems = append(problems, definition.Error{File: name, Reason: err.Error()})
+			}
+			continue
+		}
+		if id, ok := byManager["file:"+name]; ok {
+			d.ID = id
+		}
+		if id := d.ID; id != "" {
+			if st, ok := states[id]; ok && st.ManagedBy != "" && st.ManagedBy != "file:"+name {
+				problems = append(problems, definition.Error{File: name, Line: 1,
+					Reason: "scout " + id + " is already managed by " + strings.TrimPrefix(st.ManagedBy, "file:")})
+				continue
+			}
+		}
+		if _, err := c.ImportDefinitions(ctx, []definition.Document{d}, ImportOptions{Apply: true, Actor: "file:" + name,
+			ManagedBy: "file:" + name}); err != nil {
+			problems = append(problems, definition.Error{File: name, Reason: scouts.ErrorMessage(err)})
+			continue
+		}
+		if d.ID == "" {
+			// Created: later files must see it as managed.
+			if states, err = c.DB.ScoutDefinitionStates(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	for by, id := range byManager {
+		if present[by] {
+			continue
+		}
+		if err := c.DB.SetScoutManagedBy(ctx, id, ""); err != nil && scouts.ErrorCode(err) != scouts.ENotFound {
+			return err
+		}
+		off := false
+		if _, err := c.UpdateScout(ctx, id, ScoutPatch{Enabled: &off, fromDefinition: true}); err != nil && scouts.ErrorCode(err) != scouts.ENotFound {
+			return err
+		}
+		if _, err := c.SnapshotDefinition(ctx, id, by, "its file was removed: disabled"); err != nil && scouts.ErrorCode(err) != scouts.ENotFound {
+			return err
+		}
+	}
+	slices.SortFunc(problems, func(a, b definition.Error) int { return strings.Compare(a.File, b.File) })
+	c.defs.errors = problems
+	c.Bus.Publish(scouts.Event{Type: EventDefinitionsReconciled, Data: map[string]any{"definition_errors": problems}})
+	return nil
+}
+
+// EventDefinitionsReconciled is published after each reconcile of the
+// definitions folder.
+const EventDefinitionsReconciled = "definitions.reconciled"
+
+// WatchDefinitions reconciles the definitions folder now and after every
+// change to it (debounced) until ctx ends. The folder is created if
+// missing so that it can be watched.
+func (c *Core) WatchDefinitions(ctx context.Context) error {
+	dir := c.cfg.DefinitionsDir
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return scouts.Errorf(scouts.EUnavailable, "definitions folder %s: %v", dir, err)
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return scouts.Errorf(scouts.EUnavailable, "definitions folder: watch: %v", err)
+	}
+	if err := w.Add(dir); err != nil {
+		w.Close()
+		return scouts.Errorf(scouts.EUnavailable, "definitions folder %s: watch: %v", dir, err)
+	}
+	// The first reconcile comes after the watch is set, so that no change
+	// falls between them.
+	if err := c.ReconcileDefinitions(ctx); err != nil {
+		c.log.Warn("definitions folder", "err", err)
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer w.Close()
+		timer := time.NewTimer(time.Hour)
+		timer.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				timer.Stop()
+				return
+			case ev, ok := <-w.Events:
+				if !ok {
+					return
+				}
+				if isDefinitionFile(filepath.Base(ev.Name)) {
+					timer.Reset(DefinitionsDebounce)
+				}
+			case err, ok := <-w.Errors:
+				if !ok {
+					return
+				}
+				// An overflow loses events: read everything again.
+				c.log.Warn("definitions folder: watch", "err", err)
+				timer.Reset(DefinitionsDebounce)
+			case <-timer.C:
+				if err := c.ReconcileDefinitions(ctx); err != nil {
+					c.log.Warn("definitions folder", "err", err)
+				}
+			}
+		}
+	}()
+	return nil
+}
+
+// managedBy says who manages a scout's definition ("" for nobody).
+func (c *Core) managedBy(ctx context.Context, id string) (string, error) {
+	states, err := c.DB.ScoutDefinitionStates(ctx)
+	if err != nil {
+		return "", err
+	}
+	return states[id].ManagedBy, nil
+}
+
+// ManagedBy is every managed scout's manager ("file:NAME"), by scout id.
+func (c *Core) ManagedBy(ctx context.Context) (map[string]string, error) {
+	states, err := c.DB.ScoutDefinitionStates(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for id, st := range states {
+		if st.ManagedBy != "" {
+			out[id] = st.ManagedBy
+		}
+	}
+	return out, nil
+}
+
+// writeDefinitionFile writes a file-managed scout's current definition to
+// its file (JSON, which YAML readers read too), atomically.
+func (c *Core) writeDefinitionFile(ctx context.Context, id, by string) error {
+	name := strings.TrimPrefix(by, "file:")
+	if c.cfg.DefinitionsDir == "" || name == by || filepath.Base(name) != name {
+		return scouts.Errorf(scouts.EInvalid, "scout %s is managed by %s, which is not a definitions file", id, by)
+	}
+	s, err := c.DB.GetScout(ctx, id)
+	if err != nil {
+		return err
+	}
+	d, err := c.DefinitionOf(ctx, s)
+	if err != nil {
+		return err
+	}
+	data, err := definition.Marshal(d)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(c.cfg.DefinitionsDir, ".write-*")
+	if err != nil {
+		return scouts.Errorf(scouts.EUnavailable, "write %s: %v", name, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return scouts.Errorf(scouts.EUnavailable, "write %s: %v", name, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return scouts.Errorf(scouts.EUnavailable, "write %s: %v", name, err)
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(c.cfg.DefinitionsDir, name)); err != nil {
+		return scouts.Errorf(scouts.EUnavailable, "write %s: %v", name, err)
+	}
+	return nil
+}
