@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -240,14 +241,15 @@ func queueRows(ctx context.Context, w *world, scoutID string) (map[string]int, e
 
 // approveArchiveKill: Gmail cards approved as tasks with "archive", the
 // agent killed around each approval — at a random moment of the request,
-// right after its answer, or after Gmail applied the archive and before
-// the agent recorded it. A client that got no answer looks at the card
+// right after its answer, after Gmail applied the archive and before the
+// agent recorded it, or as soon as the stream says the task exists (the
+// decision committed, whatever comes after it not yet). A client that got no answer looks at the card
 // once the agent is back, as the window does: still pending, the person
 // approves again; approved, there is nothing left to click. Each card
 // must end as one task and its message archived, however many times the
 // change was sent.
 func approveArchiveKill(t *testing.T, s *scenario) {
-	const cards = 24
+	const cards = 24 // six of each kind of crash
 	g := newGoogle(t, nil)
 	home := t.TempDir()
 	a := startAgent(t, s.bins, filepath.Join(home, "data"), home, []string{keyringPass}, g.agentFlags(t)...)
@@ -283,12 +285,13 @@ func approveArchiveKill(t *testing.T, s *scenario) {
 			}
 		}
 	}
+	kinds := []string{"during the request", "after the answer", "between the archive and its record", "on the approval's event"}
 	// An approval's time, measured on the answered ones: the crash of the
 	// first kind lands anywhere within it.
 	took := 15 * time.Millisecond
 	for i, id := range ids {
 		card := by[id][0]
-		switch i % 3 {
+		switch i % 4 {
 		case 0: // at a random moment of the request
 			res := make(chan error, 1)
 			go func() { res <- approve(card.ID) }()
@@ -326,6 +329,12 @@ func approveArchiveKill(t *testing.T, s *scenario) {
 			if err != nil {
 				again(card.ID)
 			}
+		case 3: // on the approval's event
+			err := approveKilledOnEvent(t, s.ctx, a, card.ID, approve)
+			a.start(t)
+			if err != nil {
+				again(card.ID)
+			}
 		}
 		s.res.kills++
 	}
@@ -359,7 +368,8 @@ func approveArchiveKill(t *testing.T, s *scenario) {
 		calls += g.mods.count(id)
 		switch {
 		case n == 0 || slices.Contains(notArchived, id) || g.mods.count(id) == 0:
-			lost = append(lost, id)
+			lost = append(lost, fmt.Sprintf("%s (crash %s: %d tasks, %d archive calls, in the Inbox %v)",
+				id, kinds[slices.Index(ids, id)%len(kinds)], n, g.mods.count(id), slices.Contains(notArchived, id)))
 		case n > 1:
 			dup = append(dup, id)
 			r.duplicated += n - 1
@@ -370,8 +380,44 @@ func approveArchiveKill(t *testing.T, s *scenario) {
 	}
 	r.lost = len(lost)
 	if len(lost)+len(dup) > 0 {
-		t.Errorf("lost (no task, or still in the Inbox) %v; more than one task %v\nagent log:\n%s", lost, dup, a.log.String())
+		t.Errorf("lost %v; more than one task %v\nagent log:\n%s", lost, dup, a.log.String())
 	}
 	r.note("%d approvals without an answer, %d of them approved again (the rest had committed); %d archive calls for %d messages (a repeat after a crash between the call and its record changes nothing: archiving is idempotent)",
 		unanswered, retried, calls, cards)
+}
+
+// approveKilledOnEvent approves a card and SIGKILLs the agent as soon as
+// its stream announces the card's task: the decision has committed, and
+// the agent may be anywhere in what follows it. It returns the
+// approval's error (nil: answered) once the agent is gone.
+func approveKilledOnEvent(t *testing.T, ctx context.Context, a *agent, cardID string, approve func(string) error) error {
+	t.Helper()
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	watch, err := a.client.Watch(wctx, 0)
+	if err != nil {
+		t.Fatalf("stream: %v", err)
+	}
+	defer watch.Close()
+	p := a.proc
+	go func() {
+		for {
+			ev, err := watch.Next()
+			if err != nil {
+				return
+			}
+			var e apitype.Entity
+			if ev.Type == "entity.created" && json.Unmarshal(ev.Data, &e) == nil && e.SourceSuggestionID == cardID {
+				p.cmd.Process.Signal(syscall.SIGKILL)
+				return
+			}
+		}
+	}()
+	err = approve(cardID)
+	select {
+	case <-p.exited:
+	case <-ctx.Done():
+		t.Fatalf("the stream never announced the task of %s", cardID)
+	}
+	return err
 }
