@@ -138,6 +138,7 @@ func (s *Server) handlePatchScout(w http.ResponseWriter, r *http.Request) {
 	updated, err := s.core.UpdateScout(r.Context(), r.PathValue("id"), core.ScoutPatch{
 		Name: in.Name, Enabled: in.Enabled, Review: in.Review, Config: in.Config, Include: in.Include, Exclude: in.Exclude,
 		RotateHookToken: in.RotateHookToken, Schedule: fromSchedule(in.Schedule), Budget: fromBudget(in.Budget),
+		WriteFile: r.URL.Query().Get("write_file") == "true",
 	})
 	if err != nil {
 		s.fail(w, r, err)

@@ -64,6 +64,7 @@ func New(c *core.Core, opts Options) *Server {
 func (s *Server) routes() {
 	m := s.mux
 	m.HandleFunc("GET /api/v1/status", s.handleStatus)
+	s.definitionRoutes()
 
 	m.HandleFunc("GET /api/v1/scouts", s.handleListScouts)
 	m.HandleFunc("POST /api/v1/scouts", s.handleCreateScout)

@@ -1,0 +1,141 @@
+package localapi
+
+import (
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/scouts-hq/scouts/app/core"
+	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/definition"
+)
+
+// definitionRoutes serves scouts as definitions (docs/definitions.md).
+func (s *Server) definitionRoutes() {
+	m := s.mux
+	m.HandleFunc("GET /api/v1/schema/scout", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/schema+json")
+		w.Write(definition.Schema())
+	})
+	m.HandleFunc("GET /api/v1/definitions", s.handleExportDefinitions)
+	m.HandleFunc("POST /api/v1/definitions/import", s.handleImportDefinitions)
+	m.HandleFunc("GET /api/v1/definitions/status", s.handleDefinitionsStatus)
+	m.HandleFunc("GET /api/v1/scouts/{id}/versions", s.handleScoutVersions)
+	m.HandleFunc("GET /api/v1/scouts/{id}/versions/diff", s.handleScoutDiff)
+	m.HandleFunc("POST /api/v1/scouts/{id}/versions/{version}/rollback", s.handleScoutRollback)
+}
+
+// GET /api/v1/definitions?id=A&id=B: the scouts' definitions (all when no
+// id is given). Never a token or a secret's value.
+func (s *Server) handleExportDefinitions(w http.ResponseWriter, r *http.Request) {
+	docs, err := s.core.ExportDefinitions(r.Context(), r.URL.Query()["id"])
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if docs == nil {
+		docs = []definition.Document{}
+	}
+	writeJSON(w, http.StatusOK, docs)
+}
+
+// POST /api/v1/definitions/import[?apply=true]: the body is one definition
+// or an array, JSON or YAML. Without apply it only says what would change.
+func (s *Server) handleImportDefinitions(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, definition.MaxSize+1))
+	if err != nil {
+		s.fail(w, r, scouts.Errorf(scouts.EInvalid, "read body: %v", err))
+		return
+	}
+	docs, err := definition.ParseAll("request", body)
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"code": scouts.EInvalid, "error": err.Error(),
+			"definition_errors": []error{err}})
+		return
+	}
+	apply := r.URL.Query().Get("apply") == "true"
+	changes, err := s.core.ImportDefinitions(r.Context(), docs, core.ImportOptions{Apply: apply, Actor: "api", Note: "import"})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"applied": apply, "changes": changes})
+}
+
+// GET /api/v1/definitions/status: the definitions folder, the scouts its
+// files manage and the files that failed, with line and reason.
+func (s *Server) handleDefinitionsStatus(w http.ResponseWriter, r *http.Request) {
+	managed, err := s.core.ManagedBy(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	errs := s.core.DefinitionErrors()
+	if errs == nil {
+		errs = []definition.Error{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"dir": s.core.DefinitionsDir(), "managed_by": managed, "definition_errors": errs})
+}
+
+type versionOut struct {
+	Version   int    `json:"version"`
+	CreatedAt string `json:"created_at"`
+	Actor     string `json:"actor"`
+	Note      string `json:"note,omitempty"`
+	Document  any    `json:"document"`
+}
+
+// GET /api/v1/scouts/{id}/versions: newest first.
+func (s *Server) handleScoutVersions(w http.ResponseWriter, r *http.Request) {
+	list, err := s.core.ScoutHistory(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	out := make([]versionOut, 0, len(list))
+	for _, v := range list {
+		out = append(out, versionOut{Version: v.Version, CreatedAt: v.CreatedAt.Format("2006-01-02T15:04:05.000Z07:00"),
+			Actor: v.Actor, Note: v.Note, Document: rawJSON(v.Document)})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// GET /api/v1/scouts/{id}/versions/diff?from=1&to=2
+func (s *Server) handleScoutDiff(w http.ResponseWriter, r *http.Request) {
+	from, err1 := strconv.Atoi(r.URL.Query().Get("from"))
+	to, err2 := strconv.Atoi(r.URL.Query().Get("to"))
+	if err1 != nil || err2 != nil {
+		s.fail(w, r, scouts.Errorf(scouts.EInvalid, "from and to must be version numbers"))
+		return
+	}
+	ch, err := s.core.DiffScoutVersions(r.Context(), r.PathValue("id"), from, to)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if ch == nil {
+		ch = []definition.Change{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"from": from, "to": to, "changes": ch})
+}
+
+// POST /api/v1/scouts/{id}/versions/{version}/rollback: the version
+// becomes the definition again, as a new version.
+func (s *Server) handleScoutRollback(w http.ResponseWriter, r *http.Request) {
+	v, err := strconv.Atoi(strings.TrimPrefix(r.PathValue("version"), "v"))
+	if err != nil {
+		s.fail(w, r, scouts.Errorf(scouts.EInvalid, "version must be a number"))
+		return
+	}
+	ch, err := s.core.RollbackScout(r.Context(), r.PathValue("id"), v, "api")
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, ch)
+}
+
+type rawJSON []byte
+
+func (j rawJSON) MarshalJSON() ([]byte, error) { return j, nil }
