@@ -19,8 +19,8 @@ import (
 // and payload through the writer's buffer: small buffers cost an extra
 // system call on larger frames, and nothing while idle.
 const (
-	leanReadBuffer  = 16 // bufio's least
-	leanWriteBuffer = 512
+	leanReadBuffer  = 16  // bufio's least
+	leanWriteBuffer = 128 // pings, pongs and acknowledgements in one write
 )
 
 // leanHijacker gives the WebSocket library the hijacked connection with

@@ -173,6 +173,9 @@ func (s *session) ack(ctx context.Context, seqs []int64) error {
 			delete(s.inflight, seq)
 		}
 	}
+	if len(s.inflight) == 0 {
+		s.inflight = nil // an idle session keeps no table its burst grew
+	}
 	s.mu.Unlock()
 	s.poke() // the window has room again
 	return nil
@@ -257,7 +260,7 @@ func (s *session) configure(ctx context.Context, f protocol.Frame) protocol.Conf
 	case scouts.ENotFound:
 		return fail(protocol.CodeScoutNotFound, scouts.ErrorMessage(err), scoutID)
 	default:
-		s.log.Error("config operation failed", "op", f.ID, "err", err)
+		s.logger().Error("config operation failed", "op", f.ID, "err", err)
 		return fail(protocol.CodeInternal, "internal error; retry later", scoutID)
 	}
 	var out protocol.ConfigResult

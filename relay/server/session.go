@@ -42,7 +42,6 @@ type session struct {
 	conn   *websocket.Conn
 	waiter *readWaiter // nil: the connection offers no descriptor to wait on
 	dev    relay.Device
-	log    *slog.Logger
 	ctx    context.Context
 	cancel context.CancelFunc // ends the session
 
@@ -67,13 +66,19 @@ type session struct {
 	sent     int64 // the last sequence sent (the writer's)
 
 	mu       sync.Mutex
-	inflight map[int64]time.Time // seq → when the row was queued
+	inflight map[int64]time.Time // seq → when the row was queued; nil when empty (maps never shrink)
 	lastRecv time.Time
 
 	// The reader's rate limit: a token bucket of FrameBurst frames,
 	// refilled at FrameRate per second.
 	tokens   float64
 	lastTick time.Time
+}
+
+// logger is the server's logger with the session's device and user: made
+// when something is logged rather than kept by every idle session.
+func (s *session) logger() *slog.Logger {
+	return s.srv.log.With("device", s.dev.ID, "user", s.dev.UserID)
 }
 
 // poke says rows may be waiting, or the window opened.
@@ -174,14 +179,13 @@ func (s *Server) handleDevice(w http.ResponseWriter, r *http.Request) {
 	}
 	now := time.Now()
 	sess := &session{srv: s, conn: c, dev: dev, ctx: ctx, cancel: cancel,
-		log:      s.log.With("device", dev.ID, "user", dev.UserID),
-		inflight: map[int64]time.Time{}, lastRecv: now, sent: hello.LastAckedSeq,
+		lastRecv: now, sent: hello.LastAckedSeq,
 		tokens: float64(s.cfg.FrameBurst), lastTick: now, waiter: newReadWaiter(nc, br)}
 	sess.cond.L = &sess.wmu
 	s.hub.add(sess)
 	s.hub.wg.Add(1)
 	s.metrics.connections.Inc()
-	sess.log.Info("device connected", "resume_after", hello.LastAckedSeq, "client", hello.Client)
+	sess.logger().Info("device connected", "resume_after", hello.LastAckedSeq, "client", hello.Client)
 	if s.cfg.Gmail != nil {
 		s.workers.do(func() { s.cfg.Gmail.DeviceConnected(ctx, dev.UserID) })
 	}
@@ -229,7 +233,7 @@ func (s *session) finish() {
 	if errors.Is(err, context.Canceled) {
 		err = nil
 	}
-	s.log.Info("device disconnected", "code", int(code), "reason", reason, "err", err)
+	s.logger().Info("device disconnected", "code", int(code), "reason", reason, "err", err)
 	s.conn.Close(code, reason)
 	s.srv.hub.remove(s)
 	s.srv.metrics.connections.Dec()
@@ -343,6 +347,9 @@ func (s *session) fill() error {
 				return err
 			}
 			s.mu.Lock()
+			if s.inflight == nil {
+				s.inflight = map[int64]time.Time{}
+			}
 			s.inflight[row.Seq] = row.TriagedAt
 			s.mu.Unlock()
 			if err := s.write(b); err != nil {
