@@ -34,6 +34,10 @@ type Config struct {
 	// ConfigDir is the user's Scouts configuration folder, which folder
 	// scouts never read (like DataDir); default DefaultConfigDir().
 	ConfigDir string
+	// DefinitionsDir is the folder of scout definition files the core
+	// reconciles (docs/definitions.md); default ConfigDir/scouts.d,
+	// created private if missing. Folder scouts never read it.
+	DefinitionsDir string
 	// Inbox is the folder the first run watches; empty disables it.
 	Inbox string
 	// RelayURL and RelayToken connect the agent to a relay for this run
@@ -127,6 +131,22 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	if cfg.ConfigDir != "" {
 		ccfg.ProtectedDirs = []string{cfg.ConfigDir}
+	}
+	if cfg.DefinitionsDir == "" && cfg.ConfigDir != "" {
+		cfg.DefinitionsDir = filepath.Join(cfg.ConfigDir, "scouts.d")
+	}
+	if cfg.DefinitionsDir != "" {
+		defs, err := filepath.Abs(cfg.DefinitionsDir)
+		if err != nil {
+			return fmt.Errorf("agent: definitions folder: %w", err)
+		}
+		// Definitions name secrets and say what scouts do: private, like
+		// the data directory.
+		if err := os.MkdirAll(defs, 0o700); err != nil {
+			return fmt.Errorf("agent: create definitions folder: %w", err)
+		}
+		ccfg.DefinitionsDir = defs
+		ccfg.ProtectedDirs = append(ccfg.ProtectedDirs, defs)
 	}
 	if cfg.Gmail != nil {
 		ccfg.Gmail, ccfg.GmailAPIURL = newGmailAccounts(keyring, cfg.Gmail, log), cfg.Gmail.APIURL

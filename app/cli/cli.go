@@ -45,7 +45,7 @@ Usage: scouts <command> [flags]
        scouts                            open the window (starting the agent if needed)
 
 The desktop:
-  agent [--data DIR] [--listen 127.0.0.1:PORT] [--ui] [--no-tray]
+  agent [--data DIR] [--listen 127.0.0.1:PORT] [--ui] [--no-tray] [--definitions DIR]
                                          run the always-on agent (with its tray icon
                                          when the desktop has one); --ui also serves
                                          the web UI and prints its link
@@ -61,6 +61,12 @@ Talking to a running agent:
                                          when the scout runs by itself (docs/schedules.md)
   scouts budget ID [--run N] [--day N]   cap its model tokens per run and per day (never
                                          above the agent's --llm-daily-tokens)
+  export [ID...]                         the scouts' definitions as JSON (docs/definitions.md)
+  import FILE|- [--apply]                what importing definitions (JSON or YAML) would
+                                         change; --apply changes it
+  history SCOUT_ID                       a scout's definition versions
+  diff SCOUT_ID FROM TO                  what changed between two versions
+  rollback SCOUT_ID VERSION              make an earlier version current again (as a new one)
   suggestions [--status S] [--lane inbox|screened|spam|all] [--json]
                                          list suggestions (default: the pending inbox,
                                          most likely to be approved first)
@@ -155,6 +161,16 @@ func Main(args []string, env Env) int {
 		err = runSecrets(ctx, rest, env)
 	case "revive":
 		err = runRevive(ctx, rest, env)
+	case "export":
+		err = runExport(ctx, rest, env)
+	case "import":
+		err = runImport(ctx, rest, env)
+	case "history":
+		err = runHistory(ctx, rest, env)
+	case "diff":
+		err = runDiff(ctx, rest, env)
+	case "rollback":
+		err = runRollback(ctx, rest, env)
 	case "eval":
 		err = runEval(ctx, rest, env)
 	default:
@@ -273,6 +289,7 @@ func runAgent(ctx context.Context, args []string, env Env) error {
 	relayURL := f.String("relay", "", "connect to this relay (https://relay.example.com) for webhook and cloud scouts")
 	tokenFile := f.String("device-token-file", "", "file holding this device's relay token (from scouts-relay device add)")
 	ui := f.Bool("ui", false, "also serve the web UI on the loopback listener (default --listen 127.0.0.1:0) and print its link")
+	defs := f.String("definitions", "", "folder of scout definition files to keep the scouts in step with (default: scouts.d in the OS configuration folder, e.g. ~/.config/scouts/scouts.d)")
 	noTray := f.Bool("no-tray", false, "no tray icon (desktop notifications still show when the desktop has a session bus)")
 	g := gmailFlags(f)
 	pos, err := f.parse(args)
@@ -301,7 +318,7 @@ func runAgent(ctx context.Context, args []string, env Env) error {
 	}
 	cfg := agent.Config{
 		DataDir: dir, Listen: *listen, Inbox: *inbox, Version: env.Version, RelayURL: *relayURL, RelayToken: relayToken,
-		Logger: slog.New(h), Out: env.Stdout, Program: env.program(),
+		Logger: slog.New(h), Out: env.Stdout, Program: env.program(), DefinitionsDir: *defs,
 	}
 	if *ui {
 		cfg.UI = frontend.Dist()

@@ -79,6 +79,7 @@ func runStatus(ctx context.Context, args []string, env Env) error {
 	fmt.Fprintf(w, "Entities\t%s, %s, %s, %s\n", plural(st.Entities["task"], "task"), plural(st.Entities["note"], "note"),
 		plural(st.Entities["event"], "event"), plural(st.Entities["project"], "project"))
 	statusRuns(w, st, env)
+	definitionsStatus(ctx, w, c)
 	return w.Flush()
 }
 
@@ -119,9 +120,13 @@ func listScouts(ctx context.Context, args []string, env Env) error {
 		fmt.Fprintf(env.Stdout, "No scouts. Add one with: %s scouts add-folder PATH\n", env.program())
 		return nil
 	}
+	managed := managedBy(ctx, c)
 	w := table(env.Stdout)
 	fmt.Fprintln(w, "ID\tNAME\tKIND\tMODE\tHEALTH\tFOUND\tWATCHES")
 	for _, s := range list {
+		if file, ok := managed[s.ID]; ok {
+			s.Path = strings.TrimSpace(s.Path + " (managed by " + strings.TrimPrefix(file, "file:") + ")")
+		}
 		mode := "review"
 		if !s.Review {
 			mode = "auto"
