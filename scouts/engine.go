@@ -28,7 +28,8 @@ type EngineConfig struct {
 	PollInterval time.Duration
 	// Expiry is how long a suggestion waits for a decision. Default 30 days.
 	Expiry time.Duration
-	// SweepInterval is how often expired suggestions are swept. Default 1 hour.
+	// SweepInterval is how often expired suggestions are swept. Default 1
+	// hour, or a quarter of Expiry when that is shorter.
 	SweepInterval time.Duration
 	// ContentTimeout bounds the source read made when approving, which fills
 	// the entity's body. Default 2 seconds: approvals must stay instant.
@@ -83,7 +84,9 @@ func NewEngine(cfg EngineConfig) *Engine {
 		cfg.Expiry = DefaultExpiry
 	}
 	if cfg.SweepInterval <= 0 {
-		cfg.SweepInterval = time.Hour
+		// Hourly, or more often when suggestions expire within hours
+		// (trials, tests).
+		cfg.SweepInterval = min(time.Hour, max(cfg.Expiry/4, time.Second))
 	}
 	if cfg.ContentTimeout <= 0 {
 		cfg.ContentTimeout = 2 * time.Second

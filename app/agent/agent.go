@@ -84,6 +84,9 @@ type Config struct {
 	// LockStaleAfter is how long a scout's run lock may go unrenewed
 	// before a run takes it over (default 2 minutes; tests shorten it).
 	LockStaleAfter time.Duration
+	// Expiry is how long a suggestion waits for a decision (default 30
+	// days).
+	Expiry time.Duration
 }
 
 // Run runs the agent until ctx ends, then shuts down gracefully.
@@ -125,7 +128,7 @@ func Run(ctx context.Context, cfg Config) error {
 	keyring := openKeyring(dir, cfg)
 	ccfg := core.Config{DataDir: dir, Version: cfg.Version, Logger: log, PollInterval: cfg.PollInterval,
 		RelayURL: cfg.RelayURL, RelayToken: cfg.RelayToken, RelayKeyring: relayKeyring{open: keyring}, Autostart: cfg.Autostart}
-	ccfg.SecretStore, ccfg.LockStaleAfter = keyringSecrets{open: keyring}, cfg.LockStaleAfter
+	ccfg.SecretStore, ccfg.LockStaleAfter, ccfg.Expiry = keyringSecrets{open: keyring}, cfg.LockStaleAfter, cfg.Expiry
 	if cfg.ConfigDir == "" {
 		cfg.ConfigDir = DefaultConfigDir()
 	}

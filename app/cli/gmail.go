@@ -22,7 +22,7 @@ type gmailOptions struct {
 	llmURL, llmModel, llmKeyFile string
 	llmDailyTokens               int
 	openBrowser                  bool
-	poll, lockStale              time.Duration
+	poll, lockStale, expiry      time.Duration
 }
 
 func gmailFlags(f *flags) *gmailOptions {
@@ -41,6 +41,7 @@ func gmailFlags(f *flags) *gmailOptions {
 	f.BoolVar(&o.openBrowser, "open-browser", true, "open the system browser for Gmail consent (false: only return the link, for headless machines)")
 	f.DurationVar(&o.poll, "poll-interval", 5*time.Minute, "how often scouts without push or a schedule of their own (local-mode Gmail) are polled")
 	f.DurationVar(&o.lockStale, "lock-stale-after", 2*time.Minute, "a scout's run lock not renewed for this long is taken over (its holder is taken for dead)")
+	f.DurationVar(&o.expiry, "expire-after", 30*24*time.Hour, "how long a suggestion waits for a decision before it expires (expired ones stay listed, and can be brought back)")
 	return o
 }
 
@@ -53,6 +54,10 @@ func (o *gmailOptions) apply(cfg *agent.Config, env Env) error {
 		return usageErrorf("--lock-stale-after must be at least 1s")
 	}
 	cfg.LockStaleAfter = o.lockStale
+	if o.expiry < time.Second {
+		return usageErrorf("--expire-after must be at least 1s")
+	}
+	cfg.Expiry = o.expiry
 	cfg.Keyring, cfg.Getenv = o.keyring, os.Getenv
 	if o.llmURL != "" {
 		mc := llm.Config{BaseURL: o.llmURL, Model: o.llmModel}

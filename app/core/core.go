@@ -31,6 +31,9 @@ type Config struct {
 	LockStaleAfter time.Duration
 	// SecretStore keeps the named secrets (secrets.go); nil: none.
 	SecretStore SecretStore
+	// Expiry is how long a suggestion waits for a decision before it
+	// expires (default scouts.DefaultExpiry); a revived one gets it anew.
+	Expiry time.Duration
 	// RelayURL and RelayToken connect the desktop to a relay (webhook and
 	// cloud scouts) for the whole run (the agent's --relay and
 	// --device-token-file); without them the desktop connects to the relay
@@ -130,6 +133,7 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 		Learning:     scouts.LearningConfig{Salt: salt, Propose: c.proposeFromContent, Categorise: c.categoriseStep()},
 		RunState:     c.runState(),
 		RunContext:   c.runContext,
+		Expiry:       c.cfg.Expiry,
 	})
 	return c, nil
 }

@@ -11,10 +11,14 @@ import (
 const EventSuggestionRevived = "suggestion.revived"
 
 // Revive brings an expired suggestion back to pending with a fresh
-// deadline (scouts.DefaultExpiry from now), audited with who did it.
+// deadline (the expiry from now), audited with who did it.
 func (c *Core) Revive(ctx context.Context, id, actor string) (scouts.Suggestion, error) {
 	now := c.now()
-	s, err := c.DB.ReviveSuggestion(ctx, id, actor, now, now.Add(scouts.DefaultExpiry))
+	expiry := c.cfg.Expiry
+	if expiry <= 0 {
+		expiry = scouts.DefaultExpiry
+	}
+	s, err := c.DB.ReviveSuggestion(ctx, id, actor, now, now.Add(expiry))
 	if err != nil {
 		return s, err
 	}
