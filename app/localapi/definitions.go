@@ -1,6 +1,8 @@
 package localapi
 
 import (
+	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -21,6 +23,10 @@ func (s *Server) definitionRoutes() {
 	m.HandleFunc("GET /api/v1/definitions", s.handleExportDefinitions)
 	m.HandleFunc("POST /api/v1/definitions/import", s.handleImportDefinitions)
 	m.HandleFunc("GET /api/v1/definitions/status", s.handleDefinitionsStatus)
+	m.HandleFunc("POST /api/v1/definitions/draft", s.handleDraftDefinition)
+	m.HandleFunc("GET /api/v1/definitions/templates", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, s.core.DefinitionTemplates(r.Context()))
+	})
 	m.HandleFunc("GET /api/v1/scouts/{id}/versions", s.handleScoutVersions)
 	m.HandleFunc("GET /api/v1/scouts/{id}/versions/diff", s.handleScoutDiff)
 	m.HandleFunc("POST /api/v1/scouts/{id}/versions/{version}/rollback", s.handleScoutRollback)
@@ -76,6 +82,30 @@ func (s *Server) handleDefinitionsStatus(w http.ResponseWriter, r *http.Request)
 		errs = []definition.Error{}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"dir": s.core.DefinitionsDir(), "managed_by": managed, "definition_errors": errs})
+}
+
+// POST /api/v1/definitions/draft {"description": "..."}: the model drafts
+// a definition, checked like an import and described with its risks.
+// Nothing is saved. Without a model: 503 with the templates.
+func (s *Server) handleDraftDefinition(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Description string `json:"description"`
+	}
+	if err := json.NewDecoder(io.LimitReader(r.Body, 64<<10)).Decode(&in); err != nil {
+		s.fail(w, r, scouts.Errorf(scouts.EInvalid, "body: want {\"description\": \"...\"}: %v", err))
+		return
+	}
+	d, err := s.core.DraftDefinition(r.Context(), in.Description)
+	if errors.Is(err, core.ErrNoModel) {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"code": scouts.EUnavailable, "error": err.Error(),
+			"templates": s.core.DefinitionTemplates(r.Context())})
+		return
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, d)
 }
 
 type versionOut struct {

@@ -1,0 +1,127 @@
+package core_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/scouts-hq/scouts/app/core"
+	"github.com/scouts-hq/scouts/scouts/triage/llm"
+	"github.com/scouts-hq/scouts/scouts/triage/triagetest"
+)
+
+func draftCore(t *testing.T) (*core.Core, *triagetest.Server) {
+	t.Helper()
+	srv := triagetest.New("key", "drafter")
+	t.Cleanup(srv.Close)
+	m, err := llm.New(llm.Config{BaseURL: srv.BaseURL(), Model: "drafter", APIKey: "key"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := openCoreWith(t, core.Config{DataDir: t.TempDir(), Model: m})
+	return c, srv
+}
+
+func risks(d core.Draft) string {
+	var codes []string
+	for _, r := range d.Risks {
+		codes = append(codes, r.Code)
+	}
+	return strings.Join(codes, ",")
+}
+
+// A safe draft is valid, summarised, with no risk; the model was asked
+// with the scout schema as its structured output; nothing is saved.
+func TestDraftDefinitionSafe(t *testing.T) {
+	c, srv := draftCore(t)
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "Scans")
+	os.MkdirAll(dir, 0o755)
+	doc, _ := json.Marshal(map[string]any{"version": 1, "kind": "folder", "name": "Scans", "enabled": true, "review": true,
+		"source": map[string]any{"path": dir}})
+	srv.Script(triagetest.Turn{Content: string(doc)})
+	d, err := c.DraftDefinition(ctx, "files in my Scans folder become notes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Valid || len(d.Risks) != 0 || len(d.Summary) == 0 || !strings.Contains(d.Summary[0], dir) {
+		t.Fatalf("draft: %+v", d)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 || !strings.Contains(string(reqs[0].ResponseFormat), `"scout_definition"`) ||
+		!strings.Contains(string(reqs[0].ResponseFormat), `"kind"`) {
+		t.Fatalf("the model was not asked for the scout schema: %d requests", len(reqs))
+	}
+	if list, _ := c.DB.ListScouts(ctx); len(list) != 0 {
+		t.Fatalf("a draft was saved: %d scouts", len(list))
+	}
+}
+
+// A draft that breaks the schema is reported with why, not saved.
+func TestDraftDefinitionInvalid(t *testing.T) {
+	c, srv := draftCore(t)
+	ctx := context.Background()
+	srv.Script(triagetest.Turn{Content: `{"version": 1, "kind": "ftp", "name": "Files"}`})
+	d, err := c.DraftDefinition(ctx, "watch my ftp server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Valid || len(d.Errors) != 1 || !strings.Contains(d.Errors[0].Reason, "kind") {
+		t.Fatalf("invalid draft: %+v", d)
+	}
+	if list, _ := c.DB.ListScouts(ctx); len(list) != 0 {
+		t.Fatalf("an invalid draft was saved: %d scouts", len(list))
+	}
+}
+
+// A dangerous draft is valid but flagged: auto-create, the home folder,
+// a ** glob, a danger action, an action without approval, a missing
+// secret.
+func TestDraftDefinitionDangerous(t *testing.T) {
+	c, srv := draftCore(t)
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Skip("no home folder")
+	}
+	doc, _ := json.Marshal(map[string]any{"version": 1, "kind": "folder", "name": "Everything", "enabled": true, "review": false,
+		"source": map[string]any{"path": home, "include": []string{"**/*"}},
+		"rules": []any{map[string]any{"id": "all", "when": map[string]any{"ext": map[string]any{"equals": "pdf"}},
+			"then": map[string]any{"verdict": "show", "kind": "note", "actions": []any{
+				map[string]any{"action": "webhook.post", "params": map[string]any{"url": "https://crm.example/hook", "secret": map[string]any{"secret": "crm-token"}}},
+			}}}}})
+	srv.Script(triagetest.Turn{Content: string(doc)})
+	d, err := c.DraftDefinition(context.Background(), "everything in my home folder to my CRM, no questions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := risks(d)
+	for _, want := range []string{"auto_create", "broad_folder", "broad_glob", "runs_without_approval", "missing_secret"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("risk %s not flagged (flagged: %s)", want, got)
+		}
+	}
+	if !d.Valid {
+		t.Fatalf("dangerous but valid draft reported invalid: %+v", d.Errors)
+	}
+}
+
+// Without a model drafting says so and the templates are valid.
+func TestDraftTemplatesWithoutModel(t *testing.T) {
+	c, _ := openCoreWith(t, core.Config{DataDir: t.TempDir()})
+	if _, err := c.DraftDefinition(context.Background(), "invoices become tasks"); !errors.Is(err, core.ErrNoModel) {
+		t.Fatalf("without a model: %v", err)
+	}
+	ts := c.DefinitionTemplates(context.Background())
+	if len(ts) != 2 {
+		t.Fatalf("%d templates", len(ts))
+	}
+	for _, d := range ts {
+		if !d.Valid || d.Title == "" || len(d.Summary) == 0 {
+			t.Errorf("template %q: %+v", d.Title, d)
+		}
+	}
+}

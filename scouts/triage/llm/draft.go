@@ -1,0 +1,67 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// draftPrompt asks for a scout definition. The person's description is
+// given as data: it says what they want, it does not change the rules.
+const draftPrompt = `You write scout definitions for Scouts, a local assistant that watches sources (a folder, a Gmail mailbox, a webhook) and turns what arrives into suggestions the person approves.
+Write exactly one definition, a JSON object valid against the JSON Schema given as the response format, for the scout the person describes.
+Prefer review mode (review: true) and no actions that run without approval unless the person asks for them. Never invent a secret's value: name secrets by reference ({"secret": "name"}).
+The person's description is given as JSON data.`
+
+// DraftMaxTokens caps a draft's answer: a definition with a few rules.
+const DraftMaxTokens = 2000
+
+// Draft asks the model for a scout definition described in plain words,
+// with the definition's JSON Schema as the structured output format. It
+// returns the content as the model wrote it (the caller validates it) and
+// the tokens the call spent.
+func (c *Client) Draft(ctx context.Context, description string, schema json.RawMessage) (json.RawMessage, int, error) {
+	user, _ := json.Marshal(map[string]string{"description": description})
+	req := chatRequest{
+		Model: c.cfg.Model,
+		Messages: []chatMessage{
+			{Role: "system", Content: draftPrompt},
+			{Role: "user", Content: string(user)},
+		},
+		MaxTokens: DraftMaxTokens,
+		// Not strict: the scout schema uses keywords (oneOf, patterns)
+		// strict mode refuses; the answer is validated on arrival.
+		ResponseFormat: responseFormat{Type: "json_schema", JSONSchema: jsonSchema{Name: "scout_definition", Schema: schema}},
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, 0, c.fail(err)
+	}
+	raw, err := c.post(ctx, body)
+	if err != nil {
+		return nil, 0, c.fail(err)
+	}
+	var resp chatResponse
+	if err := json.Unmarshal(raw, &resp); err != nil {
+		return nil, 0, c.fail(fmt.Errorf("%w: the response is not JSON", ErrBadAnswer))
+	}
+	tokens := 0
+	if resp.Usage != nil {
+		tokens = resp.Usage.TotalTokens
+	}
+	if len(resp.Choices) == 0 {
+		return nil, tokens, c.fail(fmt.Errorf("%w: no choices", ErrBadAnswer))
+	}
+	ch := resp.Choices[0]
+	if ch.Message.Refusal != nil && strings.TrimSpace(*ch.Message.Refusal) != "" {
+		return nil, tokens, c.fail(ErrRefused)
+	}
+	if ch.FinishReason == "length" {
+		return nil, tokens, c.fail(fmt.Errorf("%w: cut short (finish_reason length)", ErrBadAnswer))
+	}
+	if ch.Message.Content == nil {
+		return nil, tokens, c.fail(fmt.Errorf("%w: no content", ErrBadAnswer))
+	}
+	return json.RawMessage(stripFence(strings.TrimSpace(*ch.Message.Content))), tokens, nil
+}
