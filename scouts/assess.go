@@ -52,6 +52,7 @@ type assessor struct {
 	e     *Engine
 	s     Scout
 	state *LearnState
+	plan  *planContext // read on the page's first item (arrival.go)
 
 	// rules are the scout's rules, read on the page's first item.
 	rules     RuleSet

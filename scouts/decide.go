@@ -2,9 +2,13 @@ package scouts
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/scouts-hq/scouts/scouts/actions"
 )
 
 // Approval is a person's decision to turn a suggestion into an entity.
@@ -15,11 +19,21 @@ type Approval struct {
 	Edits EntityPatch
 	// Actor records who decided: "user" (default), "cli", "policy".
 	Actor string
+	// Plan is the plan as the card showed it, with the person's toggles;
+	// nil runs the proposed plan as proposed.
+	Plan []PlanChoice
+	// Always is "approve and always allow": every action of the plan that
+	// needed this approval is allowed for the scout from now on (a scout
+	// override, recorded on the trail and revocable in the policies).
+	Always bool
 }
 
-// Approve turns a pending suggestion into an entity of the requested kind.
-// Approving again as the same kind returns the entity created the first
-// time (created=false): a double click or a retried request never makes two.
+// Approve turns a pending suggestion into an entity of the requested kind
+// and records its plan: the entity is created and every remote action is
+// queued in the outbox in the one transaction that records the decision,
+// so a crash leaves either all of it or none. Approving again as the same
+// kind returns the entity created the first time (created=false): a double
+// click or a retried request never makes two, nor queues anything twice.
 func (e *Engine) Approve(ctx context.Context, id string, a Approval) (Entity, bool, error) {
 	kind, err := ParseEntityKind(string(a.As))
 	if err != nil {
@@ -33,15 +47,36 @@ func (e *Engine) Approve(ctx context.Context, id string, a Approval) (Entity, bo
 	if err != nil {
 		return Entity{}, false, err
 	}
-	// Read the source before the write transaction, and only for a pending
-	// suggestion, so a slow or absent source never holds the writer.
+	// Read the source and check the plan before the write transaction,
+	// and only for a pending suggestion, so a slow or absent source never
+	// holds the writer.
 	var content *ItemContent
 	var contentNote string
+	var steps []PlanStep
+	var left []string
 	if cur.Status == StatusPending {
+		sc, pol, defs, err := e.planContext(ctx, cur.ScoutID)
+		if err != nil {
+			return Entity{}, false, err
+		}
+		runs, err := e.cfg.Store.ActionRuns(ctx, id)
+		if err != nil {
+			return Entity{}, false, err
+		}
+		steps, left, err = e.choosePlan(ctx, sc, cur, kind, a.Plan, e.proposePlan(sc, cur, kind, pol, defs, runs))
+		if err != nil {
+			return Entity{}, false, err
+		}
 		content, contentNote = e.fetchForApproval(ctx, cur)
 	}
 	now := e.cfg.Now()
-	sug, ent, created, err := e.cfg.Store.ApproveSuggestion(ctx, id, kind, actor, now, func(s Suggestion) (Entity, []AuditEvent, error) {
+	var rec ApprovalRecord
+	sug, ent, created, err := e.cfg.Store.ApproveSuggestion(ctx, id, kind, actor, now, func(s Suggestion, existing []ActionRun) (ApprovalRecord, error) {
+		if steps == nil {
+			// It was decided when read and is pending again now (an undo
+			// in between): its plan was never checked.
+			return ApprovalRecord{}, Errorf(EConflict, "suggestion %s changed while being approved; try again", id)
+		}
 		body := s.Excerpt
 		if content != nil && content.Text != "" {
 			body = clip(content.Text, MaxBodyBytes)
@@ -51,21 +86,30 @@ func (e *Engine) Approve(ctx context.Context, id string, a Approval) (Entity, bo
 		ent = s.Assessment.proposedFields(kind).Apply(ent)
 		ent = a.Edits.Apply(ent)
 		if err := ent.Validate(); err != nil {
-			return Entity{}, nil, err
+			return ApprovalRecord{}, err
 		}
 		refs := map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "actor": actor}
 		summary := fmt.Sprintf("Approved as %s by %s", kind, actor)
 		if kind != s.ProposedKind {
 			summary += fmt.Sprintf(" (proposed: %s)", s.ProposedKind)
 		}
-		events := []AuditEvent{{TraceID: s.TraceID, Stage: StageDecision, Type: AuditApproved, Outcome: OutcomeOK, Summary: summary, Refs: refs, At: now}}
-		if contentNote != "" {
-			events = append(events, AuditEvent{TraceID: s.TraceID, Stage: StageExecute, Type: AuditItemNote, Outcome: OutcomeOK, Summary: contentNote, Refs: refs, At: now})
+		if a.Always {
+			summary += ", and always allowed for this scout"
 		}
-		events = append(events, AuditEvent{TraceID: s.TraceID, Stage: StageExecute, Type: AuditEntityCreated, Outcome: OutcomeOK,
-			Summary: fmt.Sprintf("Created %s %q", kind, ent.Title),
-			Refs:    map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "entity_id": ent.ID, "entity_kind": string(kind)}, At: now})
-		return ent, events, nil
+		rec = ApprovalRecord{Entity: ent}
+		rec.Audit = []AuditEvent{{TraceID: s.TraceID, Stage: StageDecision, Type: AuditApproved, Outcome: OutcomeOK, Summary: summary, Refs: refs, At: now}}
+		if contentNote != "" {
+			rec.Audit = append(rec.Audit, AuditEvent{TraceID: s.TraceID, Stage: StageExecute, Type: AuditItemNote, Outcome: OutcomeOK, Summary: contentNote, Refs: refs, At: now})
+		}
+		rec.Actions, rec.Audit = e.recordPlan(s, ent, steps, existing, actor, now, rec.Audit)
+		if len(left) > 0 {
+			rec.Audit = append(rec.Audit, AuditEvent{TraceID: s.TraceID, Stage: StageDecision, Type: AuditActionLeftOut, Outcome: OutcomeSkipped,
+				Summary: "Left out of the plan by " + actor + ": " + strings.Join(left, ", "), Refs: refs, At: now})
+		}
+		if a.Always {
+			rec.Policies, rec.Audit = alwaysAllow(s, steps, actor, now, rec.Audit)
+		}
+		return rec, nil
 	})
 	if err != nil {
 		return Entity{}, false, err
@@ -73,8 +117,76 @@ func (e *Engine) Approve(ctx context.Context, id string, a Approval) (Entity, bo
 	if created {
 		e.emit(Event{Type: EventSuggestionResolved, Data: sug})
 		e.emit(Event{Type: EventEntityCreated, Data: ent})
+		e.announce(rec)
 	}
 	return ent, created, nil
+}
+
+// recordPlan turns the chosen steps into the suggestion's actions: the
+// entity's (done, here) and the remote ones (queued), numbered after the
+// ones it already has, each audited with its mode and where it came from.
+func (e *Engine) recordPlan(s Suggestion, ent Entity, steps []PlanStep, existing []ActionRun, by string, now time.Time, audit []AuditEvent) ([]ActionRun, []AuditEvent) {
+	n := 0
+	for _, r := range existing {
+		n = max(n, r.N)
+	}
+	var runs []ActionRun
+	for _, st := range steps {
+		n++
+		r := ActionRun{SuggestionID: s.ID, N: n, Key: ActionKey(s.ID, n), TraceID: s.TraceID, ScoutID: s.ScoutID, SourceRef: s.SourceRef,
+			Action: st.Action, Params: st.Params, Origin: st.Origin, Mode: st.Mode, ModeSource: st.Source, Phase: PhaseApproval, By: by,
+			State: ActionQueued, NextAt: now, CreatedAt: now, UpdatedAt: now}
+		if st.Where == actions.Local {
+			r.State = ActionDone
+			r.Attempts = 1
+			r.Result, _ = json.Marshal(map[string]string{"entity_id": ent.ID, "kind": string(ent.Kind)})
+			audit = append(audit, AuditEvent{TraceID: s.TraceID, Stage: StageExecute, Type: AuditEntityCreated, Outcome: OutcomeOK,
+				Summary: fmt.Sprintf("Created %s %q (%s; %s)", ent.Kind, ent.Title, st.Action, modeWords(st.Mode, st.Source)),
+				Refs:    actionRefs(r, "entity_id", ent.ID, "entity_kind", string(ent.Kind), "actor", by), At: now})
+		} else {
+			audit = append(audit, AuditEvent{TraceID: s.TraceID, Stage: StageDecision, Type: AuditActionQueued, Outcome: OutcomeOK,
+				Summary: fmt.Sprintf("Queued %s (action %d), approved by %s; %s", describeAction(r), n, by, modeWords(st.Mode, st.Source)),
+				Refs:    actionRefs(r, "actor", by), At: now})
+		}
+		runs = append(runs, r)
+	}
+	return runs, audit
+}
+
+// alwaysAllow writes "approve and always allow": each action of the plan
+// that needed the approval is allowed for the scout from now on. Denied
+// actions never reach here (an enabled denied action refuses the whole
+// approval), so nothing denied is ever upgraded.
+func alwaysAllow(s Suggestion, steps []PlanStep, actor string, now time.Time, audit []AuditEvent) ([]PolicyChange, []AuditEvent) {
+	var out []PolicyChange
+	for _, st := range steps {
+		if st.Mode != actions.RequireApproval {
+			continue
+		}
+		out = append(out, PolicyChange{ScoutID: s.ScoutID, Action: st.Action, Mode: actions.Allow, By: actor, At: now})
+		audit = append(audit, AuditEvent{TraceID: s.TraceID, Stage: StageDecision, Type: AuditPolicyChanged, Outcome: OutcomeOK,
+			Summary: fmt.Sprintf("%s is now always allowed for this scout (was %s), by %s with \"approve and always allow\"; undo it in Settings → Policies",
+				st.Action, modeWords(st.Mode, st.Source), actor),
+			Refs: map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "action": st.Action, "mode": string(actions.Allow),
+				"mode_source": string(actions.SourceScout), "previous_mode": string(st.Mode), "previous_source": string(st.Source), "actor": actor}, At: now})
+	}
+	return out, audit
+}
+
+// announce publishes what a decision recorded beyond the suggestion: the
+// actions queued (and wakes the outbox), the policies changed.
+func (e *Engine) announce(rec ApprovalRecord) {
+	queued := false
+	for _, r := range rec.Actions {
+		e.emit(Event{Type: EventActionUpdated, Data: r})
+		queued = queued || r.State == ActionQueued
+	}
+	for _, p := range rec.Policies {
+		e.emit(Event{Type: EventPolicyChanged, Data: p})
+	}
+	if queued {
+		e.kickActions()
+	}
 }
 
 // fetchForApproval reads the item's text so that the entity gets the whole
@@ -126,9 +238,10 @@ func (e *Engine) Undo(ctx context.Context, id, actor string) (Suggestion, error)
 		actor = "user"
 	}
 	now := e.cfg.Now()
+	var changed []ActionRun
 	sug, deleted, err := e.cfg.Store.UndoDecision(ctx, id,
 		func(s Suggestion) error { return s.CanUndo(now, e.cfg.UndoWindow) },
-		func(s Suggestion) []AuditEvent {
+		func(s Suggestion, runs []ActionRun) ([]ActionRun, []AuditEvent) {
 			refs := map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "actor": actor}
 			events := []AuditEvent{{TraceID: s.TraceID, Stage: StageDecision, Type: AuditUndone, Outcome: OutcomeOK,
 				Summary: fmt.Sprintf("Undone by %s: the %s decision is withdrawn and the card is pending again", actor, s.Status), Refs: refs, At: now}}
@@ -137,13 +250,17 @@ func (e *Engine) Undo(ctx context.Context, id, actor string) (Suggestion, error)
 					Summary: fmt.Sprintf("Deleted %s %s created by the undone approval", s.ResolvedKind, s.ResolvedEntityID),
 					Refs:    map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "entity_id": s.ResolvedEntityID, "actor": actor}, At: now})
 			}
-			return events
+			changed, events = undoActions(runs, actor, now, events)
+			return changed, events
 		})
 	if err != nil {
 		return Suggestion{}, err
 	}
 	if deleted != nil {
 		e.emit(Event{Type: EventEntityDeleted, Data: map[string]string{"id": deleted.ID, "kind": string(deleted.Kind)}})
+	}
+	for _, r := range changed {
+		e.emit(Event{Type: EventActionUpdated, Data: r})
 	}
 	e.emit(Event{Type: EventSuggestionUndone, Data: sug})
 	return sug, nil

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/scouts-hq/scouts/scouts/actions"
 )
 
 // EngineConfig wires an Engine to its storage and sources.
@@ -41,6 +43,11 @@ type EngineConfig struct {
 	// Rules loads a scout's rules (once per page of items); they are tried
 	// on each item before anything else. Nil: no scout has rules.
 	Rules func(ctx context.Context, s Scout) (RuleSet, error)
+	// Actions is the action catalogue; nil is the built-in one.
+	Actions *actions.Catalogue
+	// Executors run remote actions, by action name. An action without an
+	// executor is never proposed and cannot be chosen.
+	Executors map[string]ActionExecutor
 	// RunState keeps run locks and schedule times in storage (runstate.go);
 	// nil: in memory only.
 	RunState RunState
@@ -67,6 +74,8 @@ type Engine struct {
 	runners map[string]*runner
 	paused  bool
 	wg      sync.WaitGroup
+
+	actionKick chan struct{} // wakes the outbox: actions were queued
 }
 
 // NewEngine returns an engine; call Start to run scouts.
@@ -94,6 +103,9 @@ func NewEngine(cfg EngineConfig) *Engine {
 	if cfg.UndoWindow <= 0 {
 		cfg.UndoWindow = DefaultUndoWindow
 	}
+	if cfg.Actions == nil {
+		cfg.Actions = actions.MustNew()
+	}
 	if cfg.LockHeartbeat <= 0 {
 		cfg.LockHeartbeat = RunLockHeartbeat
 	}
@@ -104,7 +116,7 @@ func NewEngine(cfg EngineConfig) *Engine {
 	if emit == nil {
 		emit = func(Event) {}
 	}
-	return &Engine{cfg: cfg, log: cfg.Logger, emit: emit, runners: map[string]*runner{}}
+	return &Engine{cfg: cfg, log: cfg.Logger, emit: emit, runners: map[string]*runner{}, actionKick: make(chan struct{}, 1)}
 }
 
 // Start starts a runner for every enabled scout and the expiry sweeper.
@@ -121,10 +133,14 @@ func (e *Engine) Start(ctx context.Context) error {
 	for _, s := range all {
 		e.Sync(s)
 	}
-	e.wg.Add(1)
+	e.wg.Add(2)
 	go func() {
 		defer e.wg.Done()
 		e.sweepLoop(ctx)
+	}()
+	go func() {
+		defer e.wg.Done()
+		e.actionLoop(ctx)
 	}()
 	return nil
 }
@@ -378,6 +394,7 @@ func (e *Engine) processPage(ctx context.Context, s Scout, conn SourceConnector,
 			e.emit(Event{Type: EventSuggestionResolved, Data: rec.Suggestion})
 			e.emit(Event{Type: EventEntityCreated, Data: *rec.Entity})
 		}
+		e.announce(ApprovalRecord{Actions: rec.Actions})
 	}
 	return len(inserted), nil
 }
@@ -479,27 +496,12 @@ func (e *Engine) newItemRecord(ctx context.Context, as *assessor, s Scout, it It
 		sug.Payload, _ = json.Marshal(payload{Body: clip(meta.Body, MaxBodyBytes)})
 	}
 	rec := ItemRecord{Suggestion: sug, Audit: audit, Features: features}
-	// Only what reaches the inbox is auto-created: screened and spam items
-	// wait for a person whatever the scout's mode.
-	if !s.Review && sug.Lane == LaneInbox {
-		body := meta.Excerpt
-		if meta.Body != "" {
-			body = clip(meta.Body, MaxBodyBytes)
-		}
-		ent := Entity{Kind: kind, ID: NewID(entityPrefix(kind)), Title: sug.Title, Body: body,
-			SourceSuggestionID: sug.ID, CreatedAt: now, UpdatedAt: now}
-		rec.Entity = &ent
-		rec.Suggestion.Status = StatusApproved
-		rec.Suggestion.ResolvedAt = now
-		rec.Suggestion.ResolvedKind = kind
-		rec.Suggestion.ResolvedEntityID = ent.ID
-		rec.Suggestion.ResolvedBy = "policy"
-		rec.Audit = append(rec.Audit,
-			AuditEvent{TraceID: trace, Stage: StageDecision, Type: AuditAutoApproved, Outcome: OutcomeOK,
-				Summary: fmt.Sprintf("Auto-created as %s: the scout %q creates without review", kind, s.Name),
-				Refs:    refs("actor", "policy"), At: now},
-			AuditEvent{TraceID: trace, Stage: StageExecute, Type: AuditEntityCreated, Outcome: OutcomeOK,
-				Summary: fmt.Sprintf("Created %s %q", kind, ent.Title), Refs: refs("entity_id", ent.ID, "entity_kind", string(kind)), At: now})
+	body := meta.Excerpt
+	if meta.Body != "" {
+		body = clip(meta.Body, MaxBodyBytes)
+	}
+	if err := e.onArrival(ctx, as, s, &rec, body, now); err != nil {
+		return ItemRecord{}, err
 	}
 	return rec, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/scouts-hq/scouts/scouts/actions"
 	"github.com/scouts-hq/scouts/scouts/learn"
 )
 
@@ -28,15 +29,16 @@ type Store interface {
 	// GetSuggestion returns one suggestion.
 	GetSuggestion(ctx context.Context, id string) (Suggestion, error)
 	// ApproveSuggestion approves a pending suggestion in one transaction:
-	// build is called with the suggestion as stored, and the entity and
-	// audit events it returns are written with the new status. If the
-	// suggestion is already approved as the same kind, the existing entity
-	// is returned with created=false and build is not called.
-	// by is who decided (Suggestion.ResolvedBy). The decision and what it
-	// teaches the learner (TeachingOf) are one transaction, as in every
-	// decision below.
+	// build is called with the suggestion and its actions as stored, and
+	// what it returns — the entity, the plan's actions (remote ones queued
+	// in the outbox), scout overrides, audit events — is written with the
+	// new status. If the suggestion is already approved as the same kind,
+	// the existing entity is returned with created=false and build is not
+	// called. by is who decided (Suggestion.ResolvedBy). The decision and
+	// what it teaches the learner (TeachingOf) are one transaction, as in
+	// every decision below.
 	ApproveSuggestion(ctx context.Context, id string, kind EntityKind, by string, at time.Time,
-		build func(Suggestion) (Entity, []AuditEvent, error)) (s Suggestion, e Entity, created bool, err error)
+		build func(Suggestion, []ActionRun) (ApprovalRecord, error)) (s Suggestion, e Entity, created bool, err error)
 	// RejectSuggestion rejects a pending suggestion, writing the audit events
 	// audit returns. Rejecting a rejected suggestion changes nothing and
 	// returns changed=false.
@@ -44,11 +46,12 @@ type Store interface {
 		audit func(Suggestion) []AuditEvent) (s Suggestion, changed bool, err error)
 	// UndoDecision puts a decided suggestion back to pending in one
 	// transaction, deleting the entity its approval created. check is
-	// called with the suggestion as stored and may refuse; audit returns
-	// the events to write. It returns the suggestion as it now is and the
+	// called with the suggestion as stored and may refuse; undo is called
+	// with it and its actions and returns the actions it changed and the
+	// events to write. It returns the suggestion as it now is and the
 	// deleted entity, if any.
 	UndoDecision(ctx context.Context, id string, check func(Suggestion) error,
-		audit func(Suggestion) []AuditEvent) (Suggestion, *Entity, error)
+		undo func(Suggestion, []ActionRun) ([]ActionRun, []AuditEvent)) (Suggestion, *Entity, error)
 	// MarkSpam decides a pending (or screened) suggestion is spam: it is
 	// rejected into the Spam lane, which teaches the learner spam.
 	MarkSpam(ctx context.Context, id string, at time.Time,
@@ -72,6 +75,33 @@ type Store interface {
 	// ExpireSuggestions marks pending suggestions whose ExpiresAt is not
 	// after now as expired, auditing each, and returns them.
 	ExpireSuggestions(ctx context.Context, now time.Time) ([]Suggestion, error)
+
+	// Policies returns the user's action modes.
+	Policies(ctx context.Context) (actions.Policies, error)
+	// SetPolicies sets (or, with Mode "", removes) modes, with the audit
+	// events, in one transaction.
+	SetPolicies(ctx context.Context, changes []PolicyChange, audit ...AuditEvent) error
+	// PlanDefaults returns the user's defaults for what cards propose
+	// (DefaultPlanDefaults until set).
+	PlanDefaults(ctx context.Context) (PlanDefaults, error)
+	// SetPlanDefaults stores them, with the audit events.
+	SetPlanDefaults(ctx context.Context, d PlanDefaults, audit ...AuditEvent) error
+
+	// ActionRuns returns a suggestion's actions, by N.
+	ActionRuns(ctx context.Context, suggestionID string) ([]ActionRun, error)
+	// ActionRunsIn returns every action in a state, oldest first.
+	ActionRunsIn(ctx context.Context, state ActionState) ([]ActionRun, error)
+	// DueActions returns up to limit queued actions whose NextAt is not
+	// after now, earliest first.
+	DueActions(ctx context.Context, now time.Time, limit int) ([]ActionRun, error)
+	// NextActionAt returns the earliest NextAt of the queued actions, zero
+	// when none is queued.
+	NextActionAt(ctx context.Context) (time.Time, error)
+	// UpdateActionRun changes one action in a transaction: change gets it
+	// as stored and returns it changed, with audit events to write, or an
+	// error (ErrNoChange writes nothing) that is returned. An unknown key
+	// is ENotFound.
+	UpdateActionRun(ctx context.Context, key string, change func(ActionRun) (ActionRun, []AuditEvent, error)) (ActionRun, error)
 }
 
 // ItemRecord is one new item as the engine stores it.
@@ -82,6 +112,10 @@ type ItemRecord struct {
 	// Features are the hashes of the item's features (learn.Hashes): what
 	// the learner is taught when the person decides.
 	Features []uint64
+	// Actions are what a policy let run without a person: the plan of an
+	// item created without review, actions rules proposed that are
+	// allowed. Remote ones are queued in the outbox with the item.
+	Actions []ActionRun
 }
 
 // RunResult is the outcome of one scout run.

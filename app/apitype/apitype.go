@@ -41,6 +41,9 @@ type Status struct {
 	ModelBudget []SpentBudget `json:"model_budget,omitempty"`
 	// Relay is the relay connection; absent when the desktop runs alone.
 	Relay *RelayStatus `json:"relay,omitempty"`
+	// FailingActions counts the cards' actions that failed or wait to
+	// retry after a failure (each can be retried or dropped on its card).
+	FailingActions int `json:"failing_actions"`
 }
 
 // RelayStatus is the desktop's connection to its relay (GET /api/v1/relay,
@@ -198,6 +201,9 @@ type Suggestion struct {
 	// below the inbox ("screened" or "spam").
 	Rescued    string      `json:"rescued,omitempty"`
 	Assessment *Assessment `json:"assessment,omitempty"`
+	// Plan is the card's plan with each action's mode and state; only in
+	// GET /api/v1/suggestions/{id}.
+	Plan *Plan `json:"plan,omitempty"`
 }
 
 // Assessment is what the engine concluded about an item on arrival: its
@@ -256,7 +262,16 @@ type Approve struct {
 	StartsAt  *string `json:"starts_at,omitempty"`
 	EndsAt    *string `json:"ends_at,omitempty"`
 	Location  *string `json:"location,omitempty"`
-	// Gmail, for a Gmail suggestion, also archives or labels the message.
+	// Actions is the plan as the card showed it, each action ticked
+	// (enabled) or not; absent: the proposed plan as proposed.
+	Actions []ApproveAction `json:"actions,omitempty"`
+	// Always is "approve and always allow": the plan's actions that needed
+	// this approval are allowed for the scout from now on (a scout
+	// override, audited, removable with PUT /api/v1/policies).
+	Always bool `json:"always,omitempty"`
+	// Gmail is the older way to say whether a Gmail card's email is
+	// archived or labelled; it is translated into the plan's gmail.archive
+	// and gmail.label (and cannot be combined with Actions).
 	Gmail *GmailAction `json:"gmail,omitempty"`
 }
 

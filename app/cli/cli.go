@@ -72,6 +72,19 @@ Talking to a running agent:
                                          most likely to be approved first)
   show ID                                one suggestion with its audit trail ("why")
   approve ID --as task|note|event|project [--title T] [--body B] [--due DATE]
+          [--archive|--no-archive] [--label L|--no-label] [--always]
+                                         approve with the card's plan: the plan's flags
+                                         tick or untick its actions; --always also allows
+                                         them for the scout from now on
+  plan ID [--as KIND]                    what approving does (or did): each action, its
+                                         mode and where it comes from, its state
+  action retry|drop ID N                 retry or give up a card's failing action N
+  actions                                the actions Scouts can take, with their risk
+  policies [SCOUT_ID]                    each action's mode (allow, deny,
+                                         require_approval) and where it comes from
+  policies set [--scout ID] ACTION MODE | policies rm [--scout ID] ACTION
+  policies defaults [--archive on|off] [--label L|--no-label]
+                                         what Gmail cards propose
   reject ID
   revive ID                              bring an expired suggestion back to pending
   spam ID                                reject as spam (teaches the scout's learner)
@@ -161,6 +174,14 @@ func Main(args []string, env Env) int {
 		err = runSecrets(ctx, rest, env)
 	case "revive":
 		err = runRevive(ctx, rest, env)
+	case "plan":
+		err = runPlan(ctx, rest, env)
+	case "action":
+		err = runAction(ctx, rest, env)
+	case "actions":
+		err = runActions(ctx, rest, env)
+	case "policies":
+		err = runPolicies(ctx, rest, env)
 	case "export":
 		err = runExport(ctx, rest, env)
 	case "import":

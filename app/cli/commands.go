@@ -80,6 +80,9 @@ func runStatus(ctx context.Context, args []string, env Env) error {
 		plural(st.Entities["event"], "event"), plural(st.Entities["project"], "project"))
 	statusRuns(w, st, env)
 	definitionsStatus(ctx, w, c)
+	if st.FailingActions > 0 {
+		fmt.Fprintf(w, "Failing	%s (see each card: scouts plan ID; retry or drop with scouts action)\n", plural(st.FailingActions, "action"))
+	}
 	return w.Flush()
 }
 
@@ -347,6 +350,10 @@ func runShow(ctx context.Context, args []string, env Env) error {
 	if s.ResolvedID != "" {
 		fmt.Fprintf(out, "  became:  %s %s\n", s.ResolvedKind, s.ResolvedID)
 	}
+	if s.Plan != nil && len(s.Plan.Actions) > 0 {
+		fmt.Fprintln(out)
+		printPlan(out, s.ID, *s.Plan)
+	}
 	fmt.Fprintf(out, "\nTrace %s:\n", s.TraceID)
 	w := table(out)
 	for _, e := range trail {
@@ -362,8 +369,13 @@ func runApprove(ctx context.Context, args []string, env Env) error {
 	body := f.String("body", "", "replace the body")
 	due := f.String("due", "", "due date for a task (2026-05-31 or RFC 3339)")
 	starts := f.String("starts", "", "start of an event (RFC 3339 or date)")
+	var pf planFlags
+	pf.register(f)
 	pos, err := f.parse(args)
 	if err != nil {
+		return err
+	}
+	if err := pf.check(); err != nil {
 		return err
 	}
 	if len(pos) == 0 {
@@ -389,6 +401,12 @@ func runApprove(ctx context.Context, args []string, env Env) error {
 			return &v
 		}
 		a.Title, a.Body, a.Due, a.StartsAt = set(*title), set(*body), set(*due), set(*starts)
+		a.Always = pf.always
+		if pf.changes() {
+			if a.Actions, err = pf.choose(ctx, c, id, a.As); err != nil {
+				return withID(pos, id, err)
+			}
+		}
 		e, err := c.Approve(ctx, id, a)
 		if err != nil {
 			return withID(pos, id, err)

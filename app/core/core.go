@@ -68,6 +68,12 @@ type Config struct {
 	// DefinitionsDir is the folder of scout definition files reconciled
 	// at start and on every change (docs/definitions.md); empty: none.
 	DefinitionsDir string
+	// Home is the user's home folder, which file.move never leaves;
+	// empty: os.UserHomeDir.
+	Home string
+	// Secrets reads a secret by name from the keyring (a webhook.post's
+	// signing key); an unknown name is ENotFound. Nil: none can be read.
+	Secrets func(ctx context.Context, name string) ([]byte, error)
 }
 
 // Core is an open agent core. Its methods are safe for concurrent use.
@@ -91,7 +97,6 @@ type Core struct {
 	gmailHints  gmailHints
 	relayHealth sync.Map // scout id → error the relay last reported (nil: ok)
 	runs        runSettings
-	gmailKick   chan struct{}
 	cancel      context.CancelFunc
 	wg          sync.WaitGroup
 }
@@ -119,7 +124,7 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 		db.Close()
 		return nil, fmt.Errorf("core: %w", err)
 	}
-	c := &Core{DB: db, cfg: cfg, log: cfg.Logger, now: cfg.Now, started: cfg.Now(), gmailKick: make(chan struct{}, 1)}
+	c := &Core{DB: db, cfg: cfg, log: cfg.Logger, now: cfg.Now, started: cfg.Now()}
 	c.Bus = NewBus(4096, c.started.UnixMicro())
 	c.setupRuns()
 	c.Engine = scouts.NewEngine(scouts.EngineConfig{
@@ -131,6 +136,7 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 		Now:          cfg.Now,
 		PollInterval: cfg.PollInterval,
 		Learning:     scouts.LearningConfig{Salt: salt, Propose: c.proposeFromContent, Categorise: c.categoriseStep()},
+		Executors:    c.executors(),
 		RunState:     c.runState(),
 		RunContext:   c.runContext,
 		Expiry:       c.cfg.Expiry,
@@ -168,8 +174,6 @@ func (c *Core) Start(ctx context.Context) error {
 	if err := c.WatchDefinitions(ctx); err != nil {
 		c.log.Warn("definitions folder", "err", err)
 	}
-	c.wg.Add(1)
-	go func() { defer c.wg.Done(); c.gmailOutbox(ctx) }()
 	return c.startRelay(ctx)
 }
 

@@ -31,6 +31,9 @@ func (s *Server) status(r *http.Request) (apitype.Status, error) {
 	for _, k := range scouts.EntityKinds {
 		out.Entities[string(k)] = st.Entities[k]
 	}
+	if out.FailingActions, err = s.core.DB.FailingActions(r.Context()); err != nil {
+		return apitype.Status{}, err
+	}
 	if rs := s.core.RelayStatus(r.Context()); rs.Configured {
 		rel := toRelayStatus(rs)
 		out.Relay = &rel
@@ -225,7 +228,12 @@ func (s *Server) handleGetSuggestion(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, toSuggestion(sg))
+	out := toSuggestion(sg)
+	if out.Plan, err = s.plan(r, sg.ID, ""); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) handleApprove(w http.ResponseWriter, r *http.Request) {
@@ -245,18 +253,18 @@ func (s *Server) handleApprove(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	ent, created, err := s.core.Engine.Approve(r.Context(), r.PathValue("id"), scouts.Approval{As: kind, Edits: patch, Actor: actor(r)})
+	plan, err := s.approvePlan(r, r.PathValue("id"), kind, in)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	if in.Gmail != nil {
-		// Queued durably after the approval committed; keyed by the
-		// suggestion, so approving again queues nothing twice.
-		if err := s.core.QueueGmailAction(r.Context(), r.PathValue("id"), core.GmailAction{Archive: in.Gmail.Archive, Label: in.Gmail.Label}); err != nil {
-			s.fail(w, r, err)
-			return
-		}
+	// The engine records the decision, the entity and the plan's remote
+	// actions (in the outbox) in one transaction.
+	ent, created, err := s.core.Engine.Approve(r.Context(), r.PathValue("id"),
+		scouts.Approval{As: kind, Edits: patch, Actor: actor(r), Plan: plan, Always: in.Always})
+	if err != nil {
+		s.fail(w, r, err)
+		return
 	}
 	status := http.StatusOK
 	if created {

@@ -111,6 +111,7 @@ func (s *Server) routes() {
 	m.HandleFunc("DELETE /api/v1/gmail/accounts/{email}", s.handleGmailDisconnect)
 	m.HandleFunc("GET /api/v1/stream", s.handleStream)
 	s.runRoutes(m)
+	s.actionRoutes(m)
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.Method+" "+r.URL.Path)
 	})

@@ -133,6 +133,12 @@ func (s *Server) eventData(ev scouts.Event) any {
 			AddError: d.AddError}
 	case core.RelayStatus:
 		return toRelayStatus(d)
+	case scouts.ActionRun:
+		return toPlanAction(d)
+	case scouts.PolicyChange:
+		return apitype.PolicyChange{ScoutID: d.ScoutID, Action: d.Action, Mode: string(d.Mode), By: d.By, At: d.At}
+	case scouts.PlanDefaults:
+		return apitype.PlanDefaults{GmailArchive: d.GmailArchive, GmailLabel: d.GmailLabel}
 	}
 	return ev.Data
 }

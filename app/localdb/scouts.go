@@ -96,6 +96,15 @@ func (d *DB) DeleteScout(ctx context.Context, id string, at time.Time) error {
 				return fmt.Errorf("localdb: delete scout: %w", err)
 			}
 		}
+		// Its overrides go with it; actions that have not run cannot any
+		// more (they act through the scout's account or folder).
+		if _, err := tx.ExecContext(ctx, `DELETE FROM action_policies WHERE scope = ?`, id); err != nil {
+			return fmt.Errorf("localdb: delete scout: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE actions SET state = 'cancelled', updated_at = ? WHERE scout_id = ? AND state IN ('queued', 'failed')`,
+			at.UnixMilli(), id); err != nil {
+			return fmt.Errorf("localdb: delete scout: %w", err)
+		}
 		return nil
 	})
 }

@@ -99,6 +99,9 @@ func (d *DB) RecordItems(ctx context.Context, recs []scouts.ItemRecord, loose []
 					return err
 				}
 			}
+			if err := insertActions(ctx, tx, rec.Actions); err != nil {
+				return err
+			}
 			if err := insertAudit(ctx, tx, rec.Audit...); err != nil {
 				return err
 			}
@@ -279,7 +282,7 @@ func (d *DB) CountPendingByLane(ctx context.Context) (map[scouts.Lane]int, error
 
 // ApproveSuggestion approves a suggestion; see scouts.Store.
 func (d *DB) ApproveSuggestion(ctx context.Context, id string, kind scouts.EntityKind, by string, at time.Time,
-	build func(scouts.Suggestion) (scouts.Entity, []scouts.AuditEvent, error)) (scouts.Suggestion, scouts.Entity, bool, error) {
+	build func(scouts.Suggestion, []scouts.ActionRun) (scouts.ApprovalRecord, error)) (scouts.Suggestion, scouts.Entity, bool, error) {
 	var sug scouts.Suggestion
 	var ent scouts.Entity
 	var created bool
@@ -299,12 +302,24 @@ func (d *DB) ApproveSuggestion(ctx context.Context, id string, kind scouts.Entit
 		if err := sug.Decide(scouts.StatusApproved); err != nil {
 			return err
 		}
-		var events []scouts.AuditEvent
-		ent, events, err = build(sug)
+		existing, err := listActions(ctx, tx, `WHERE suggestion_id = ? ORDER BY n`, id)
 		if err != nil {
 			return err
 		}
+		rec, err := build(sug, existing)
+		if err != nil {
+			return err
+		}
+		ent = rec.Entity
 		if err := insertEntity(ctx, tx, ent); err != nil {
+			return err
+		}
+		// The plan's remote actions enter the outbox in the decision's
+		// transaction: a crash keeps both or neither.
+		if err := insertActions(ctx, tx, rec.Actions); err != nil {
+			return err
+		}
+		if err := setPolicies(ctx, tx, rec.Policies); err != nil {
 			return err
 		}
 		sug.Status = scouts.StatusApproved
@@ -320,7 +335,7 @@ func (d *DB) ApproveSuggestion(ctx context.Context, id string, kind scouts.Entit
 			return err
 		}
 		created = true
-		return insertAudit(ctx, tx, events...)
+		return insertAudit(ctx, tx, rec.Audit...)
 	})
 	return sug, ent, created, err
 }
@@ -359,7 +374,7 @@ func (d *DB) RejectSuggestion(ctx context.Context, id, by string, at time.Time, 
 
 // UndoDecision puts a decided suggestion back to pending; see scouts.Store.
 func (d *DB) UndoDecision(ctx context.Context, id string, check func(scouts.Suggestion) error,
-	audit func(scouts.Suggestion) []scouts.AuditEvent) (scouts.Suggestion, *scouts.Entity, error) {
+	undo func(scouts.Suggestion, []scouts.ActionRun) ([]scouts.ActionRun, []scouts.AuditEvent)) (scouts.Suggestion, *scouts.Entity, error) {
 	var sug scouts.Suggestion
 	var deleted *scouts.Entity
 	err := d.tx(ctx, func(tx *sql.Tx) error {
@@ -371,7 +386,16 @@ func (d *DB) UndoDecision(ctx context.Context, id string, check func(scouts.Sugg
 		if err := check(sug); err != nil {
 			return err
 		}
-		events := audit(sug)
+		runs, err := listActions(ctx, tx, `WHERE suggestion_id = ? ORDER BY n`, id)
+		if err != nil {
+			return err
+		}
+		changed, events := undo(sug, runs)
+		for _, r := range changed {
+			if err := updateAction(ctx, tx, r); err != nil {
+				return err
+			}
+		}
 		if sug.Status == scouts.StatusApproved && sug.ResolvedEntityID != "" {
 			t, err := tableFor(sug.ResolvedKind)
 			if err != nil {

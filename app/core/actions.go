@@ -1,0 +1,98 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+
+	"github.com/scouts-hq/scouts/app/effects"
+	"github.com/scouts-hq/scouts/connectors/gmail"
+	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/actions"
+)
+
+// executors are the remote actions this desktop can run: Gmail's when
+// Gmail is set up, moving files and posting to webhooks always.
+func (c *Core) executors() map[string]scouts.ActionExecutor {
+	home := c.cfg.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	out := map[string]scouts.ActionExecutor{
+		actions.FileMove:    effects.FileMove{Home: home},
+		actions.WebhookPost: effects.Webhook{Secret: c.cfg.Secrets, Version: c.cfg.Version},
+	}
+	if c.cfg.Gmail != nil {
+		for _, a := range []string{actions.GmailArchive, actions.GmailLabel, actions.GmailMarkRead, actions.GmailTrash} {
+			out[a] = gmailExecutor{c: c}
+		}
+	}
+	return out
+}
+
+// gmailExecutor changes a Gmail card's email through the scout's account.
+// Gmail's modify is idempotent (adding a label twice, removing one that is
+// gone, change nothing) and so is trash, so a run repeated after a crash
+// changes nothing twice.
+type gmailExecutor struct{ c *Core }
+
+type gmailLabelParams struct {
+	Label string `json:"label"`
+}
+
+func (g gmailExecutor) Check(ctx context.Context, inv scouts.Invocation) error {
+	if inv.Scout.Kind != scouts.KindGmail {
+		return scouts.Errorf(scouts.EInvalid, "%s applies to Gmail cards only", inv.Action)
+	}
+	_, err := parseGmailConfig(inv.Scout.Config)
+	return err
+}
+
+func (g gmailExecutor) Execute(ctx context.Context, inv scouts.Invocation) (json.RawMessage, error) {
+	cfg, err := parseGmailConfig(inv.Scout.Config)
+	if err != nil {
+		return nil, err
+	}
+	client, err := g.c.gmailClient(ctx, cfg.Email)
+	if err != nil {
+		return nil, err
+	}
+	id := inv.Suggestion.SourceRef
+	switch inv.Action {
+	case actions.GmailArchive:
+		err = client.Modify(ctx, id, nil, []string{"INBOX"})
+	case actions.GmailMarkRead:
+		err = client.Modify(ctx, id, nil, []string{"UNREAD"})
+	case actions.GmailTrash:
+		err = client.Trash(ctx, id)
+	case actions.GmailLabel:
+		var p gmailLabelParams
+		if err := json.Unmarshal(inv.Params, &p); err != nil || p.Label == "" {
+			return nil, scouts.Errorf(scouts.EInvalid, "gmail.label needs a label")
+		}
+		var label string
+		if label, err = client.LabelID(ctx, p.Label); err == nil {
+			err = client.Modify(ctx, id, []string{label}, nil)
+		}
+	default:
+		return nil, scouts.Errorf(scouts.EInvalid, "not a Gmail action: %s", inv.Action)
+	}
+	var nf *gmail.NotFoundError
+	switch {
+	case err == nil:
+		return json.RawMessage(`{"message_id":` + jsonString(id) + `}`), nil
+	case errors.As(err, &nf):
+		return nil, scouts.Errorf(scouts.ENotFound, "the email is no longer in %s's mailbox", cfg.Email)
+	case gmail.IsAuth(err):
+		// Retrying cannot help until the account is connected again; the
+		// person retries the action then.
+		return nil, scouts.Errorf(scouts.EConflict, "Gmail access for %s has expired or was revoked: reconnect the account, then retry", cfg.Email)
+	}
+	return nil, err
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

@@ -1,0 +1,199 @@
+// Package effects runs the remote actions that touch the desktop's own
+// world rather than a source's account: moving a file (file.move) and
+// posting to a web service (webhook.post). Each is a scouts.ActionExecutor:
+// checked when the plan is approved and again when it runs, and idempotent
+// per key, since the outbox may run an action again after a crash.
+package effects
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/scouts-hq/scouts/connectors/directory"
+	"github.com/scouts-hq/scouts/scouts"
+)
+
+// FileMove moves a folder card's file into a folder the user chose, inside
+// their home folder. Every path is resolved (symbolic links included) and
+// checked to be inside the home folder when the plan is approved; the move
+// itself goes through an os.Root opened on the home folder, so no link
+// swapped in later can lead it out.
+type FileMove struct {
+	// Home is the user's home folder; nothing moves out of it, nor from
+	// outside it.
+	Home string
+}
+
+type fileMoveParams struct {
+	To string `json:"to"`
+}
+
+// movePlan is a move with every path resolved and relative to the home
+// folder.
+type movePlan struct {
+	home    string // resolved
+	srcRel  string // the file, relative to home
+	destRel string // the destination folder, relative to home
+	hash    string // the ref's content hash prefix
+	display string // the destination as the user wrote it, expanded
+}
+
+// Check validates a move when its plan is approved.
+func (m FileMove) Check(ctx context.Context, inv scouts.Invocation) error {
+	_, err := m.plan(inv)
+	return err
+}
+
+func (m FileMove) plan(inv scouts.Invocation) (movePlan, error) {
+	var p fileMoveParams
+	if err := json.Unmarshal(inv.Params, &p); err != nil || p.To == "" {
+		return movePlan{}, scouts.Errorf(scouts.EInvalid, "file.move needs the destination folder in \"to\"")
+	}
+	if inv.Scout.Kind != scouts.KindFolder {
+		return movePlan{}, scouts.Errorf(scouts.EInvalid, "file.move applies to folder cards only")
+	}
+	if m.Home == "" {
+		return movePlan{}, scouts.Errorf(scouts.EInvalid, "file.move: the home folder is unknown, so no destination can be checked")
+	}
+	home, err := filepath.EvalSymlinks(m.Home)
+	if err != nil {
+		return movePlan{}, scouts.Errorf(scouts.EInvalid, "file.move: the home folder %s cannot be read: %v", m.Home, err)
+	}
+	to := p.To
+	if rest, ok := strings.CutPrefix(to, "~"); ok && (rest == "" || rest[0] == '/' || rest[0] == filepath.Separator) {
+		to = filepath.Join(m.Home, rest)
+	}
+	if !filepath.IsAbs(to) {
+		return movePlan{}, scouts.Errorf(scouts.EInvalid, "file.move: %q is not an absolute path (or ~/…)", p.To)
+	}
+	dest, err := filepath.EvalSymlinks(filepath.Clean(to))
+	if err != nil {
+		return movePlan{}, scouts.Errorf(scouts.EInvalid, "file.move: the destination %s does not exist (create the folder first)", to)
+	}
+	if fi, err := os.Stat(dest); err != nil || !fi.IsDir() {
+		return movePlan{}, scouts.Errorf(scouts.EInvalid, "file.move: the destination %s is not a folder", to)
+	}
+	destRel, ok := inside(home, dest)
+	if !ok {
+		return movePlan{}, scouts.Errorf(scouts.EInvalid, "file.move: %s is outside your home folder (it resolves to %s); files only move within %s", to, dest, m.Home)
+	}
+	cfg, err := directory.ParseConfig(inv.Scout.Config)
+	if err != nil {
+		return movePlan{}, err
+	}
+	root, err := filepath.EvalSymlinks(cfg.Path)
+	if err != nil {
+		return movePlan{}, scouts.Errorf(scouts.EInvalid, "file.move: the scout's folder %s cannot be read: %v", cfg.Path, err)
+	}
+	if _, ok := inside(root, dest); ok {
+		return movePlan{}, scouts.Errorf(scouts.EInvalid, "file.move: %s is inside the folder this scout watches (%s): the file would come back as a new card", to, cfg.Path)
+	}
+	rootRel, ok := inside(home, root)
+	if !ok {
+		return movePlan{}, scouts.Errorf(scouts.EInvalid, "file.move: the scout's folder %s is outside your home folder; files only move within %s", cfg.Path, m.Home)
+	}
+	rel, hash, err := directory.ParseRef(inv.Suggestion.SourceRef)
+	if err != nil {
+		return movePlan{}, scouts.Errorf(scouts.EInvalid, "file.move: %v", err)
+	}
+	if !filepath.IsLocal(filepath.FromSlash(rel)) {
+		return movePlan{}, scouts.Errorf(scouts.EInvalid, "file.move: %q is not a path inside the scout's folder", rel)
+	}
+	return movePlan{home: home, srcRel: filepath.Join(rootRel, filepath.FromSlash(rel)), destRel: destRel, hash: hash, display: to}, nil
+}
+
+// inside returns path relative to dir when path is dir or below it.
+func inside(dir, path string) (string, bool) {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil || !filepath.IsLocal(rel) {
+		return "", false
+	}
+	return rel, true
+}
+
+// maxCopies bounds the " (2)", " (3)" … names tried on a collision.
+const maxCopies = 100
+
+// Execute moves the file. It first checks whether the move already
+// happened (an attempt that crashed before it was recorded): the file gone
+// from its place and a file with its content in the destination under its
+// name or one of the collision names.
+func (m FileMove) Execute(ctx context.Context, inv scouts.Invocation) (json.RawMessage, error) {
+	p, err := m.plan(inv)
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(p.home)
+	if err != nil {
+		return nil, fmt.Errorf("file.move: open %s: %w", p.home, err)
+	}
+	defer root.Close()
+	name := filepath.Base(p.srcRel)
+	names := candidates(name)
+	if _, err := root.Lstat(p.srcRel); errors.Is(err, fs.ErrNotExist) {
+		for _, n := range names {
+			if h, err := hashOf(root, filepath.Join(p.destRel, n)); err == nil && p.hash != "" && strings.HasPrefix(h, p.hash) {
+				return moved(filepath.Join(p.display, n), true), nil
+			}
+		}
+		return nil, scouts.Errorf(scouts.ENotFound, "%s is no longer there, and no file with its content is in %s", filepath.Join(p.home, p.srcRel), p.display)
+	} else if err != nil {
+		return nil, fmt.Errorf("file.move: %w", err)
+	}
+	for _, n := range names {
+		dst := filepath.Join(p.destRel, n)
+		if _, err := root.Lstat(dst); err == nil {
+			continue // taken: never overwrite
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("file.move: %w", err)
+		}
+		// Rename cannot replace a file that appears in between without
+		// the check above racing it; Link then Remove would not either on
+		// every system. Collisions with a file created in the same instant
+		// are accepted as the user's own doing.
+		if err := root.Rename(p.srcRel, dst); err != nil {
+			return nil, fmt.Errorf("file.move: move %s to %s: %w", name, p.display, err)
+		}
+		return moved(filepath.Join(p.display, n), false), nil
+	}
+	return nil, scouts.Errorf(scouts.EConflict, "file.move: %s already holds %s and %d copies of that name", p.display, name, maxCopies)
+}
+
+func candidates(name string) []string {
+	ext := filepath.Ext(name)
+	base := strings.TrimSuffix(name, ext)
+	out := []string{name}
+	for i := 2; i <= maxCopies; i++ {
+		out = append(out, fmt.Sprintf("%s (%d)%s", base, i, ext))
+	}
+	return out
+}
+
+func moved(to string, already bool) json.RawMessage {
+	b, _ := json.Marshal(map[string]any{"moved_to": to, "already_moved": already})
+	return b
+}
+
+// hashOf hashes a file the way folder scouts do (the first
+// directory.MaxHashBytes), reading it through the root.
+func hashOf(root *os.Root, rel string) (string, error) {
+	f, err := root.Open(rel)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, io.LimitReader(f, directory.MaxHashBytes)); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

@@ -1,0 +1,176 @@
+// Package actions is the catalogue of every side effect Scouts can cause:
+// each action has a name, a risk hint, a JSON Schema for its parameters and
+// a place where it runs (inside the decision's transaction, or later through
+// the durable outbox). It also resolves the mode of an invocation — allow,
+// deny or require approval — from the user's policies (seed 002).
+//
+// The package knows nothing of suggestions, storage or sources: the engine
+// (package scouts) builds plans from it and records what it resolves, and
+// the desktop registers the executors of remote actions.
+package actions
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// Risk is an action's risk hint. It only sets the default mode (read →
+// allow, write and danger → require approval); enforcement is the
+// resolved mode.
+type Risk string
+
+const (
+	RiskRead   Risk = "read"
+	RiskWrite  Risk = "write"
+	RiskDanger Risk = "danger"
+)
+
+// Where says where an action runs.
+type Where string
+
+const (
+	// Local actions create an entity in the local database, inside the
+	// transaction that records the decision: they happen exactly when the
+	// decision does.
+	Local Where = "local"
+	// Outbox actions change something outside the database (a mailbox, a
+	// folder, a web service): they are queued in the durable outbox in the
+	// decision's transaction and run afterwards, exactly once in effect,
+	// with an idempotency key.
+	Outbox Where = "outbox"
+)
+
+// Def is one action of the catalogue.
+type Def struct {
+	Name        string
+	Risk        Risk
+	Where       Where
+	Description string
+	// Kinds lists the scout kinds whose items the action applies to;
+	// empty means any kind.
+	Kinds []string
+	// Schema is the JSON Schema (draft 2020-12) of the action's params.
+	Schema json.RawMessage
+
+	compiled *jsonschema.Schema
+}
+
+// AppliesTo reports whether the action can act on items of a scout kind.
+func (d Def) AppliesTo(kind string) bool {
+	return len(d.Kinds) == 0 || slices.Contains(d.Kinds, kind)
+}
+
+// Catalogue is the set of actions, with their compiled schemas.
+type Catalogue struct {
+	defs []Def
+}
+
+// New compiles the built-in catalogue. It fails only on a broken schema in
+// the code, which the package's tests rule out.
+func New() (*Catalogue, error) {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	defs := builtin()
+	for i := range defs {
+		d := &defs[i]
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(d.Schema))
+		if err != nil {
+			return nil, fmt.Errorf("actions: schema of %s: %w", d.Name, err)
+		}
+		url := "scouts:actions/" + d.Name + ".json"
+		if err := c.AddResource(url, doc); err != nil {
+			return nil, fmt.Errorf("actions: schema of %s: %w", d.Name, err)
+		}
+		if d.compiled, err = c.Compile(url); err != nil {
+			return nil, fmt.Errorf("actions: schema of %s: %w", d.Name, err)
+		}
+	}
+	return &Catalogue{defs: defs}, nil
+}
+
+// MustNew is New for programs and tests, where a broken built-in schema is
+// a bug.
+func MustNew() *Catalogue {
+	c, err := New()
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// List returns every action, in catalogue order.
+func (c *Catalogue) List() []Def { return slices.Clone(c.defs) }
+
+// Get returns the action called name.
+func (c *Catalogue) Get(name string) (Def, bool) {
+	for _, d := range c.defs {
+		if d.Name == name {
+			return d, true
+		}
+	}
+	return Def{}, false
+}
+
+// ErrInvalid marks errors in what a caller asked for (an unknown action,
+// params that break the schema): the engine turns them into EInvalid.
+var ErrInvalid = errors.New("invalid action")
+
+// Validate checks params against the action's schema. Absent params are
+// an empty object.
+func (c *Catalogue) Validate(name string, params json.RawMessage) error {
+	d, ok := c.Get(name)
+	if !ok {
+		return fmt.Errorf("%w: unknown action %q (see GET /api/v1/actions)", ErrInvalid, name)
+	}
+	if len(bytes.TrimSpace(params)) == 0 || string(bytes.TrimSpace(params)) == "null" {
+		params = json.RawMessage(`{}`)
+	}
+	if len(params) > MaxParamsBytes {
+		return fmt.Errorf("%w: %s: params are %d bytes, at most %d", ErrInvalid, name, len(params), MaxParamsBytes)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(params))
+	if err != nil {
+		return fmt.Errorf("%w: %s: params are not JSON: %v", ErrInvalid, name, err)
+	}
+	if err := d.compiled.Validate(inst); err != nil {
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &ve) {
+			return fmt.Errorf("%w: %s: %s", ErrInvalid, name, describe(ve))
+		}
+		return fmt.Errorf("%w: %s: %v", ErrInvalid, name, err)
+	}
+	return nil
+}
+
+// MaxParamsBytes bounds one action's params.
+const MaxParamsBytes = 16 << 10
+
+// describe flattens a validation error to its leaves: "at /label: …".
+func describe(ve *jsonschema.ValidationError) string {
+	printer := message.NewPrinter(language.English)
+	var out []string
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			loc := "/" + strings.Join(e.InstanceLocation, "/")
+			out = append(out, "at "+loc+": "+e.ErrorKind.LocalizedString(printer))
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	if len(out) == 0 {
+		return ve.Error()
+	}
+	return strings.Join(out, "; ")
+}

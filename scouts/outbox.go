@@ -1,0 +1,414 @@
+package scouts
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/scouts-hq/scouts/scouts/actions"
+)
+
+// Audit event types of actions and policies.
+const (
+	AuditActionQueued      = "action.queued"      // recorded with the decision, waiting in the outbox
+	AuditActionAttempt     = "action.attempt"     // an attempt started
+	AuditActionDone        = "action.done"        // the attempt succeeded
+	AuditActionFailed      = "action.failed"      // the attempt failed (retried later, or for good)
+	AuditActionInterrupted = "action.interrupted" // the agent stopped during an attempt; it runs again
+	AuditActionRetried     = "action.retried"     // the person asked for another attempt
+	AuditActionDropped     = "action.dropped"     // the person gave up on it
+	AuditActionCancelled   = "action.cancelled"   // the approval was undone before it ran
+	AuditActionDenied      = "action.denied"      // a policy denied an action a rule proposed
+	AuditActionLeftOut     = "action.left_out"    // the person unticked actions of the plan
+	AuditPolicyChanged     = "policy.changed"
+)
+
+// Live events of actions and policies.
+const (
+	// EventActionUpdated: one of a suggestion's actions changed state
+	// (data: ActionRun).
+	EventActionUpdated = "action.updated"
+	// EventPolicyChanged: a mode was set or removed (data: PolicyChange).
+	EventPolicyChanged = "policy.changed"
+	// EventPlanDefaultsChanged: data PlanDefaults.
+	EventPlanDefaultsChanged = "plan_defaults.changed"
+)
+
+// ApprovalRecord is what an approval writes with the suggestion's new
+// status, in one transaction.
+type ApprovalRecord struct {
+	Entity  Entity
+	Audit   []AuditEvent
+	Actions []ActionRun
+	// Policies are scout overrides written by "approve and always allow".
+	Policies []PolicyChange
+}
+
+// PolicyChange is one mode set (or removed, Mode "") for an action:
+// globally (ScoutID "") or for one scout.
+type PolicyChange struct {
+	ScoutID string
+	Action  string
+	Mode    actions.Mode
+	By      string
+	At      time.Time
+}
+
+// ErrNoChange, returned by an UpdateActionRun change function, leaves the
+// action as it is.
+var ErrNoChange = errors.New("no change")
+
+// Outbox timing.
+const (
+	// maxAttempts is how many attempts a remote action gets before it is
+	// failed for good (the person may retry it).
+	maxAttempts = 10
+	// actionTimeout bounds one attempt.
+	actionTimeout = 60 * time.Second
+)
+
+// retryDelay is the wait after a failed attempt: 2 s doubling, at most
+// 10 minutes.
+func retryDelay(attempts int) time.Duration {
+	d := 2 * time.Second
+	for i := 1; i < attempts && d < 10*time.Minute; i++ {
+		d *= 2
+	}
+	return min(d, 10*time.Minute)
+}
+
+// KickActions makes the outbox look for due actions now (after "Sync
+// now", or a clock that tests move).
+func (e *Engine) KickActions() { e.kickActions() }
+
+func (e *Engine) kickActions() {
+	select {
+	case e.actionKick <- struct{}{}:
+	default:
+	}
+}
+
+// actionLoop runs queued remote actions, one at a time, until ctx ends.
+// Attempts that a crash interrupted are queued again first.
+func (e *Engine) actionLoop(ctx context.Context) {
+	if err := e.recoverActions(ctx); err != nil && ctx.Err() == nil {
+		e.log.Error("outbox: recover interrupted actions", "err", err)
+	}
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		e.runDueActions(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		wait := time.Minute
+		if next, err := e.cfg.Store.NextActionAt(ctx); err != nil {
+			e.log.Error("outbox: next action", "err", err)
+		} else if !next.IsZero() {
+			wait = min(max(next.Sub(e.cfg.Now()), 0), wait)
+		}
+		t.Reset(wait)
+		select {
+		case <-ctx.Done():
+			return
+		case <-e.actionKick:
+			t.Stop()
+		case <-t.C:
+		}
+	}
+}
+
+func (e *Engine) runDueActions(ctx context.Context) {
+	for ctx.Err() == nil {
+		due, err := e.cfg.Store.DueActions(ctx, e.cfg.Now(), 10)
+		if err != nil {
+			if ctx.Err() == nil {
+				e.log.Error("outbox: due actions", "err", err)
+			}
+			return
+		}
+		if len(due) == 0 {
+			return
+		}
+		for _, r := range due {
+			if ctx.Err() != nil {
+				return
+			}
+			e.runAction(ctx, r)
+		}
+	}
+}
+
+// recoverActions queues again the actions whose attempt was running when
+// the agent stopped: whether their effect happened is unknown, and every
+// executor is idempotent per key, so running them again is safe.
+func (e *Engine) recoverActions(ctx context.Context) error {
+	running, err := e.cfg.Store.ActionRunsIn(ctx, ActionRunning)
+	if err != nil {
+		return err
+	}
+	for _, r := range running {
+		now := e.cfg.Now()
+		got, err := e.cfg.Store.UpdateActionRun(ctx, r.Key, func(r ActionRun) (ActionRun, []AuditEvent, error) {
+			if r.State != ActionRunning {
+				return r, nil, ErrNoChange
+			}
+			r.State, r.NextAt, r.UpdatedAt = ActionQueued, now, now
+			return r, []AuditEvent{{TraceID: r.TraceID, Stage: StageExecute, Type: AuditActionInterrupted, Outcome: OutcomeSkipped,
+				Summary: fmt.Sprintf("Attempt %d of %s was interrupted (the agent stopped before it reported); it runs again with the same idempotency key",
+					r.Attempts, describeAction(r)),
+				Refs: actionRefs(r), At: now}}, nil
+		})
+		if err != nil && !errors.Is(err, ErrNoChange) {
+			return err
+		}
+		if err == nil {
+			e.emit(Event{Type: EventActionUpdated, Data: got})
+		}
+	}
+	return nil
+}
+
+// runAction makes one attempt of a queued action: claim it (running,
+// audited), run it, record the outcome (audited).
+func (e *Engine) runAction(ctx context.Context, r ActionRun) {
+	now := e.cfg.Now()
+	claimed, err := e.cfg.Store.UpdateActionRun(ctx, r.Key, func(r ActionRun) (ActionRun, []AuditEvent, error) {
+		if r.State != ActionQueued {
+			return r, nil, ErrNoChange
+		}
+		r.State, r.Attempts, r.UpdatedAt = ActionRunning, r.Attempts+1, now
+		return r, []AuditEvent{{TraceID: r.TraceID, Stage: StageExecute, Type: AuditActionAttempt, Outcome: OutcomeOK,
+			Summary: fmt.Sprintf("Attempt %d of %s started (%s)", r.Attempts, describeAction(r), modeWords(r.Mode, r.ModeSource)),
+			Refs:    actionRefs(r, "attempt", fmt.Sprint(r.Attempts)), At: now}}, nil
+	})
+	if errors.Is(err, ErrNoChange) {
+		return
+	}
+	if err != nil {
+		e.log.Error("outbox: claim", "key", r.Key, "err", err)
+		return
+	}
+	e.emit(Event{Type: EventActionUpdated, Data: claimed})
+	result, runErr := e.execute(ctx, claimed)
+	if ctx.Err() != nil {
+		// Stopping: whether it took effect is unknown. It stays running
+		// and is queued again at the next start.
+		return
+	}
+	e.finishAction(ctx, claimed, result, runErr)
+}
+
+func (e *Engine) execute(ctx context.Context, r ActionRun) (json.RawMessage, error) {
+	x := e.cfg.Executors[r.Action]
+	if x == nil {
+		return nil, Errorf(EInvalid, "this desktop cannot run %s", r.Action)
+	}
+	sug, err := e.cfg.Store.GetSuggestion(ctx, r.SuggestionID)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := e.scout(ctx, r.ScoutID)
+	if err != nil {
+		return nil, err
+	}
+	if sc.Kind == "" {
+		return nil, Errorf(ENotFound, "scout %s was deleted", r.ScoutID)
+	}
+	inv := Invocation{Key: r.Key, Action: r.Action, Params: r.Params, Scout: sc, Suggestion: sug, Attempt: r.Attempts}
+	ctx, cancel := context.WithTimeout(ctx, actionTimeout)
+	defer cancel()
+	// Checked again when it runs: the folder or the secret may have
+	// changed since the plan was approved.
+	if err := x.Check(ctx, inv); err != nil {
+		return nil, err
+	}
+	return x.Execute(ctx, inv)
+}
+
+// permanent reports whether retrying cannot help: the remote side refused
+// the request itself.
+func permanent(err error) bool {
+	switch ErrorCode(err) {
+	case EInvalid, ENotFound, EConflict:
+		return true
+	}
+	return false
+}
+
+func (e *Engine) finishAction(ctx context.Context, claimed ActionRun, result json.RawMessage, runErr error) {
+	now := e.cfg.Now()
+	got, err := e.cfg.Store.UpdateActionRun(context.WithoutCancel(ctx), claimed.Key, func(r ActionRun) (ActionRun, []AuditEvent, error) {
+		if r.State != ActionRunning && r.State != ActionCancelled {
+			return r, nil, ErrNoChange
+		}
+		refs := actionRefs(r, "attempt", fmt.Sprint(r.Attempts))
+		cancelled := r.State == ActionCancelled
+		r.UpdatedAt = now
+		if runErr == nil {
+			r.State, r.LastError, r.Result = ActionDone, "", result
+			summary := fmt.Sprintf("%s done (attempt %d)", capitalise(describeAction(r)), r.Attempts)
+			if cancelled {
+				summary += "; it had started before the approval was undone"
+			}
+			return r, []AuditEvent{{TraceID: r.TraceID, Stage: StageExecute, Type: AuditActionDone, Outcome: OutcomeOK,
+				Summary: summary, Refs: refs, At: now}}, nil
+		}
+		msg := errorText(runErr)
+		r.LastError = msg
+		var summary string
+		switch {
+		case cancelled:
+			summary = fmt.Sprintf("%s failed (attempt %d) after the approval was undone: %s; it stays cancelled", capitalise(describeAction(r)), r.Attempts, msg)
+		case permanent(runErr) || r.Attempts >= maxAttempts:
+			r.State = ActionFailed
+			summary = fmt.Sprintf("%s failed (attempt %d): %s. It will not be tried again by itself: retry or drop it on the card",
+				capitalise(describeAction(r)), r.Attempts, msg)
+		default:
+			r.State, r.NextAt = ActionQueued, now.Add(retryDelay(r.Attempts))
+			summary = fmt.Sprintf("%s failed (attempt %d): %s; next attempt at %s", capitalise(describeAction(r)), r.Attempts, msg,
+				r.NextAt.Format(time.RFC3339))
+		}
+		return r, []AuditEvent{{TraceID: r.TraceID, Stage: StageExecute, Type: AuditActionFailed, Outcome: OutcomeError,
+			Summary: summary, Refs: refs, At: now}}, nil
+	})
+	if errors.Is(err, ErrNoChange) {
+		return
+	}
+	if err != nil {
+		e.log.Error("outbox: record the outcome", "key", claimed.Key, "err", err)
+		return
+	}
+	if runErr != nil {
+		e.log.Warn("outbox: action failed", "key", got.Key, "action", got.Action, "state", got.State, "err", runErr)
+	}
+	e.emit(Event{Type: EventActionUpdated, Data: got})
+}
+
+// errorText is what the card and the trail say about a failure.
+func errorText(err error) string {
+	if ErrorCode(err) != EInternal {
+		return ErrorMessage(err)
+	}
+	return clip(err.Error(), 500)
+}
+
+// RetryAction queues a failing action (failed for good, or waiting to
+// retry) for an attempt now, with a fresh budget of attempts.
+func (e *Engine) RetryAction(ctx context.Context, suggestionID string, n int, actor string) (ActionRun, error) {
+	return e.changeAction(ctx, suggestionID, n, func(r ActionRun, now time.Time) (ActionRun, AuditEvent, error) {
+		if !r.Failing() {
+			return r, AuditEvent{}, Errorf(EConflict, "action %d (%s) is %s: only a failing action can be retried", r.N, r.Action, r.State)
+		}
+		r.State, r.NextAt, r.Attempts = ActionQueued, now, 0
+		return r, AuditEvent{Type: AuditActionRetried, Outcome: OutcomeOK,
+			Summary: fmt.Sprintf("%s: another attempt asked for by %s", capitalise(describeAction(r)), actor)}, nil
+	}, actor)
+}
+
+// DropAction gives up on an action that has not run: it will never run.
+func (e *Engine) DropAction(ctx context.Context, suggestionID string, n int, actor string) (ActionRun, error) {
+	return e.changeAction(ctx, suggestionID, n, func(r ActionRun, now time.Time) (ActionRun, AuditEvent, error) {
+		if r.State != ActionQueued && r.State != ActionFailed {
+			return r, AuditEvent{}, Errorf(EConflict, "action %d (%s) is %s: only a queued or failed action can be dropped", r.N, r.Action, r.State)
+		}
+		summary := fmt.Sprintf("%s dropped by %s: it will not run", capitalise(describeAction(r)), actor)
+		if r.LastError != "" {
+			summary += " (last error: " + r.LastError + ")"
+		}
+		r.State = ActionDropped
+		return r, AuditEvent{Type: AuditActionDropped, Outcome: OutcomeSkipped, Summary: summary}, nil
+	}, actor)
+}
+
+func (e *Engine) changeAction(ctx context.Context, suggestionID string, n int, change func(ActionRun, time.Time) (ActionRun, AuditEvent, error), actor string) (ActionRun, error) {
+	if actor == "" {
+		actor = "user"
+	}
+	if _, err := e.cfg.Store.GetSuggestion(ctx, suggestionID); err != nil {
+		return ActionRun{}, err
+	}
+	now := e.cfg.Now()
+	got, err := e.cfg.Store.UpdateActionRun(ctx, ActionKey(suggestionID, n), func(r ActionRun) (ActionRun, []AuditEvent, error) {
+		r, ev, err := change(r, now)
+		if err != nil {
+			return r, nil, err
+		}
+		r.UpdatedAt = now
+		ev.TraceID, ev.Stage, ev.At, ev.Refs = r.TraceID, StageDecision, now, actionRefs(r, "actor", actor)
+		return r, []AuditEvent{ev}, nil
+	})
+	if ErrorCode(err) == ENotFound {
+		return ActionRun{}, Errorf(ENotFound, "suggestion %s has no action %d", suggestionID, n)
+	}
+	if err != nil {
+		return ActionRun{}, err
+	}
+	e.emit(Event{Type: EventActionUpdated, Data: got})
+	if got.State == ActionQueued {
+		e.kickActions()
+	}
+	return got, nil
+}
+
+// undoActions settles a suggestion's actions when its approval is undone:
+// what has not run is cancelled; what ran in the outside world stays done
+// (undo does not reach into a mailbox or a folder), and the trail says so.
+func undoActions(runs []ActionRun, actor string, now time.Time, audit []AuditEvent) ([]ActionRun, []AuditEvent) {
+	var changed []ActionRun
+	for _, r := range runs {
+		if r.Phase != PhaseApproval {
+			continue
+		}
+		switch r.State {
+		case ActionDone:
+			if actions.CreatedKind(r.Action) != "" {
+				r.State = ActionUndone
+				r.UpdatedAt = now
+				changed = append(changed, r)
+				continue
+			}
+			audit = append(audit, AuditEvent{TraceID: r.TraceID, Stage: StageExecute, Type: AuditItemNote, Outcome: OutcomeOK,
+				Summary: fmt.Sprintf("%s had already run; undo does not reach outside Scouts, so it stays done", capitalise(describeAction(r))),
+				Refs:    actionRefs(r, "actor", actor), At: now})
+		case ActionQueued, ActionRunning, ActionFailed:
+			r.State, r.UpdatedAt = ActionCancelled, now
+			changed = append(changed, r)
+			audit = append(audit, AuditEvent{TraceID: r.TraceID, Stage: StageExecute, Type: AuditActionCancelled, Outcome: OutcomeSkipped,
+				Summary: fmt.Sprintf("%s cancelled: the approval was undone before it ran", capitalise(describeAction(r))),
+				Refs:    actionRefs(r, "actor", actor), At: now})
+		}
+	}
+	return changed, audit
+}
+
+// describeAction names an action with what matters of its params.
+func describeAction(r ActionRun) string {
+	var p map[string]any
+	json.Unmarshal(r.Params, &p)
+	switch r.Action {
+	case actions.GmailArchive:
+		return "archiving the email (gmail.archive)"
+	case actions.GmailLabel:
+		return fmt.Sprintf("labelling the email %q (gmail.label)", p["label"])
+	case actions.GmailMarkRead:
+		return "marking the email read (gmail.mark_read)"
+	case actions.GmailTrash:
+		return "moving the email to the Trash (gmail.trash)"
+	case actions.FileMove:
+		return fmt.Sprintf("moving the file to %v (file.move)", p["to"])
+	case actions.WebhookPost:
+		return fmt.Sprintf("posting to %v (webhook.post)", p["url"])
+	}
+	return r.Action
+}
+
+func capitalise(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

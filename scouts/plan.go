@@ -1,0 +1,446 @@
+package scouts
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/scouts-hq/scouts/scouts/actions"
+)
+
+// ActionState is where one of a suggestion's actions is.
+type ActionState string
+
+const (
+	// ActionQueued waits in the outbox for its next attempt (NextAt).
+	ActionQueued ActionState = "queued"
+	// ActionRunning: an attempt has started and not yet reported. After a
+	// crash, such actions are queued again; executors are idempotent.
+	ActionRunning ActionState = "running"
+	ActionDone    ActionState = "done"
+	// ActionFailed: attempts stopped (the remote side refused it, or too
+	// many attempts failed); the person may retry or drop it.
+	ActionFailed ActionState = "failed"
+	// ActionDropped: the person gave up on a failing action.
+	ActionDropped ActionState = "dropped"
+	// ActionCancelled: the approval was undone before the action ran.
+	ActionCancelled ActionState = "cancelled"
+	// ActionUndone: a local action (an entity) taken back by an undo.
+	ActionUndone ActionState = "undone"
+)
+
+// Action phases: when an action was decided.
+const (
+	PhaseApproval = "approval" // with a person's approval (or an auto scout's)
+	PhaseArrival  = "arrival"  // when the item arrived: a rule proposed it and a policy allowed it
+)
+
+// ActionRun is one action recorded for a suggestion: a local action done
+// with the decision, or a remote one going through the outbox.
+type ActionRun struct {
+	SuggestionID string
+	// N numbers a suggestion's actions from 1, across re-approvals after
+	// an undo; the idempotency key is derived from the suggestion and N.
+	N         int
+	Key       string
+	TraceID   string
+	ScoutID   string
+	SourceRef string
+	Action    string
+	Params    json.RawMessage
+	// Origin is why the action is in the plan: "kind" (the entity the
+	// approval creates), "default" (the user's defaults for such cards),
+	// "rule:<id>", or "user" (added to the plan by the person).
+	Origin     string
+	Mode       actions.Mode
+	ModeSource actions.Source
+	Phase      string
+	// By is who decided: the approving actor, or "policy".
+	By        string
+	State     ActionState
+	Attempts  int
+	LastError string
+	// NextAt is when a queued action is tried next.
+	NextAt    time.Time
+	Result    json.RawMessage
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Failing reports whether the action needs the person's attention: it
+// failed for good, or its last attempt failed and it waits to retry.
+func (r ActionRun) Failing() bool {
+	return r.State == ActionFailed || (r.State == ActionQueued && r.LastError != "")
+}
+
+// ActionKey is the idempotency key of a suggestion's nth action: stable
+// across crashes and retries, so the remote side (or the executor's own
+// check) applies it once.
+func ActionKey(suggestionID string, n int) string {
+	return "act:" + suggestionID + ":" + strconv.Itoa(n)
+}
+
+// PlanStep is one action a card proposes (or a person chose) for its
+// approval, with the mode it resolves to.
+type PlanStep struct {
+	Action  string
+	Params  json.RawMessage
+	Enabled bool
+	Origin  string
+	Risk    actions.Risk
+	Where   actions.Where
+	Mode    actions.Mode
+	Source  actions.Source
+	// Description says what the action does, for the card.
+	Description string
+}
+
+// PlanChoice is a person's choice for one action of the plan: the approve
+// request carries the whole plan as the card showed it, with toggles.
+type PlanChoice struct {
+	Action  string
+	Params  json.RawMessage
+	Enabled bool
+}
+
+// PlanDefaults are the user's defaults for what a card proposes.
+type PlanDefaults struct {
+	// GmailArchive proposes archiving a Gmail card's email (ticked).
+	GmailArchive bool
+	// GmailLabel, when set, proposes adding this label to the email.
+	GmailLabel string
+}
+
+// DefaultPlanDefaults are the defaults before the user sets any.
+func DefaultPlanDefaults() PlanDefaults { return PlanDefaults{GmailArchive: true} }
+
+// Validate checks the defaults.
+func (d PlanDefaults) Validate() error {
+	if l := strings.TrimSpace(d.GmailLabel); len(l) > 225 || (d.GmailLabel != "" && l == "") {
+		return Errorf(EInvalid, "gmail_label must be a label name of 1 to 225 characters")
+	}
+	return nil
+}
+
+// SuggestionPlan is what a suggestion's approval does: the proposed plan
+// while it is pending (Proposed, with Kind the kind it proposes), and what
+// was recorded (Runs: actions done, queued or failing).
+type SuggestionPlan struct {
+	Kind     EntityKind
+	Proposed []PlanStep
+	Runs     []ActionRun
+}
+
+// maxPlanActions bounds a plan.
+const maxPlanActions = 20
+
+// ActionExecutor runs one remote action. Execute must be idempotent in
+// effect for a given key: it may be called again with the same key after a
+// crash between its effect and the outbox's record of it. An error with
+// code EInvalid or ENotFound (or EConflict) stops the attempts; any other
+// error is retried with backoff.
+type ActionExecutor interface {
+	// Check validates an invocation when it is planned (and the executor
+	// checks again when it runs): a destination outside the home folder,
+	// a secret that does not exist.
+	Check(ctx context.Context, inv Invocation) error
+	Execute(ctx context.Context, inv Invocation) (json.RawMessage, error)
+}
+
+// Invocation is one run of a remote action.
+type Invocation struct {
+	Key        string
+	Action     string
+	Params     json.RawMessage
+	Scout      Scout
+	Suggestion Suggestion
+	Attempt    int
+}
+
+// catalogue returns the engine's action catalogue.
+func (e *Engine) catalogue() *actions.Catalogue { return e.cfg.Actions }
+
+// Plan returns a suggestion's plan: for a pending suggestion, the actions
+// its approval as kind would run (kind "" is the proposed kind), each with
+// its resolved mode; for any, the actions recorded so far.
+func (e *Engine) Plan(ctx context.Context, id string, kind EntityKind) (SuggestionPlan, error) {
+	s, err := e.cfg.Store.GetSuggestion(ctx, id)
+	if err != nil {
+		return SuggestionPlan{}, err
+	}
+	runs, err := e.cfg.Store.ActionRuns(ctx, id)
+	if err != nil {
+		return SuggestionPlan{}, err
+	}
+	out := SuggestionPlan{Runs: runs}
+	if s.Status != StatusPending {
+		return out, nil
+	}
+	if kind == "" {
+		kind = s.ProposedKind
+	}
+	if kind, err = ParseEntityKind(string(kind)); err != nil {
+		return SuggestionPlan{}, err
+	}
+	sc, pol, defs, err := e.planContext(ctx, s.ScoutID)
+	if err != nil {
+		return SuggestionPlan{}, err
+	}
+	out.Kind = kind
+	out.Proposed = e.proposePlan(sc, s, kind, pol, defs, runs)
+	return out, nil
+}
+
+// planContext reads what a plan depends on: the scout, the policies and
+// the user's defaults.
+func (e *Engine) planContext(ctx context.Context, scoutID string) (Scout, actions.Policies, PlanDefaults, error) {
+	sc, err := e.scout(ctx, scoutID)
+	if err != nil {
+		return Scout{}, actions.Policies{}, PlanDefaults{}, err
+	}
+	pol, err := e.cfg.Store.Policies(ctx)
+	if err != nil {
+		return Scout{}, actions.Policies{}, PlanDefaults{}, err
+	}
+	defs, err := e.cfg.Store.PlanDefaults(ctx)
+	if err != nil {
+		return Scout{}, actions.Policies{}, PlanDefaults{}, err
+	}
+	return sc, pol, defs, nil
+}
+
+func (e *Engine) scout(ctx context.Context, id string) (Scout, error) {
+	all, err := e.cfg.Store.ListScouts(ctx)
+	if err != nil {
+		return Scout{}, err
+	}
+	for _, s := range all {
+		if s.ID == id {
+			return s, nil
+		}
+	}
+	// A suggestion outlives a deleted scout: its plan is the entity alone.
+	return Scout{ID: id, Review: true}, nil
+}
+
+// proposePlan lists what approving s as kind would do: create the entity,
+// then the user's defaults for the scout's kind (archive a Gmail card's
+// email, label it), then what rules proposed and a policy did not already
+// run on arrival. A denied action is listed, unticked, so the card can say
+// why it will not run.
+func (e *Engine) proposePlan(sc Scout, s Suggestion, kind EntityKind, pol actions.Policies, defs PlanDefaults, runs []ActionRun) []PlanStep {
+	var steps []PlanStep
+	add := func(action string, params json.RawMessage, enabled bool, origin string) {
+		d, ok := e.catalogue().Get(action)
+		if !ok || !d.AppliesTo(string(sc.Kind)) {
+			return
+		}
+		if len(params) == 0 {
+			params = json.RawMessage(`{}`)
+		}
+		res := pol.Resolve(d, s.ScoutID)
+		if d.Where == actions.Outbox && e.cfg.Executors[action] == nil {
+			return // this desktop cannot run it at all
+		}
+		steps = append(steps, PlanStep{Action: action, Params: params, Enabled: enabled && res.Mode != actions.Deny, Origin: origin,
+			Risk: d.Risk, Where: d.Where, Mode: res.Mode, Source: res.Source, Description: d.Description})
+	}
+	add(actions.CreateAction(string(kind)), nil, true, "kind")
+	if sc.Kind == KindGmail {
+		add(actions.GmailArchive, nil, defs.GmailArchive, "default")
+		if l := strings.TrimSpace(defs.GmailLabel); l != "" {
+			p, _ := json.Marshal(map[string]string{"label": l})
+			add(actions.GmailLabel, p, true, "default")
+		}
+	}
+	for _, ra := range ruleActions(s.Assessment) {
+		origin := "rule"
+		if ra.RuleID != "" {
+			origin = "rule:" + ra.RuleID
+		}
+		if ranOnArrival(runs, ra.Action, origin) || slices.ContainsFunc(steps, func(st PlanStep) bool {
+			return st.Action == ra.Action && jsonEqual(st.Params, ra.Params)
+		}) {
+			continue // already done, or already in the plan (archive by default and by the rule)
+		}
+		add(ra.Action, ra.Params, true, origin)
+	}
+	return steps
+}
+
+func ranOnArrival(runs []ActionRun, action, origin string) bool {
+	for _, r := range runs {
+		if r.Phase == PhaseArrival && r.Action == action && r.Origin == origin {
+			return true
+		}
+	}
+	return false
+}
+
+// choosePlan turns the person's choices into the steps to record: the
+// entity action for kind first (implied when absent), then the enabled
+// remote actions, each checked. Without choices the proposed plan stands.
+func (e *Engine) choosePlan(ctx context.Context, sc Scout, s Suggestion, kind EntityKind, choices []PlanChoice, proposed []PlanStep) (steps []PlanStep, left []string, err error) {
+	create := actions.CreateAction(string(kind))
+	if choices == nil {
+		if len(proposed) == 0 || proposed[0].Action != create {
+			return nil, nil, Errorf(EInternal, "the plan of %s does not create a %s", s.ID, kind)
+		}
+		if proposed[0].Mode == actions.Deny {
+			return nil, nil, Errorf(EInvalid, "%s is denied by the %s policy: approve as another kind, or change the policy (Settings → Policies)", create, proposed[0].Source)
+		}
+		for _, p := range proposed {
+			if !p.Enabled {
+				if p.Mode != actions.Deny {
+					left = append(left, p.Action)
+				}
+				continue
+			}
+			steps = append(steps, p)
+		}
+		return steps, left, nil
+	}
+	if len(choices) > maxPlanActions {
+		return nil, nil, Errorf(EInvalid, "a plan has at most %d actions, got %d", maxPlanActions, len(choices))
+	}
+	origins := map[string]string{}
+	for _, p := range proposed {
+		if _, ok := origins[p.Action]; !ok {
+			origins[p.Action] = p.Origin
+		}
+	}
+	pol, err := e.cfg.Store.Policies(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	sawCreate := false
+	for i, c := range choices {
+		d, ok := e.catalogue().Get(c.Action)
+		if !ok {
+			return nil, nil, Errorf(EInvalid, "action %d: unknown action %q (see GET /api/v1/actions)", i+1, c.Action)
+		}
+		if ck := actions.CreatedKind(c.Action); ck != "" {
+			if c.Action != create {
+				return nil, nil, Errorf(EInvalid, "action %d: %s does not match approving as a %s", i+1, c.Action, kind)
+			}
+			if !c.Enabled {
+				return nil, nil, Errorf(EInvalid, "action %d: %s cannot be unticked: approving creates the %s (reject the card to create nothing)", i+1, c.Action, kind)
+			}
+			if sawCreate {
+				return nil, nil, Errorf(EInvalid, "action %d: %s is in the plan twice", i+1, c.Action)
+			}
+			sawCreate = true
+		}
+		if !c.Enabled {
+			left = append(left, c.Action)
+			continue
+		}
+		if !d.AppliesTo(string(sc.Kind)) {
+			return nil, nil, Errorf(EInvalid, "action %d: %s applies to %s cards only, and this is a %s card", i+1, c.Action, strings.Join(d.Kinds, ", "), sc.Kind)
+		}
+		params := c.Params
+		if len(bytes.TrimSpace(params)) == 0 || string(bytes.TrimSpace(params)) == "null" {
+			params = json.RawMessage(`{}`)
+		}
+		if err := e.catalogue().Validate(c.Action, params); err != nil {
+			return nil, nil, Errorf(EInvalid, "action %d: %s", i+1, strings.TrimPrefix(err.Error(), actions.ErrInvalid.Error()+": "))
+		}
+		res := pol.Resolve(d, sc.ID)
+		if res.Mode == actions.Deny {
+			return nil, nil, Errorf(EInvalid, "action %d: %s is denied by the %s policy; untick it to approve, or change the policy (Settings → Policies)", i+1, c.Action, res.Source)
+		}
+		if d.Where == actions.Outbox {
+			x := e.cfg.Executors[c.Action]
+			if x == nil {
+				return nil, nil, Errorf(EInvalid, "action %d: this desktop cannot run %s", i+1, c.Action)
+			}
+			if err := x.Check(ctx, Invocation{Action: c.Action, Params: params, Scout: sc, Suggestion: s}); err != nil {
+				return nil, nil, planError(i+1, c.Action, err)
+			}
+		}
+		origin := origins[c.Action]
+		if origin == "" {
+			origin = "user"
+		}
+		steps = append(steps, PlanStep{Action: c.Action, Params: params, Enabled: true, Origin: origin, Risk: d.Risk, Where: d.Where,
+			Mode: res.Mode, Source: res.Source, Description: d.Description})
+	}
+	if !sawCreate {
+		d, _ := e.catalogue().Get(create)
+		res := pol.Resolve(d, sc.ID)
+		steps = append([]PlanStep{{Action: create, Params: json.RawMessage(`{}`), Enabled: true, Origin: "kind", Risk: d.Risk, Where: d.Where,
+			Mode: res.Mode, Source: res.Source, Description: d.Description}}, steps...)
+	}
+	if steps[0].Action != create {
+		// The entity comes first: it is what the remote actions follow.
+		for i, st := range steps {
+			if st.Action == create {
+				steps = append(append([]PlanStep{st}, steps[:i]...), steps[i+1:]...)
+				break
+			}
+		}
+	}
+	if steps[0].Mode == actions.Deny {
+		return nil, nil, Errorf(EInvalid, "%s is denied by the %s policy: approve as another kind, or change the policy (Settings → Policies)", create, steps[0].Source)
+	}
+	return steps, left, nil
+}
+
+// planError words an executor's plan-time refusal.
+func planError(n int, action string, err error) error {
+	var se *Error
+	if errors.As(err, &se) {
+		return &Error{Code: se.Code, Message: fmt.Sprintf("action %d: %s: %s", n, action, se.Message)}
+	}
+	return Errorf(EInvalid, "action %d: %s: %v", n, action, err)
+}
+
+// actionRefs are the audit refs of an action's every entry.
+func actionRefs(r ActionRun, extra ...string) map[string]string {
+	m := map[string]string{"scout_id": r.ScoutID, "suggestion_id": r.SuggestionID, "action": r.Action,
+		"n": strconv.Itoa(r.N), "key": r.Key, "mode": string(r.Mode), "mode_source": string(r.ModeSource), "origin": r.Origin}
+	for i := 0; i+1 < len(extra); i += 2 {
+		m[extra[i]] = extra[i+1]
+	}
+	return m
+}
+
+// modeWords says a resolution in words for the trail.
+func modeWords(m actions.Mode, src actions.Source) string {
+	var from string
+	switch src {
+	case actions.SourceScout:
+		from = "this scout's policy"
+	case actions.SourceGlobal:
+		from = "the global policy"
+	default:
+		from = "its risk (no policy set)"
+	}
+	return fmt.Sprintf("mode %s, from %s", m, from)
+}
+
+// ruleActions returns the actions rules proposed in an assessment: none
+// until the engine applies rules (scouts/rule.go).
+func ruleActions(Assessment) []RuleAction { return nil }
+
+// jsonEqual compares two JSON values (absent is {}).
+func jsonEqual(a, b json.RawMessage) bool {
+	var x, y any
+	if len(a) == 0 {
+		a = json.RawMessage(`{}`)
+	}
+	if len(b) == 0 {
+		b = json.RawMessage(`{}`)
+	}
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}
