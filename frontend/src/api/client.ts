@@ -88,6 +88,10 @@ export class Api {
   markSpam = (id: string) => this.request<Suggestion>('POST', `/suggestions/${enc(id)}/spam`, {});
   bringBack = (id: string) => this.request<Suggestion>('POST', `/suggestions/${enc(id)}/bring-back`, {});
   screen = (id: string) => this.request<Suggestion>('POST', `/suggestions/${enc(id)}/screen`, {});
+  /** Expired suggestions, the latest first, each with why it expired. */
+  expired = (limit = 500) => this.request<Suggestion[]>('GET', `/suggestions?status=expired&order=newest&limit=${limit}`);
+  /** Brings an expired suggestion back to pending, with a new deadline. */
+  revive = (id: string) => this.request<Suggestion>('POST', `/suggestions/${enc(id)}/revive`, {});
   content = (id: string) => this.request<Content>('GET', `/suggestions/${enc(id)}/content`);
   audit = (traceId: string) => this.request<AuditEvent[]>('GET', `/audit?trace_id=${enc(traceId)}`);
 
@@ -118,6 +122,12 @@ export class Api {
     const qs = q.toString();
     return this.request<Folders>('GET', '/folders' + (qs ? '?' + qs : ''));
   };
+
+  /** The names of the secrets in the OS keyring; values never come back. */
+  secrets = () => this.request<{ names: string[] }>('GET', '/secrets');
+  /** Keeps a secret's value in the OS keyring (never in the database). */
+  putSecret = (name: string, value: string) => this.request<void>('PUT', `/secrets/${enc(name)}`, { value });
+  deleteSecret = (name: string) => this.request<void>('DELETE', `/secrets/${enc(name)}`);
 
   /** The relay link; state "none" without a relay. */
   relay = () => this.request<RelayLink>('GET', '/relay');

@@ -37,6 +37,41 @@ export interface Status {
   entities: Partial<Record<EntityKind, number>>;
   /** Absent when the desktop runs without a relay. */
   relay?: RelayStatus;
+  /** Scouts whose model budget is spent today: rules and learner only. */
+  model_budget?: SpentBudget[];
+}
+
+/** When a scout runs by itself and how its runs overlap (docs/schedules.md). */
+export interface Schedule {
+  cron?: string;
+  time_zone?: string;
+  overlap?: 'skip' | 'queue-one' | 'allow' | string;
+  catch_up?: 'run-once' | 'skip' | string;
+}
+
+/** A scout's model token caps; 0 or absent: the agent's global cap. */
+export interface Budget {
+  run_tokens?: number;
+  day_tokens?: number;
+}
+
+/** A scout's model budget today. */
+export interface BudgetStatus {
+  day_cap: number;
+  run_cap?: number;
+  spent_today: number;
+  /** The day's cap is reached: rules and learner only until resets_at. */
+  spent: boolean;
+  run_spent?: boolean;
+  resets_at: string;
+  message?: string;
+}
+
+export interface SpentBudget {
+  scout_id: string;
+  scout_name: string;
+  message: string;
+  resets_at: string;
 }
 
 /** online; connecting; offline (retrying); unauthorized or revoked (not
@@ -65,6 +100,12 @@ export interface ScoutHealth {
   last_error?: string;
   last_run_new: number;
   total_new: number;
+  /** The next scheduled run (scouts with a cron schedule). */
+  next_run_at?: string;
+  active_runs?: number;
+  queued?: boolean;
+  /** Today's model budget, with a model configured. */
+  model_budget?: BudgetStatus;
 }
 
 export interface Scout {
@@ -83,6 +124,9 @@ export interface Scout {
   created_at: string;
   updated_at: string;
   health: ScoutHealth;
+  /** Absent from agents before schedules. */
+  schedule?: Schedule;
+  budget?: Budget;
 }
 
 export interface CreateScout {
@@ -125,6 +169,8 @@ export interface Suggestion {
   resolved_at?: string;
   resolved_kind?: EntityKind;
   resolved_entity_id?: string;
+  /** Why an expired suggestion expired (from its audit trail). */
+  expired_reason?: string;
   /** Absent from agents before lanes: the inbox. A card marked as spam is
    * rejected in lane spam. */
   lane?: Lane;
@@ -270,6 +316,8 @@ export const STREAM_EVENTS = [
   'settings.updated',
   'scouts.paused',
   'relay.state',
+  'suggestion.revived',
+  'secrets.changed',
 ] as const;
 
 export type StreamEventType = (typeof STREAM_EVENTS)[number];
@@ -297,6 +345,10 @@ export interface StreamPayloads {
   'settings.updated': Settings;
   'scouts.paused': { paused: boolean };
   'relay.state': RelayStatus;
+  /** An expired suggestion brought back to pending. */
+  'suggestion.revived': Suggestion;
+  /** The names of the secrets in the OS keyring (never a value). */
+  'secrets.changed': { names: string[] };
 }
 
 export type StreamEvent = {

@@ -47,6 +47,13 @@ export function viewKind(v: View): EntityKind | undefined {
   return undefined;
 }
 
+/** Expired suggestions are listed beside the lanes, at #/inbox/expired. */
+export const EXPIRED_HREF = '#/inbox/expired';
+
+export function isExpiredRoute(r: Route): boolean {
+  return r.view === 'inbox' && r.id === 'expired';
+}
+
 /** The inbox's lane: #/inbox (the inbox itself), #/inbox/screened,
  * #/inbox/spam. */
 export function routeLane(r: Route): Lane {

@@ -86,6 +86,13 @@ export class Actions {
           case 'scout.run':
             this.refreshScoutSoon(ev.data.scout_id);
             break;
+          case 'suggestion.revived':
+            // The expired count changed.
+            this.refreshStatusSoon();
+            break;
+          case 'suggestion.resolved':
+            if (ev.data.status === 'expired') this.refreshStatusSoon();
+            break;
         }
         switch (ev.type) {
           case 'suggestion.created':

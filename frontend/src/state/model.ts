@@ -39,6 +39,8 @@ export interface AppState {
   announce: { text: string; n: number };
   /** A card the inbox should make current (after an undo). */
   focus?: string;
+  /** The names of the secrets in the OS keyring, once Settings asked. */
+  secretNames?: readonly string[];
 }
 
 const empty = <T>(): Collection<T> => ({ loaded: false, items: {} });
@@ -86,7 +88,10 @@ export function applyEvent(s: AppState, ev: StreamEvent): AppState {
     case 'suggestion.resolved':
     case 'suggestion.undone':
     case 'suggestion.moved':
+    case 'suggestion.revived':
       return { ...s, suggestions: upsert(s.suggestions, ev.data) };
+    case 'secrets.changed':
+      return { ...s, secretNames: ev.data.names };
     case 'entity.created':
     case 'entity.updated': {
       const kind = ev.data.kind;

@@ -1,9 +1,10 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { KeyMap, type Command } from '../logic/keys';
-import { href, laneHref, routeLane, viewKind } from '../logic/router';
+import { href, isExpiredRoute, laneHref, routeLane, viewKind } from '../logic/router';
 import { laneCounts } from '../state/model';
 import { Banners } from './Banners';
 import { EntityView } from './EntityView';
+import { ExpiredView } from './ExpiredView';
 import { Inbox } from './Inbox';
 import { Nav } from './Nav';
 import { ScoutsView } from './ScoutsView';
@@ -80,6 +81,7 @@ export function App() {
   else if (route.view === 'status') view = <StatusView s={s} />;
   else if (route.view === 'settings') view = <SettingsView s={s} />;
   else if (route.view === 'suggestion' && route.id) view = <SuggestionView s={s} id={route.id} />;
+  else if (isExpiredRoute(route)) view = <ExpiredView s={s} counts={counts} keys={viewKeys} />;
   else view = <Inbox s={s} lane={routeLane(route)} counts={counts} keys={viewKeys} />;
 
   return (

@@ -4,7 +4,7 @@ import { cursorReducer, emptyCursor, targets } from '../logic/cursor';
 import type { Command } from '../logic/keys';
 import { plural } from '../logic/format';
 import { LANE_INTRO, LANE_KEY, LANE_LABEL, learningSummary } from '../logic/lanes';
-import { laneHref } from '../logic/router';
+import { EXPIRED_HREF, laneHref } from '../logic/router';
 import { laneCards, scoutList, type AppState } from '../state/model';
 import { ApproveDialog } from './ApproveDialog';
 import { BulkBar } from './BulkBar';
@@ -213,6 +213,12 @@ export function Inbox({ s, lane, counts, keys }: Props) {
               {counts && <span class="lane-count"> ({counts[l]})</span>}
             </a>
           ))}
+          <a href={EXPIRED_HREF} class="button" title="Suggestions nobody decided in time">
+            Expired
+            {s.status?.suggestions?.expired !== undefined && (
+              <span class="lane-count"> ({s.status.suggestions.expired})</span>
+            )}
+          </a>
         </nav>
         {learning && <p class="muted small learning-state">{learning}</p>}
       </div>

@@ -4,6 +4,7 @@ import { age, fullTime, plural, tildePath } from '../logic/format';
 import { useActions } from './hooks';
 import { needsReconnect } from '../logic/gmail';
 import { LearningSection } from './LearningSection';
+import { RunSettingsLine } from './RunSettingsLine';
 
 const KIND_NAME: Record<string, string> = { folder: 'Folder', webhook: 'Webhook', gmail: 'Gmail' };
 
@@ -56,6 +57,12 @@ export function ScoutCard({ sc, home, now, learning }: { sc: Scout; home?: strin
         {' · '}
         {plural(h.total_new, 'item')} found so far
       </p>
+      <RunSettingsLine sc={sc} now={now} />
+      {h.model_budget?.message && (
+        <p class={'small' + (h.model_budget.spent ? ' warning-text' : ' muted')} role="status">
+          {h.model_budget.message[0]!.toUpperCase() + h.model_budget.message.slice(1)}.
+        </p>
+      )}
       {h.last_error && (
         <p class="error-text small" role="status">
           The last run failed: {h.last_error}.{' '}

@@ -6,6 +6,7 @@ import { useActions } from './hooks';
 import { QuietHoursSetting } from './QuietHoursSetting';
 import { RelaySettings } from './RelaySettings';
 import { SaveState, type Save } from './SaveState';
+import { SecretsSettings } from './SecretsSettings';
 
 export function SettingsView({ s }: { s: AppState }) {
   const actions = useActions();
@@ -86,6 +87,7 @@ export function SettingsView({ s }: { s: AppState }) {
             />
           </section>
           {s.status && <RelaySettings relay={s.status.relay} />}
+          <SecretsSettings s={s} />
         </>
       )}
     </section>

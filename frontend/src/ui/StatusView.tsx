@@ -2,6 +2,7 @@ import { useEffect } from 'preact/hooks';
 import type { AppState } from '../state/model';
 import { age, fullTime, plural } from '../logic/format';
 import { relayStateLabel } from '../logic/relay';
+import { EXPIRED_HREF } from '../logic/router';
 import { useActions, useNow } from './hooks';
 
 const CONN: Record<AppState['conn'], string> = {
@@ -52,6 +53,20 @@ export function StatusView({ s }: { s: AppState }) {
                 Look for new items now
               </button>
             </div>
+            {st.model_budget?.map((b) => (
+              <p key={b.scout_id} class="small budget-spent" role="status">
+                <strong>{b.scout_name}:</strong> {b.message}{' '}
+                <span class="muted" title={fullTime(b.resets_at)}>
+                  (resets {fullTime(b.resets_at)})
+                </span>
+              </p>
+            ))}
+            {count(st.suggestions.expired) > 0 && (
+              <p class="small">
+                <a href={EXPIRED_HREF}>{plural(count(st.suggestions.expired), 'suggestion')} expired</a>{' '}
+                <span class="muted">— see why, and bring one back.</span>
+              </p>
+            )}
           </div>
           <div class="panel">
             <h2>Agent</h2>
