@@ -426,9 +426,8 @@ func modeWords(m actions.Mode, src actions.Source) string {
 	return fmt.Sprintf("mode %s, from %s", m, from)
 }
 
-// ruleActions returns the actions rules proposed in an assessment: none
-// until the engine applies rules (scouts/rule.go).
-func ruleActions(Assessment) []RuleAction { return nil }
+// ruleActions returns the actions rules proposed in an assessment.
+func ruleActions(a Assessment) []RuleAction { return a.RuleActions }
 
 // jsonEqual compares two JSON values (absent is {}).
 func jsonEqual(a, b json.RawMessage) bool {
