@@ -28,8 +28,7 @@ func ProposeFromContent(ctx context.Context, db *localdb.DB, now func() time.Tim
 	if in.DefaultKind == "" {
 		in.DefaultKind = scouts.EntityTask
 	}
-	done := false
-	projects, err := db.ListEntities(ctx, scouts.EntityProject, localdb.EntityFilter{Done: &done, Limit: 200})
+	projects, err := db.OpenProjects(ctx)
 	if err != nil {
 		log.Warn("content cues: listing projects", "err", err)
 	}

@@ -5,25 +5,40 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/scouts-hq/scouts/scouts"
 )
 
-func insertAudit(ctx context.Context, q queryer, events ...scouts.AuditEvent) error {
-	for _, e := range events {
-		refs := "{}"
-		if len(e.Refs) > 0 {
-			b, err := json.Marshal(e.Refs)
-			if err != nil {
-				return fmt.Errorf("insert audit: %w", err)
+// auditRowsPerInsert bounds a multi-row audit insert (7 variables a row,
+// far below SQLite's limit): a page's events go in a few statements
+// rather than one each.
+const auditRowsPerInsert = 64
+
+const auditInsert = `INSERT INTO audit (trace_id, stage, type, outcome, summary, refs, at) VALUES `
+
+func insertAudit(ctx context.Context, q execer, events ...scouts.AuditEvent) error {
+	for len(events) > 0 {
+		n := min(len(events), auditRowsPerInsert)
+		args := make([]any, 0, 7*n)
+		for _, e := range events[:n] {
+			refs := "{}"
+			if len(e.Refs) > 0 {
+				b, err := json.Marshal(e.Refs)
+				if err != nil {
+					return fmt.Errorf("insert audit: %w", err)
+				}
+				refs = string(b)
 			}
-			refs = string(b)
+			args = append(args, e.TraceID, e.Stage, e.Type, e.Outcome, e.Summary, refs, e.At.UnixMilli())
 		}
-		if _, err := q.ExecContext(ctx, `INSERT INTO audit (trace_id, stage, type, outcome, summary, refs, at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			e.TraceID, e.Stage, e.Type, e.Outcome, e.Summary, refs, e.At.UnixMilli()); err != nil {
+		// Rows are inserted in the order given: ids follow the events.
+		q0 := auditInsert + "(?, ?, ?, ?, ?, ?, ?)" + strings.Repeat(", (?, ?, ?, ?, ?, ?, ?)", n-1)
+		if _, err := q.ExecContext(ctx, q0, args...); err != nil {
 			return fmt.Errorf("insert audit: %w", err)
 		}
+		events = events[n:]
 	}
 	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"sync"
+	"sync/atomic"
 
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/learn"
@@ -28,6 +30,12 @@ type DB struct {
 	// learned keeps recently used models' counts in memory.
 	learned *learnCache
 	path    string
+
+	// gen counts write transactions, so that what is kept from reads
+	// (OpenProjects) is read again after any write.
+	gen    atomic.Uint64
+	projMu sync.Mutex
+	proj   *projectsCache
 }
 
 // Path is the database file's path.
@@ -63,8 +71,11 @@ func (d *DB) Ping(ctx context.Context) error { return d.db.Read().PingContext(ct
 func (d *DB) read() *sql.DB { return d.db.Read() }
 
 // tx runs fn in a write transaction; the learner's cached counts follow
-// what it committed.
+// what it committed, and what other reads keep is read again.
 func (d *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	// Counted once the transaction has ended, committed or not: a reader
+	// that saw the previous count reads again.
+	defer d.gen.Add(1)
 	var attempts []*sql.Tx
 	err := d.db.Tx(ctx, func(tx *sql.Tx) error {
 		attempts = append(attempts, tx)

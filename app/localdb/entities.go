@@ -55,7 +55,7 @@ func extraValue(e scouts.Entity, col string) any {
 	panic("localdb: unknown entity column " + col)
 }
 
-func insertEntity(ctx context.Context, q queryer, e scouts.Entity) error {
+func insertEntity(ctx context.Context, q execer, e scouts.Entity) error {
 	t, err := tableFor(e.Kind)
 	if err != nil {
 		return err

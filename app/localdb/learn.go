@@ -230,7 +230,7 @@ func (d *DB) LearnFootprint(ctx context.Context, scoutID string) (LearnFootprint
 	return f, nil
 }
 
-func insertFeatures(ctx context.Context, tx *sql.Tx, suggestionID string, hashes []uint64) error {
+func insertFeatures(ctx context.Context, tx execer, suggestionID string, hashes []uint64) error {
 	if len(hashes) == 0 {
 		return nil
 	}

@@ -82,32 +82,37 @@ func (d *DB) KnownRefs(ctx context.Context, scoutID string, refs []string) (map[
 func (d *DB) RecordItems(ctx context.Context, recs []scouts.ItemRecord, loose []scouts.AuditEvent) ([]scouts.ItemRecord, error) {
 	var inserted []scouts.ItemRecord
 	err := d.tx(ctx, func(tx *sql.Tx) error {
+		// A page runs the same inserts for each item: they are prepared
+		// once (the driver keeps no statements), and the page's audit
+		// events are written together at the end, in the order they would
+		// have been one by one.
+		w := newStmtCache(tx)
+		defer w.Close()
+		var audit []scouts.AuditEvent
 		inserted = inserted[:0]
 		for _, rec := range recs {
-			ok, err := insertSuggestion(ctx, tx, rec.Suggestion)
+			ok, err := insertSuggestion(ctx, w, rec.Suggestion)
 			if err != nil {
 				return err
 			}
 			if !ok {
 				continue // this (scout, source ref) is already known
 			}
-			if err := insertFeatures(ctx, tx, rec.Suggestion.ID, rec.Features); err != nil {
+			if err := insertFeatures(ctx, w, rec.Suggestion.ID, rec.Features); err != nil {
 				return err
 			}
 			if rec.Entity != nil {
-				if err := insertEntity(ctx, tx, *rec.Entity); err != nil {
+				if err := insertEntity(ctx, w, *rec.Entity); err != nil {
 					return err
 				}
 			}
 			if err := insertActions(ctx, tx, rec.Actions); err != nil {
 				return err
 			}
-			if err := insertAudit(ctx, tx, rec.Audit...); err != nil {
-				return err
-			}
+			audit = append(audit, rec.Audit...)
 			inserted = append(inserted, rec)
 		}
-		return insertAudit(ctx, tx, loose...)
+		return insertAudit(ctx, w, append(audit, loose...)...)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("localdb: record items: %w", err)
@@ -115,7 +120,7 @@ func (d *DB) RecordItems(ctx context.Context, recs []scouts.ItemRecord, loose []
 	return inserted, nil
 }
 
-func insertSuggestion(ctx context.Context, tx *sql.Tx, s scouts.Suggestion) (bool, error) {
+func insertSuggestion(ctx context.Context, tx execer, s scouts.Suggestion) (bool, error) {
 	var payload any
 	if len(s.Payload) > 0 {
 		payload = string(s.Payload)
