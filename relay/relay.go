@@ -90,6 +90,10 @@ type GmailScout struct {
 	// (protocol.ScoutOK, ScoutError, ScoutPaused, ScoutAuthExpired).
 	State        string
 	StateMessage string
+	// ModelDayTokens and ModelRunTokens are the scout's own model caps
+	// (0: none of its own); the relay's hard cap bounds them.
+	ModelDayTokens int
+	ModelRunTokens int
 }
 
 // PushHint is a persisted Gmail push notification.

@@ -17,6 +17,7 @@ import (
 	"github.com/scouts-hq/scouts/relay"
 	"github.com/scouts-hq/scouts/relay/protocol"
 	"github.com/scouts-hq/scouts/relay/relaydb"
+	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/triage"
 )
 
@@ -131,7 +132,8 @@ func (s *Service) syncScout(ctx context.Context, scoutID string, setupWatch bool
 	}
 	syncer := &gmail.Syncer{Client: client, Pipeline: pipe, AutoTrashSpam: g.AutoTrashSpam, Logger: s.log, NotBefore: sc.CreatedAt,
 		Sink: &queueSink{s: s, sc: sc}}
-	res, err := syncer.Run(ctx, g.Cursor, g.LastSyncAt)
+	// One sync is one run for the scout's per-run token cap.
+	res, err := syncer.Run(triage.WithRunAllowance(ctx, sc.ID, s.budgetOf(sc).RunCap(s.cfg.DailyTokens)), g.Cursor, g.LastSyncAt)
 	if err != nil {
 		s.fail(ctx, sc, err)
 		return err
@@ -250,9 +252,20 @@ func (s *Service) pipeline(sc relay.CloudScout) (*triage.Pipeline, error) {
 	}
 	cfg := triage.Config{Scout: sc.ID, ScoutName: sc.Name, Rules: rules, Logger: s.log}
 	if s.cfg.Model != nil {
+		// The scout's own caps, from its desktop, only lower the relay's.
+		b := s.budgetOf(sc)
+		caps := triage.Caps{Day: b.DayCap(s.cfg.DailyTokens), Run: b.RunCap(s.cfg.DailyTokens)}
 		cfg.Model, cfg.Budget, cfg.DailyTokens = s.cfg.Model, s.cfg.Budget, s.cfg.DailyTokens
+		if s.cfg.Budget != nil {
+			cfg.Budget = &triage.CappedBudget{Inner: s.cfg.Budget, Now: s.cfg.Now,
+				Caps: func(context.Context, string) (triage.Caps, error) { return caps, nil }}
+		}
 	}
 	return triage.New(cfg)
+}
+
+func (s *Service) budgetOf(sc relay.CloudScout) scouts.Budget {
+	return scouts.Budget{DayTokens: sc.Gmail.ModelDayTokens, RunTokens: sc.Gmail.ModelRunTokens}
 }
 
 var errNoToken = errors.New("gmail: the scout has no refresh token")

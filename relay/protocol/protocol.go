@@ -258,6 +258,11 @@ type ScoutConfig struct {
 	// place of its own, and absent from older desktops.
 	BaselineHistoryID string    `json:"baseline_history_id,omitempty"`
 	CreatedAt         time.Time `json:"created_at,omitzero"`
+	// ModelDayTokens and ModelRunTokens are the scout's own model token
+	// caps (0: the relay's --llm-daily-tokens alone), which can only lower
+	// the relay's; absent from older desktops.
+	ModelDayTokens int `json:"model_day_tokens,omitempty"`
+	ModelRunTokens int `json:"model_run_tokens,omitempty"`
 }
 
 // Gmail scout modes.

@@ -32,15 +32,16 @@ func (d *DB) setGmail(ctx context.Context, tx *sql.Tx, s relay.CloudScout) error
 		// Switching to ping mode drops the token: the relay must not keep
 		// a credential it no longer needs.
 		_, err := tx.ExecContext(ctx, d.q(`UPDATE cloud_scouts SET gmail_email = ?, auto_trash_spam = ?, inactivity_pause_days = ?,
-			rules = ?, refresh_token_enc = NULL WHERE id = ?`),
-			strings.ToLower(g.Email), g.AutoTrashSpam, g.InactivityPauseDays, rules, s.ID)
+			rules = ?, refresh_token_enc = NULL, model_day_tokens = ?, model_run_tokens = ? WHERE id = ?`),
+			strings.ToLower(g.Email), g.AutoTrashSpam, g.InactivityPauseDays, rules, g.ModelDayTokens, g.ModelRunTokens, s.ID)
 		return err
 	}
 	_, err := tx.ExecContext(ctx, d.q(`UPDATE cloud_scouts SET gmail_email = ?, auto_trash_spam = ?, inactivity_pause_days = ?,
 		rules = ?, refresh_token_enc = COALESCE(?, refresh_token_enc),
 		state = CASE WHEN ? THEN 'ok' ELSE state END,
-		state_message = CASE WHEN ? THEN '' ELSE state_message END WHERE id = ?`),
-		strings.ToLower(g.Email), g.AutoTrashSpam, g.InactivityPauseDays, rules, token, token != nil, token != nil, s.ID)
+		state_message = CASE WHEN ? THEN '' ELSE state_message END, model_day_tokens = ?, model_run_tokens = ? WHERE id = ?`),
+		strings.ToLower(g.Email), g.AutoTrashSpam, g.InactivityPauseDays, rules, token, token != nil, token != nil,
+		g.ModelDayTokens, g.ModelRunTokens, s.ID)
 	if err != nil {
 		return err
 	}
@@ -72,7 +73,8 @@ func (d *DB) setGmailStart(ctx context.Context, tx *sql.Tx, id string, g *relay.
 }
 
 const gmailColumns = `id, user_id, name, mode, enabled, created_at, updated_at, COALESCE(gmail_email, ''), refresh_token_enc,
-	auto_trash_spam, inactivity_pause_days, rules, COALESCE(gmail_history_id, ''), last_sync_at, watch_expires_at, state, state_message`
+	auto_trash_spam, inactivity_pause_days, rules, COALESCE(gmail_history_id, ''), last_sync_at, watch_expires_at, state, state_message,
+	model_day_tokens, model_run_tokens`
 
 func scanGmail(row interface{ Scan(...any) error }) (relay.CloudScout, error) {
 	s := relay.CloudScout{Kind: relay.KindGmail, Gmail: &relay.GmailScout{}}
@@ -81,7 +83,8 @@ func scanGmail(row interface{ Scan(...any) error }) (relay.CloudScout, error) {
 	var cursor string
 	var lastSync, watch sql.NullInt64
 	err := row.Scan(&s.ID, &s.UserID, &s.Name, &s.Mode, &s.Enabled, &created, &updated, &g.Email, &g.TokenSealed,
-		&g.AutoTrashSpam, &g.InactivityPauseDays, &g.Rules, &cursor, &lastSync, &watch, &g.State, &g.StateMessage)
+		&g.AutoTrashSpam, &g.InactivityPauseDays, &g.Rules, &cursor, &lastSync, &watch, &g.State, &g.StateMessage,
+		&g.ModelDayTokens, &g.ModelRunTokens)
 	if err != nil {
 		return s, err
 	}

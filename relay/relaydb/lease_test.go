@@ -2,13 +2,16 @@ package relaydb_test
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/scouts-hq/scouts/relay"
 	"github.com/scouts-hq/scouts/relay/relaydb"
+	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/triage"
 	"github.com/scouts-hq/scouts/store/storetest"
 )
@@ -163,6 +166,40 @@ func TestModelBudgetSharedByInstances(t *testing.T) {
 		spentB, _ := b.Spent(ctx, "sc_1", "2026-05-01")
 		if spentA != want*each+100 || spentB != spentA {
 			t.Fatalf("spent %d (A) and %d (B), want %d each", spentA, spentB, want*each+100)
+		}
+	})
+}
+
+// A Gmail scout's own model caps are kept with it, and changed (or
+// cleared) by its desktop's next configuration, in either mode.
+func TestGmailScoutKeepsItsModelCaps(t *testing.T) {
+	each(t, func(t *testing.T, db *relaydb.DB) {
+		ctx := context.Background()
+		f := setup(t, db, "ann@example.com")
+		upsert := func(mode string, day, run int) relay.CloudScout {
+			t.Helper()
+			_, _, err := db.ApplyOnce(ctx, f.user.ID, scouts.NewID("op"), func(tx *sql.Tx) ([]byte, error) {
+				return []byte(`{}`), db.UpsertScout(ctx, tx, relay.CloudScout{ID: "sc_mail", UserID: f.user.ID, Kind: relay.KindGmail,
+					Name: "Mail", Mode: mode, Enabled: true,
+					Gmail: &relay.GmailScout{Email: "ann@example.com", TokenSealed: []byte("sealed"), ModelDayTokens: day, ModelRunTokens: run}})
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc, err := db.GmailScout(ctx, "sc_mail")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sc
+		}
+		if sc := upsert(relay.ModeRelayTriage, 50_000, 5_000); sc.Gmail.ModelDayTokens != 50_000 || sc.Gmail.ModelRunTokens != 5_000 {
+			t.Fatalf("caps %d/%d, want 50000/5000", sc.Gmail.ModelDayTokens, sc.Gmail.ModelRunTokens)
+		}
+		if sc := upsert(relay.ModeRelayTriage, 0, 0); sc.Gmail.ModelDayTokens != 0 || sc.Gmail.ModelRunTokens != 0 {
+			t.Fatalf("caps %d/%d after clearing them", sc.Gmail.ModelDayTokens, sc.Gmail.ModelRunTokens)
+		}
+		if sc := upsert(relay.ModeRelayPing, 700, 0); sc.Gmail.ModelDayTokens != 700 {
+			t.Fatalf("relay-ping: cap %d", sc.Gmail.ModelDayTokens)
 		}
 	})
 }

@@ -100,6 +100,9 @@ func (s *Server) configureGmail(cfg protocol.ScoutConfig, register bool) (relay.
 	if cfg.InactivityPauseDays < 0 || cfg.InactivityPauseDays > 365 {
 		return relay.CloudScout{}, bad("inactivity_pause_days must be 0 (the relay's default) to 365")
 	}
+	if cfg.ModelDayTokens < 0 || cfg.ModelRunTokens < 0 || cfg.ModelDayTokens > 1_000_000_000 || cfg.ModelRunTokens > 1_000_000_000 {
+		return relay.CloudScout{}, bad("model_day_tokens and model_run_tokens must be 0 (the relay's cap) to 1000000000")
+	}
 	rules, err := json.Marshal(cfg.Rules)
 	if err != nil || len(rules) > 64<<10 {
 		return relay.CloudScout{}, bad("rules are too large (64 KiB at most)")
@@ -108,7 +111,7 @@ func (s *Server) configureGmail(cfg protocol.ScoutConfig, register bool) (relay.
 		return relay.CloudScout{}, bad(perr)
 	}
 	g := &relay.GmailScout{Email: cfg.Email, AutoTrashSpam: cfg.AutoTrashSpam, InactivityPauseDays: cfg.InactivityPauseDays, Rules: string(rules),
-		CreatedAt: cfg.CreatedAt}
+		CreatedAt: cfg.CreatedAt, ModelDayTokens: cfg.ModelDayTokens, ModelRunTokens: cfg.ModelRunTokens}
 	if cfg.BaselineHistoryID != "" {
 		b, err := strconv.ParseUint(cfg.BaselineHistoryID, 10, 64)
 		if err != nil {
