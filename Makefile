@@ -114,7 +114,9 @@ FUZZ_TARGETS := \
 	connectors/directory:FuzzFetchRef \
 	connectors/directory:FuzzParseConfig \
 	app/core:FuzzGmailConfig \
-	scouts/triage/mailtext:FuzzExtract
+	scouts/triage/mailtext:FuzzExtract \
+	scouts/rules:FuzzRules \
+	scouts/rules:FuzzTemplate
 
 fuzz:
 	@GO="$(GO)" FUZZTIME="$(FUZZTIME)" build/fuzz.sh $(FUZZ_TARGETS)

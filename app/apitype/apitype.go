@@ -226,6 +226,10 @@ type Assessment struct {
 	AllDay       bool       `json:"all_day,omitempty"`
 	ProjectID    string     `json:"project_id,omitempty"`
 	Learning     string     `json:"learning,omitempty"`
+	// RuleID is the scout's rule that decided the card, if one did;
+	// SourceTitle the title the source gave when that rule replaced it.
+	RuleID      string `json:"rule_id,omitempty"`
+	SourceTitle string `json:"source_title,omitempty"`
 }
 
 // Learning is a scout's learner: where it stands and its thresholds

@@ -56,6 +56,11 @@ Talking to a running agent:
   scouts                                 list scouts and their health
   scouts add-folder PATH [--auto] [--name N] [--include GLOB]... [--exclude GLOB]... [--existing] [--force]
   scouts enable|disable|review|auto|run|rm ID
+  scouts rules SCOUT_ID                  a scout's rules, in order (docs/rules.md)
+  scouts rules add|edit|test SCOUT_ID FILE|-
+                                         add a rule, replace one, or see what it would
+                                         have done to the scout's latest 50 items
+  scouts rules rm|enable|disable SCOUT_ID RULE_ID | scouts rules move SCOUT_ID RULE_ID N
   scouts schedule ID [--cron EXPR] [--tz ZONE] [--overlap skip|queue-one|allow]
           [--catch-up run-once|skip] | --clear
                                          when the scout runs by itself (docs/schedules.md)

@@ -98,12 +98,14 @@ func runScouts(ctx context.Context, args []string, env Env) error {
 		return addFolder(ctx, args, env)
 	case "enable", "disable", "review", "auto", "run", "rm", "delete":
 		return changeScout(ctx, sub, args, env)
+	case "rules":
+		return runRules(ctx, args, env)
 	case "schedule":
 		return scheduleScout(ctx, args, env)
 	case "budget":
 		return budgetScout(ctx, args, env)
 	}
-	return usageErrorf("unknown subcommand %q (want list, add-folder, enable, disable, review, auto, run, rm)", sub)
+	return usageErrorf("unknown subcommand %q (want list, add-folder, enable, disable, review, auto, run, rm, rules)", sub)
 }
 
 func listScouts(ctx context.Context, args []string, env Env) error {

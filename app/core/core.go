@@ -94,6 +94,8 @@ type Core struct {
 
 	defs defsFolder // the definitions folder's state (defsfolder.go)
 
+	rules ruleCache // the scouts' compiled rules (rules.go)
+
 	gmailHints  gmailHints
 	relayHealth sync.Map // scout id → error the relay last reported (nil: ok)
 	runs        runSettings
@@ -136,6 +138,7 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 		Now:          cfg.Now,
 		PollInterval: cfg.PollInterval,
 		Learning:     scouts.LearningConfig{Salt: salt, Propose: c.proposeFromContent, Categorise: c.categoriseStep()},
+		Rules:        c.engineRules,
 		Executors:    c.executors(),
 		RunState:     c.runState(),
 		RunContext:   c.runContext,
@@ -164,6 +167,9 @@ func (c *Core) openFolder(ctx context.Context, s scouts.Scout) (scouts.SourceCon
 func (c *Core) Start(ctx context.Context) error {
 	ctx, c.cancel = context.WithCancel(ctx)
 	if err := c.restorePaused(ctx); err != nil {
+		return err
+	}
+	if err := c.migrateGmailRules(ctx); err != nil {
 		return err
 	}
 	if err := c.Engine.Start(ctx); err != nil {

@@ -168,20 +168,18 @@ func (c *Core) gmailBaseline(ctx context.Context, email string) *GmailBaseline {
 	return nil
 }
 
-// gmailRelayOp is a Gmail scout's configuration for the relay. The
-// refresh token is not in it: it would sit in the outbox table in clear.
-// PendingOps adds it from the keyring when the operation is sent.
-func gmailRelayOp(s scouts.Scout, g GmailConfig) protocol.ScoutConfig {
+// gmailRelayOp is a Gmail scout's configuration for the relay, with the
+// rules the relay applies itself (see triageRules). The refresh token is
+// not in it: it would sit in the outbox table in clear. PendingOps adds it
+// from the keyring when the operation is sent.
+func gmailRelayOp(s scouts.Scout, g GmailConfig, rules []triage.Rule) protocol.ScoutConfig {
 	op := protocol.ScoutConfig{ScoutID: s.ID, Kind: string(scouts.KindGmail), Name: s.Name, Enabled: s.Enabled,
 		Email: g.Email, Mode: g.Mode, AutoTrashSpam: g.AutoTrashSpam, InactivityPauseDays: g.InactivityPauseDays,
-		CreatedAt: s.CreatedAt, ModelDayTokens: s.Budget.DayTokens, ModelRunTokens: s.Budget.RunTokens}
+		CreatedAt: s.CreatedAt}
 	if g.Baseline != nil {
 		op.BaselineHistoryID = strconv.FormatUint(g.Baseline.HistoryID, 10)
 	}
-	for _, r := range g.Rules {
-		op.Rules = append(op.Rules, protocol.TriageRule{ID: r.ID, Action: string(r.Action), Senders: r.Senders,
-			Domains: r.Domains, ListIDs: r.ListIDs, SubjectWords: r.SubjectWords})
-	}
+	op.Rules = relayRules(rules)
 	return op
 }
 
@@ -256,7 +254,15 @@ func (c *Core) openGmail(ctx context.Context, s scouts.Scout) (scouts.SourceConn
 	if err != nil {
 		return nil, err
 	}
-	pcfg := triage.Config{Scout: s.ID, ScoutName: s.Name, Rules: g.Rules, Logger: c.log}
+	// The scout's rules the pipeline can express are applied there first,
+	// as the relay does: a deny rule's spam is trashed when the scout
+	// trashes spam. The engine applies all of them to what comes out, so
+	// with more rules than those no mail is left unread.
+	rules, more, err := c.triageRules(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	pcfg := triage.Config{Scout: s.ID, ScoutName: s.Name, Rules: rules, MoreRules: more, Logger: c.log}
 	if c.cfg.Model != nil {
 		pcfg.Model, pcfg.Budget, pcfg.DailyTokens = c.cfg.Model, c.cfg.ModelBudget, c.cfg.ModelDailyTokens
 	}
@@ -383,7 +389,11 @@ func (c *Core) queueGmailOp(ctx context.Context, typ string, s scouts.Scout) err
 		return nil
 	}
 	g, _ := parseGmailConfig(s.Config)
-	op := gmailRelayOp(s, g)
+	rules, _, err := c.triageRules(ctx, s)
+	if err != nil {
+		return err
+	}
+	op := gmailRelayOp(s, g, rules)
 	// A scout this desktop read itself before (local or relay-ping mode)
 	// hands the relay its own place, so that a mode change neither skips
 	// nor re-reads mail. The relay keeps its own place once it has one.

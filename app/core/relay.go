@@ -316,6 +316,11 @@ func proposalItem(it client.Item) scouts.ItemRef {
 		ref.Ref = p.SourceRef
 		meta.URL = gmail.MessageURL(p.SourceRef)
 		meta.Reason = gmail.Why(p.Reason, p.Path)
+		// The relay applied the rules it can express: the one it matched
+		// decides here too, on headers this desktop never sees.
+		if id, ok := strings.CutPrefix(p.Path, "rule:"); ok { // triage.PathRule
+			meta.MatchedRule = id
+		}
 		switch p.Verdict {
 		case "spam":
 			meta.Lane, meta.LaneReason = scouts.LaneSpam, "Spam: "+meta.Reason
@@ -327,6 +332,7 @@ func proposalItem(it client.Item) scouts.ItemRef {
 		}
 	case it.Payload != nil:
 		meta.Title, meta.URL, meta.Body = it.Payload.Title, it.Payload.URL, it.Payload.Body
+		meta.Facts = &scouts.ItemFacts{ContentRead: true}
 		meta.Excerpt = excerpt(it.Payload.Body, 280)
 	case it.OpenError != nil:
 		meta.Title = "Webhook item (its content could not be opened on this device)"

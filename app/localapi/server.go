@@ -110,6 +110,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/v1/gmail/accounts", s.handleGmailAccounts)
 	m.HandleFunc("DELETE /api/v1/gmail/accounts/{email}", s.handleGmailDisconnect)
 	m.HandleFunc("GET /api/v1/stream", s.handleStream)
+	s.ruleRoutes(m)
 	s.runRoutes(m)
 	s.actionRoutes(m)
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
