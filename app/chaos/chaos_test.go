@@ -16,7 +16,7 @@ import (
 
 // scenarioTimeout bounds one scenario, setup included: a stuck scenario
 // is reported as such, never waited on forever.
-const scenarioTimeout = 4 * time.Minute
+const scenarioTimeout = 6 * time.Minute
 
 // result is one row of the summary table.
 type result struct {

@@ -153,6 +153,7 @@ func gmailPushChaos(t *testing.T, s *scenario) {
 		append(g.agentFlags(t), "--relay", w.relay.url, "--device-token-file", token)...)
 	g.connect(t, s.ctx, w.agent)
 	sc := g.createScout(t, s.ctx, w.agent, "relay-triage")
+	s.logf("relay-triage scout watching")
 	// A push for a mailbox nobody watches changes nothing.
 	ps.publish(ctx, "", []byte(`{"emailAddress":"stranger@example.com","historyId":42}`))
 
@@ -168,12 +169,17 @@ func gmailPushChaos(t *testing.T, s *scenario) {
 		}
 		untilCount(t, s.ctx, "pushes answered", ps.published.Load(), ps.handled.Load)
 	}
+	s.logf("%d messages delivered, every push answered", len(ids))
+	answered := time.Now()
 	by, err := waitCards(s.ctx, w.agent, sc.ID, ids)
 	if err != nil {
 		t.Errorf("not every message became a card: %v", err)
 	}
+	s.logf("every message is a card")
+	s.res.note("the last card arrived %.1f s after the last push was answered", time.Since(answered).Seconds())
 	w.settle(t, s.ctx)
 	w.checkAcked(t, s.ctx)
+	s.logf("the desktop caught up with the relay, every row acknowledged")
 	// Every persisted push is handled and removed, duplicates and stale
 	// ones included.
 	hctx, cancel := context.WithTimeout(s.ctx, 45*time.Second)
@@ -184,6 +190,7 @@ func gmailPushChaos(t *testing.T, s *scenario) {
 	}); err != nil {
 		t.Errorf("%d push hints never handled: %v", hints, err)
 	}
+	s.logf("every push hint handled")
 	if by, err = waitCards(s.ctx, w.agent, sc.ID, nil); err != nil {
 		t.Fatal(err)
 	}

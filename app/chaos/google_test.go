@@ -187,11 +187,12 @@ func (m *modifyWatch) count(id string) int {
 	return m.applied[id]
 }
 
-// waitCards waits (up to two minutes) until the scout has a suggestion
+// waitCards waits (up to three minutes: a relay that crashed holding a
+// scout's sync lease keeps it two) until the scout has a suggestion
 // for each message id and returns them by id; missing ones are left out.
 func waitCards(ctx context.Context, a *agent, scoutID string, ids []string) (map[string][]apitype.Suggestion, error) {
 	var by map[string][]apitype.Suggestion
-	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	err := waitFor(wctx, 100*time.Millisecond, func() bool {
 		list, err := suggestions(ctx, a.client, scoutID)
