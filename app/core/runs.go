@@ -34,6 +34,9 @@ func (c *Core) runState() scouts.RunState {
 // setupRuns wires what schedules, budgets and secrets need before the
 // engine is built.
 func (c *Core) setupRuns() {
+	if c.cfg.Secrets == nil && c.cfg.SecretStore != nil {
+		c.cfg.Secrets = c.cfg.SecretStore.Secret
+	}
 	c.setupBudget()
 }
 
