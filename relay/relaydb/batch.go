@@ -404,6 +404,10 @@ func (d *DB) allocateSeqs(ctx context.Context, tx *sql.Tx, perUser map[string]in
 	return first, nil
 }
 
+// pgMaxParams keeps a statement under PostgreSQL's 65 535 bound
+// parameters.
+const pgMaxParams = 60000
+
 // rowsPerInsert bounds the rows of one multi-row INSERT, well under both
 // dialects' limits on bound parameters.
 const rowsPerInsert = 256
@@ -421,13 +425,41 @@ func (d *DB) insertRows(ctx context.Context, tx *sql.Tx, reqs []*writeReq, res [
 			keys = append(keys, it.ScoutID, it.IdempotencyKeyHash, row.ID, now.UnixMilli())
 		}
 	}
-	if err := d.insertMany(ctx, tx, `INSERT INTO triage_queue (id, user_id, scout_id, source_type, source_msg_ref, verdict, reason, path, status, seq, triaged_at, expires_at) VALUES `, 12, queue); err != nil {
+	const queueInsert = `INSERT INTO triage_queue (id, user_id, scout_id, source_type, source_msg_ref, verdict, reason, path, status, seq, triaged_at, expires_at) VALUES `
+	const sealedInsert = `INSERT INTO queue_sealed (queue_id, device_id, sealed) VALUES `
+	const keysInsert = `INSERT INTO hook_requests (scout_id, key_hash, queue_id, created_at) VALUES `
+	if d.db.Dialect == store.Postgres && len(queue)+len(sealed)+len(keys) <= pgMaxParams {
+		// One statement for the three inserts: each statement is a round
+		// trip to the server, and the batch waits for all of them. The
+		// sealed rows' foreign keys are checked at the end of the
+		// statement, when the queue rows exist.
+		var parts []string
+		var args []any
+		for _, ins := range []struct {
+			sql  string
+			cols int
+			args []any
+		}{{queueInsert, 12, queue}, {sealedInsert, 3, sealed}, {keysInsert, 4, keys}} {
+			if len(ins.args) > 0 {
+				parts = append(parts, fmt.Sprintf("i%d AS (%s%s)", len(parts), ins.sql, valuesList(len(ins.args)/ins.cols, ins.cols)))
+				args = append(args, ins.args...)
+			}
+		}
+		if len(parts) == 0 {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, d.q(`WITH `+strings.Join(parts, ", ")+` SELECT 1`), args...); err != nil {
+			return fmt.Errorf("insert queue rows: %w", err)
+		}
+		return nil
+	}
+	if err := d.insertMany(ctx, tx, queueInsert, 12, queue); err != nil {
 		return fmt.Errorf("insert queue rows: %w", err)
 	}
-	if err := d.insertMany(ctx, tx, `INSERT INTO queue_sealed (queue_id, device_id, sealed) VALUES `, 3, sealed); err != nil {
+	if err := d.insertMany(ctx, tx, sealedInsert, 3, sealed); err != nil {
 		return fmt.Errorf("insert sealed payloads: %w", err)
 	}
-	if err := d.insertMany(ctx, tx, `INSERT INTO hook_requests (scout_id, key_hash, queue_id, created_at) VALUES `, 4, keys); err != nil {
+	if err := d.insertMany(ctx, tx, keysInsert, 4, keys); err != nil {
 		return fmt.Errorf("remember idempotency keys: %w", err)
 	}
 	return nil
