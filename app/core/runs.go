@@ -88,7 +88,7 @@ func (c *Core) budgetRefused(r triage.Refusal) {
 	st := c.BudgetStatus(ctx, s)
 	c.log.Info("model budget spent; the scout uses rules and the learner only", "scout", r.Scout, "run", r.Run, "cap", r.Cap,
 		"resets", r.ResetAt)
-	if !seen || prev.ResetAt != r.ResetAt {
+	if !seen || !prev.ResetAt.Equal(r.ResetAt) || prev.Run != r.Run {
 		ev := scouts.AuditEvent{TraceID: scouts.NewID("tr"), Stage: scouts.StageRun, Type: AuditBudgetSpent, Outcome: scouts.OutcomeSkipped,
 			Summary: st.Message, Refs: map[string]string{"scout_id": r.Scout, "actor": "scout"}, At: c.now()}
 		if err := c.DB.AppendAudit(ctx, ev); err != nil {

@@ -217,3 +217,44 @@ func TestExpiredSuggestionRevives(t *testing.T) {
 		t.Fatalf("the revived suggestion did not expire again (%d)", n)
 	}
 }
+
+// A run that hits its run cap and, later the same day, the day's cap are
+// two things to say: both are audited, and the card says the day's.
+func TestRunCapThenDayCapAreBothSaid(t *testing.T) {
+	srv := triagetest.New(catKey, catModel)
+	t.Cleanup(srv.Close)
+	docs := t.TempDir()
+	c, sub, _ := openModelCore(t, srv, t.TempDir(), 100_000)
+	ctx := context.Background()
+	if err := os.WriteFile(filepath.Join(docs, "a.txt"), []byte("Please review the contract by Friday."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := folderScout(t, c, docs, scouts.Budget{RunTokens: 10})
+	waitFor(t, sub, "the card of a.txt", suggestedPath("a.txt"))
+	if st := c.BudgetStatus(ctx, s); !st.RunSpent || st.Spent || !strings.Contains(st.Message, "budget of 10 tokens") {
+		t.Fatalf("after the run cap: %+v", st)
+	}
+	if _, err := c.UpdateScout(ctx, s.ID, core.ScoutPatch{Budget: &scouts.Budget{DayTokens: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(docs, "b.txt"), []byte("Call the plumber tomorrow."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, sub, "the card of b.txt", suggestedPath("b.txt"))
+	if st := c.BudgetStatus(ctx, s); !st.Spent {
+		t.Fatalf("after the day cap: %+v", st)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("%d model requests past the caps", n)
+	}
+	evs, _ := c.DB.ListAudit(ctx, localdb.AuditFilter{Limit: 5000})
+	var said []string
+	for _, e := range evs {
+		if e.Type == core.AuditBudgetSpent && e.Refs["scout_id"] == s.ID {
+			said = append(said, e.Summary)
+		}
+	}
+	if len(said) != 2 || !strings.Contains(said[0], "last run") || !strings.Contains(said[1], "model budget spent") {
+		t.Fatalf("budget audit %q, want the run's then the day's", said)
+	}
+}
