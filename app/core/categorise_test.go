@@ -260,7 +260,7 @@ func TestModelFailuresNeverLoseTheItem(t *testing.T) {
 		d.write(t, "a.md", "# First\n")
 		s := d.watch(t)
 		card := d.card(t, "a.md")
-		if n := d.notes(t, card); len(n) != 1 || !strings.Contains(n[0], "daily model budget is spent") {
+		if n := d.notes(t, card); len(n) != 1 || !strings.Contains(n[0], "model budget is spent") {
 			t.Fatalf("notes %q", n)
 		}
 		if len(d.srv.Requests()) != 0 || d.budget.Used(s.ID) != 0 {

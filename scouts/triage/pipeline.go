@@ -188,7 +188,7 @@ func (p *Pipeline) byModel(ctx context.Context, m *Message) (Decision, error) {
 func fallback(m *Message, note string) Decision {
 	reason := "No rule or check objected; shown for you to judge."
 	if note == NoteBudgetExhausted {
-		reason = "The scout's daily model budget is spent and no rule or check objected; shown for you to judge."
+		reason = "The scout's model budget is spent (for today, or for this run) and no rule or check objected; shown for you to judge."
 	}
 	var notes []string
 	for _, s := range WeakSigns(m) {

@@ -41,7 +41,7 @@ var ErrBadProposal = errors.New("the model's answer is not a valid proposal")
 
 // ErrBudgetSpent means the scout's daily token cap leaves too little for
 // the next request: categorisation stops there.
-var ErrBudgetSpent = errors.New("the scout's daily model budget is spent")
+var ErrBudgetSpent = errors.New("the scout's model budget is spent (for today, or for this run)")
 
 // CategoriseInput is everything the model is told about one item, besides
 // what its tools return.
