@@ -179,7 +179,7 @@ func serve(ctx context.Context, args []string, env Env) error {
 		pub = "http://" + l.Addr().String()
 	}
 	var srv *server.Server
-	gsvc, verifier, err := g.build(db, log, func(userID, typ string, data any) { srv.Send(userID, typ, data) })
+	gsvc, verifier, err := g.build(db, log, instanceID(l.Addr()), func(userID, typ string, data any) { srv.Send(userID, typ, data) })
 	if err != nil {
 		return err
 	}

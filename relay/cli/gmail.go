@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"os"
 	"time"
 
 	"github.com/scouts-hq/scouts/relay/gmailscout"
@@ -55,7 +57,7 @@ func gmailFlags(f *flagSet) *gmailOptions {
 	return o
 }
 
-func (o *gmailOptions) build(db *relaydb.DB, log *slog.Logger, send func(userID, typ string, data any)) (*gmailscout.Service, *pushauth.Verifier, error) {
+func (o *gmailOptions) build(db *relaydb.DB, log *slog.Logger, instance string, send func(userID, typ string, data any)) (*gmailscout.Service, *pushauth.Verifier, error) {
 	if !o.enabled {
 		return nil, nil, nil
 	}
@@ -72,7 +74,7 @@ func (o *gmailOptions) build(db *relaydb.DB, log *slog.Logger, send func(userID,
 	}
 	cfg := gmailscout.Config{DB: db, Keys: keys, ClientID: o.clientID, ClientSecret: o.clientSecret, TokenURL: o.tokenURL,
 		GmailURL: o.gmailURL, Topic: o.topic, PollEvery: o.poll, RenewCheck: o.renewCheck,
-		InactivityPauseDays: o.inactivityDays, Send: send, Logger: log}
+		InactivityPauseDays: o.inactivityDays, Send: send, Logger: log, InstanceID: instance}
 	if o.llmURL != "" {
 		key := ""
 		if o.llmKeyFile != "" {
@@ -105,6 +107,19 @@ func (o *gmailOptions) build(db *relaydb.DB, log *slog.Logger, send func(userID,
 	log.Info("gmail scouts enabled", "relay_triage", keys != nil, "topic", o.topic, "pull", o.subscription != "",
 		"oidc_push", o.audience != "", "secret_push", o.pushSecret != "", "model", o.llmModel)
 	return gmailscout.New(cfg), verifier, nil
+}
+
+// instanceID names this relay process as a holder of Gmail scouts' sync
+// leases: its host and the address it listens on. No two live processes
+// share both, and a relay restarted where it was finds the leases it held
+// when it died its own again at once, instead of waiting for them to
+// expire.
+func instanceID(addr net.Addr) string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "unknown-host"
+	}
+	return host + "/" + addr.String()
 }
 
 // keys: `scouts-relay keys new [ID]` prints a fresh token key line for the

@@ -12,7 +12,7 @@ import (
 
 // Defaults for Config.LeaseTTL and LeaseRetry.
 const (
-	DefaultLeaseTTL   = 2 * time.Minute
+	DefaultLeaseTTL   = 30 * time.Second
 	DefaultLeaseRetry = 250 * time.Millisecond
 )
 

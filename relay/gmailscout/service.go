@@ -55,8 +55,10 @@ type Config struct {
 	Model       triage.Model
 	Budget      triage.Budget
 	DailyTokens int
-	// InstanceID names this instance as a scout's sync lease holder
-	// (default: host, process and a random part). LeaseTTL is how long a
+	// InstanceID names this instance as a scout's sync lease holder: no
+	// two live instances may share it (serve uses its host and listen
+	// address, so a relay restarted where it was takes back its own leases
+	// at once; default: host, process and a random part). LeaseTTL is how long a
 	// lease lasts unrenewed (default DefaultLeaseTTL): a sync held by an
 	// instance that died waits at most that long. LeaseRetry is how often
 	// an instance waiting for a lease asks again (default
