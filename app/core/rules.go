@@ -97,6 +97,13 @@ func (c *Core) rulesOf(ctx context.Context, s scouts.Scout) (*compiledRules, err
 }
 
 func (c *Core) rulesOfLocked(ctx context.Context, s scouts.Scout) (*compiledRules, error) {
+	if s.Kind == scouts.KindGmail && hasOldRules(s.Config) {
+		// An old client sent the allow/deny lists with the configuration:
+		// moved now, whatever the cache holds.
+		if err := c.adoptGmailRules(ctx, s.ID); err != nil {
+			return nil, err
+		}
+	}
 	if cr := c.rules.sets[s.ID]; cr != nil {
 		return cr, nil
 	}
@@ -126,6 +133,13 @@ func (c *Core) rulesOfLocked(ctx context.Context, s scouts.Scout) (*compiledRule
 	}
 	c.rules.sets[s.ID] = cr
 	return cr, nil
+}
+
+// hasOldRules reports a Gmail configuration that carries the old
+// allow/deny lists.
+func hasOldRules(cfg json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	return json.Unmarshal(cfg, &m) == nil && m["rules"] != nil
 }
 
 // withEnabled returns a stored rule's document with its enabled flag.

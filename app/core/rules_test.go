@@ -287,3 +287,28 @@ func TestGmailRulesMigratedOnStart(t *testing.T) {
 		d.Close()
 	}
 }
+
+// TestGmailRulesSentByAnOldClient: a configuration that still carries the
+// old allow/deny lists, sent to a scout whose rules the agent already
+// holds, has them moved into its rules at once.
+func TestGmailRulesSentByAnOldClient(t *testing.T) {
+	ctx := context.Background()
+	g := gmailtest.NewGoogle(t)
+	d := g.OpenDesktop(t, t.TempDir(), gmailtest.DesktopOptions{})
+	d.Connect()
+	sc := gmailScout(t, d, core.GmailLocal)
+	if got := ruleIDs(t, d.Core, sc.ID); len(got) != 0 {
+		t.Fatalf("a new scout's rules: %v", got)
+	}
+	cfg, _ := json.Marshal(map[string]any{"email": gmailtest.Account, "mode": core.GmailLocal, "rules": oldGmailRules})
+	if _, err := d.Core.UpdateScout(ctx, sc.ID, core.ScoutPatch{Config: cfg}); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the old rules moved", func() bool {
+		list, err := d.Core.ListRules(ctx, sc.ID)
+		return err == nil && len(list) == len(oldGmailRules)
+	})
+	if got := ruleIDs(t, d.Core, sc.ID); !slices.Equal(got, []string{"partner", "boss", "lists"}) {
+		t.Fatalf("rules: %v", got)
+	}
+}
