@@ -131,7 +131,7 @@ func TestLanesAndLearningFromTheCommandLine(t *testing.T) {
 	}
 
 	out, errOut, code = cli(t, dir, "learning", sc.ID)
-	if code != 0 || !strings.Contains(out, "learning — 2 of 30 decisions") || !strings.Contains(out, "Screen below  10 %") {
+	if code != 0 || !strings.Contains(out, "learning — 2 of 30 decisions") || !strings.Contains(out, "Screen below  30 %") {
 		t.Fatalf("learning: code %d\n%s%s", code, out, errOut)
 	}
 	out, errOut, code = cli(t, dir, "learning", sc.ID, "--cold-start", "5", "--screen-below", "20%")
