@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/scouts-hq/scouts/app/apitype"
+	"github.com/scouts-hq/scouts/app/localclient"
 	"github.com/scouts-hq/scouts/app/localdb"
 )
 
@@ -118,6 +120,9 @@ func testLearning(t *testing.T, mode string) {
 	if err != nil || l.Decisions < 300 || !l.Trained {
 		t.Fatalf("learning after 300 decisions: %+v, %v", l, err)
 	}
+	if mode == "local" {
+		testFolderLearning(t, a)
+	}
 
 	// New mail of each kind lands in its lane, saying why.
 	newMail := func(marker string) map[int]apitype.Suggestion {
@@ -220,5 +225,72 @@ func testLearning(t *testing.T, mode string) {
 		if db.LearnTablesContain(ctx, []byte(s)) {
 			t.Fatalf("the learner's tables contain %q", s)
 		}
+	}
+}
+
+// testFolderLearning: a folder scout learns too — the person approves the
+// supplier's order confirmations as notes and rejects the build reports;
+// then a new confirmation is proposed as a note in the inbox and a new
+// report is screened, saying why.
+func testFolderLearning(t *testing.T, a *agentProc) {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	sc, err := a.client.CreateScout(ctx, apitype.CreateScout{Kind: "folder", Name: "Drop", Path: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	drop := func(name, text string) {
+		t.Helper()
+		tmp := filepath.Join(t.TempDir(), filepath.Base(name))
+		if err := os.WriteFile(tmp, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFolder := func(n int) []apitype.Suggestion {
+		t.Helper()
+		var list []apitype.Suggestion
+		waitFake(t, fmt.Sprintf("%d folder cards", n), func() bool {
+			list, err = a.client.Suggestions(ctx, localclient.SuggestionQuery{Status: "all", ScoutID: sc.ID, Limit: 1000})
+			return err == nil && len(list) >= n
+		})
+		return list
+	}
+	for i := range 20 {
+		drop(fmt.Sprintf("orders/confirmation-%02d.md", i), fmt.Sprintf("# Order confirmation %d\n\nThe supplier confirms order %d: twelve crates of paper, shipped with the usual carrier.\n", i, i))
+		drop(fmt.Sprintf("builds/report-%02d.txt", i), fmt.Sprintf("Build report %d\ncompiler warnings linker output artefacts checksum pipeline green\n", i))
+	}
+	for _, s := range waitFolder(40) {
+		if strings.Contains(s.Path, "orders") {
+			_, err = a.client.Approve(ctx, s.ID, apitype.Approve{As: "note"})
+		} else {
+			_, err = a.client.Reject(ctx, s.ID)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	drop("orders/confirmation-99.md", "# Order confirmation 99\n\nThe supplier confirms order 99: twelve crates of paper, shipped with the usual carrier.\n")
+	drop("builds/report-99.txt", "Build report 99\ncompiler warnings linker output artefacts checksum pipeline green\n")
+	var order, report apitype.Suggestion
+	for _, s := range waitFolder(42) {
+		switch {
+		case strings.HasSuffix(s.Path, "confirmation-99.md"):
+			order = s
+		case strings.HasSuffix(s.Path, "report-99.txt"):
+			report = s
+		}
+	}
+	if order.Lane != "inbox" || order.ProposedKind != "note" || order.Assessment == nil || order.Assessment.Approve < 0.5 {
+		t.Fatalf("new order confirmation: lane %s, kind %s, assessment %+v", order.Lane, order.ProposedKind, order.Assessment)
+	}
+	if report.Lane != "screened" || report.Assessment == nil || !strings.Contains(report.Assessment.LaneReason, "rejected") {
+		t.Fatalf("new build report: lane %s, assessment %+v", report.Lane, report.Assessment)
 	}
 }
