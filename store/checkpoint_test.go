@@ -79,3 +79,49 @@ func TestBackgroundCheckpointsLeaveCommitsAlone(t *testing.T) {
 		t.Fatalf("rows after checkpoints: %d %v", n, err)
 	}
 }
+
+// openFilesOf counts this process's open descriptors on path (Linux).
+func openFilesOf(t *testing.T, path string) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("needs /proc/self/fd")
+	}
+	n := 0
+	for _, fd := range fds {
+		if target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && target == path {
+			n++
+		}
+	}
+	return n
+}
+
+// The checkpoints follow commits: once writes stop, the checkpointer
+// lets its SQLite connection go (an idle agent keeps only what it uses),
+// and it opens one again for the next burst.
+func TestBackgroundCheckpointerLetsGoWhenIdle(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "test.db")
+	db, err := store.OpenSQLite(ctx, path, store.Options{BackgroundCheckpoint: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	idle := openFilesOf(t, path)
+	for burst := range 2 {
+		writePages(t, db, 300)
+		deadline := time.Now().Add(30 * time.Second)
+		for fileSize(t, path) < int64(burst+1)*300*4000 {
+			if time.Now().After(deadline) {
+				t.Fatalf("burst %d: no background checkpoint within 30 s", burst)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		for openFilesOf(t, path) > idle {
+			if time.Now().After(deadline) {
+				t.Fatalf("burst %d: %d open files on the database 30 s after the last commit, %d before any", burst, openFilesOf(t, path), idle)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}

@@ -17,9 +17,10 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/ncruces/go-sqlite3"
 	// The database/sql driver only; the package's deprecated embed
 	// sub-package prints a warning and is not needed.
-	_ "github.com/ncruces/go-sqlite3/driver"
+	"github.com/ncruces/go-sqlite3/driver"
 )
 
 // Dialect names the SQL flavour of a database.
@@ -53,7 +54,8 @@ type Options struct {
 	Synchronous string
 	// BackgroundCheckpoint, when positive, moves SQLite's WAL checkpoints
 	// out of commits: the writer never checkpoints, and a background
-	// connection runs a PASSIVE checkpoint this often (see checkpoint.go).
+	// connection runs a PASSIVE checkpoint at most this long after a
+	// commit, and a last one on Close (see checkpoint.go).
 	BackgroundCheckpoint time.Duration
 }
 
@@ -85,11 +87,24 @@ func OpenSQLite(ctx context.Context, path string, opts Options) (*DB, error) {
 	// The writer is opened first: it creates the file and switches it to WAL,
 	// which is persistent, so readers opened afterwards find it in WAL mode.
 	writeDSN := base + "&_pragma=journal_mode(wal)&_txlock=immediate"
+	var cp *checkpointer
+	var onConnect func(*sqlite3.Conn) error
 	if opts.BackgroundCheckpoint > 0 {
 		writeDSN += "&_pragma=wal_autocheckpoint(0)"
+		if cp, err = newCheckpointer(base, opts.BackgroundCheckpoint); err != nil {
+			return nil, fmt.Errorf("store: open sqlite checkpointer: %w", err)
+		}
+		onConnect = cp.hook
 	}
-	write, err := sql.Open("sqlite3", writeDSN)
+	// Until it starts, the checkpointer only has a pool to close.
+	closeCP := func() {
+		if cp != nil {
+			cp.close(false)
+		}
+	}
+	write, err := driver.Open(writeDSN, onConnect)
 	if err != nil {
+		closeCP()
 		return nil, fmt.Errorf("store: open sqlite writer: %w", err)
 	}
 	write.SetMaxOpenConns(1)
@@ -98,16 +113,19 @@ func OpenSQLite(ctx context.Context, path string, opts Options) (*DB, error) {
 	var mode string
 	if err := write.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
 		write.Close()
+		closeCP()
 		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
 	}
 	if mode != "wal" {
 		write.Close()
+		closeCP()
 		return nil, fmt.Errorf("store: open sqlite %s: journal mode is %q, want wal (is the file on a network filesystem?)", path, mode)
 	}
 
 	read, err := sql.Open("sqlite3", base+"&_pragma=query_only(1)")
 	if err != nil {
 		write.Close()
+		closeCP()
 		return nil, fmt.Errorf("store: open sqlite readers: %w", err)
 	}
 	n := opts.Readers
@@ -119,16 +137,13 @@ func OpenSQLite(ctx context.Context, path string, opts Options) (*DB, error) {
 	if err := read.PingContext(ctx); err != nil {
 		write.Close()
 		read.Close()
+		closeCP()
 		return nil, fmt.Errorf("store: open sqlite readers: %w", err)
 	}
-	db := &DB{Dialect: SQLite, read: read, write: write}
-	if opts.BackgroundCheckpoint > 0 {
-		if db.cp, err = startCheckpointer(base, opts.BackgroundCheckpoint); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("store: open sqlite checkpointer: %w", err)
-		}
+	if cp != nil {
+		cp.start()
 	}
-	return db, nil
+	return &DB{Dialect: SQLite, read: read, write: write, cp: cp}, nil
 }
 
 // Read returns the pool for queries. On SQLite its connections are
@@ -162,7 +177,7 @@ func (db *DB) Tx(ctx context.Context, fn func(*sql.Tx) error) error {
 func (db *DB) Close() error {
 	var cpErr error
 	if db.cp != nil {
-		cpErr = db.cp.close()
+		cpErr = db.cp.close(true)
 	}
 	return errors.Join(cpErr, db.read.Close(), db.write.Close())
 }

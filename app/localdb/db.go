@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/learn"
@@ -44,9 +45,16 @@ func (d *DB) Path() string { return d.path }
 // SetLearnParams sets the learner's parameters; call before use.
 func (d *DB) SetLearnParams(p learn.Params) { d.learnParams = p }
 
+// checkpointAfter is how long after a commit the WAL is checkpointed, in
+// the background.
+const checkpointAfter = time.Second
+
 // Open opens (creating and migrating if needed) the database file at path.
 func Open(ctx context.Context, path string) (*DB, error) {
-	sdb, err := store.OpenSQLite(ctx, path, store.Options{})
+	// Checkpoints off the commit path: an item from the relay or a
+	// folder, a decision, commits without waiting for the WAL to be copied
+	// back into the database.
+	sdb, err := store.OpenSQLite(ctx, path, store.Options{BackgroundCheckpoint: checkpointAfter})
 	if err != nil {
 		return nil, err
 	}
