@@ -11,16 +11,25 @@ import (
 	"github.com/scouts-hq/scouts/scouts"
 )
 
-// auditRowsPerInsert bounds a multi-row audit insert (7 variables a row,
-// far below SQLite's limit): a page's events go in a few statements
-// rather than one each.
+// auditRowsPerInsert is how many audit rows a multi-row insert holds (7
+// variables a row, far below SQLite's limit): a page's events go in a few
+// statements rather than one each.
 const auditRowsPerInsert = 64
 
-const auditInsert = `INSERT INTO audit (trace_id, stage, type, outcome, summary, refs, at) VALUES `
+var (
+	auditInsert     = `INSERT INTO audit (trace_id, stage, type, outcome, summary, refs, at) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	auditInsertMany = auditInsert + strings.Repeat(", (?, ?, ?, ?, ?, ?, ?)", auditRowsPerInsert-1)
+)
 
+// insertAudit inserts events in the order given (ids follow the events):
+// full groups of auditRowsPerInsert in one statement each, the rest one
+// by one, so that both statements can stay prepared.
 func insertAudit(ctx context.Context, q execer, events ...scouts.AuditEvent) error {
 	for len(events) > 0 {
-		n := min(len(events), auditRowsPerInsert)
+		n, stmt := 1, auditInsert
+		if len(events) >= auditRowsPerInsert {
+			n, stmt = auditRowsPerInsert, auditInsertMany
+		}
 		args := make([]any, 0, 7*n)
 		for _, e := range events[:n] {
 			refs := "{}"
@@ -33,9 +42,7 @@ func insertAudit(ctx context.Context, q execer, events ...scouts.AuditEvent) err
 			}
 			args = append(args, e.TraceID, e.Stage, e.Type, e.Outcome, e.Summary, refs, e.At.UnixMilli())
 		}
-		// Rows are inserted in the order given: ids follow the events.
-		q0 := auditInsert + "(?, ?, ?, ?, ?, ?, ?)" + strings.Repeat(", (?, ?, ?, ?, ?, ?, ?)", n-1)
-		if _, err := q.ExecContext(ctx, q0, args...); err != nil {
+		if _, err := q.ExecContext(ctx, stmt, args...); err != nil {
 			return fmt.Errorf("insert audit: %w", err)
 		}
 		events = events[n:]

@@ -31,6 +31,8 @@ type DB struct {
 	// learned keeps recently used models' counts in memory.
 	learned *learnCache
 	path    string
+	// shared holds the hot inserts, prepared once (see stmtCache).
+	shared map[string]*sql.Stmt
 
 	// gen counts write transactions, so that what is kept from reads
 	// (OpenProjects) is read again after any write.
@@ -67,11 +69,16 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		sdb.Close()
 		return nil, err
 	}
-	return &DB{db: sdb, learned: newLearnCache(), path: path}, nil
+	shared, err := prepareShared(ctx, sdb.Writer(), hotWrites())
+	if err != nil {
+		sdb.Close()
+		return nil, err
+	}
+	return &DB{db: sdb, learned: newLearnCache(), path: path, shared: shared}, nil
 }
 
 // Close closes the database.
-func (d *DB) Close() error { return d.db.Close() }
+func (d *DB) Close() error { return errors.Join(closeShared(d.shared), d.db.Close()) }
 
 // Ping checks that the database answers.
 func (d *DB) Ping(ctx context.Context) error { return d.db.Read().PingContext(ctx) }

@@ -230,6 +230,8 @@ func (d *DB) LearnFootprint(ctx context.Context, scoutID string) (LearnFootprint
 	return f, nil
 }
 
+const featuresInsert = `INSERT INTO suggestion_features (suggestion_id, hashes) VALUES (?, ?) ON CONFLICT DO NOTHING`
+
 func insertFeatures(ctx context.Context, tx execer, suggestionID string, hashes []uint64) error {
 	if len(hashes) == 0 {
 		return nil
@@ -238,7 +240,7 @@ func insertFeatures(ctx context.Context, tx execer, suggestionID string, hashes 
 	for i, h := range hashes {
 		binary.LittleEndian.PutUint64(b[8*i:], h)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO suggestion_features (suggestion_id, hashes) VALUES (?, ?) ON CONFLICT DO NOTHING`, suggestionID, b); err != nil {
+	if _, err := tx.ExecContext(ctx, featuresInsert, suggestionID, b); err != nil {
 		return fmt.Errorf("localdb: store features: %w", err)
 	}
 	return nil

@@ -86,7 +86,7 @@ func (d *DB) RecordItems(ctx context.Context, recs []scouts.ItemRecord, loose []
 		// once (the driver keeps no statements), and the page's audit
 		// events are written together at the end, in the order they would
 		// have been one by one.
-		w := newStmtCache(tx)
+		w := newStmtCache(tx, d.shared)
 		defer w.Close()
 		var audit []scouts.AuditEvent
 		inserted = inserted[:0]
@@ -120,6 +120,10 @@ func (d *DB) RecordItems(ctx context.Context, recs []scouts.ItemRecord, loose []
 	return inserted, nil
 }
 
+const suggestionInsert = `INSERT INTO suggestions (` + suggestionCols + `, score)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (scout_id, source_ref) DO NOTHING`
+
 func insertSuggestion(ctx context.Context, tx execer, s scouts.Suggestion) (bool, error) {
 	var payload any
 	if len(s.Payload) > 0 {
@@ -137,9 +141,7 @@ func insertSuggestion(ctx context.Context, tx execer, s scouts.Suggestion) (bool
 	if s.Assessment.Approve >= 0 && s.Assessment.Lane != "" {
 		score = s.Assessment.Approve
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO suggestions (`+suggestionCols+`, score)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (scout_id, source_ref) DO NOTHING`,
+	res, err := tx.ExecContext(ctx, suggestionInsert,
 		s.ID, s.ScoutID, s.SourceType, s.SourceRef, s.TraceID, s.Title, s.Excerpt, s.Sender, s.Path, s.URL,
 		s.ProposedKind, s.Reason, payload, s.Status, s.CreatedAt.UnixMilli(), s.ExpiresAt.UnixMilli(),
 		store.Millis(s.ResolvedAt), nullStr(string(s.ResolvedKind)), nullStr(s.ResolvedEntityID),
