@@ -52,6 +52,11 @@ func (d *DB) UpsertScout(ctx context.Context, tx *sql.Tx, s relay.CloudScout) er
 	now := d.now().UnixMilli()
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
+		if s.Kind == relay.KindWebhook && s.HookTokenHash == "" {
+			// Without the hash every post would be refused while the
+			// desktop believes its webhook works.
+			return scouts.Errorf(scouts.EInvalid, "webhook scout %s is new: its token hash is required", s.ID)
+		}
 		_, err = tx.ExecContext(ctx, d.q(`INSERT INTO cloud_scouts (id, user_id, kind, name, mode, enabled, hook_token_hash, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`), s.ID, s.UserID, s.Kind, s.Name, s.Mode, s.Enabled, nullStr(s.HookTokenHash), now, now)
 		if err != nil {
