@@ -6,18 +6,24 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io/fs"
-
-	// pgx through database/sql, so that callers write the same code for
-	// both dialects; pgx's native API is used directly only for
-	// LISTEN/NOTIFY.
-	_ "github.com/jackc/pgx/v5/stdlib"
+	"slices"
 )
+
+// PostgresDriver is the database/sql driver OpenPostgres uses: pgx's
+// (github.com/jackc/pgx/v5/stdlib), so that callers write the same code for
+// both dialects. The program that opens PostgreSQL links it (the relay
+// does, in relaydb); this package does not, because the desktop agent
+// imports it too and must not carry a PostgreSQL client it never uses.
+const PostgresDriver = "pgx"
 
 // OpenPostgres opens a PostgreSQL database (a postgres:// URL or key=value
 // DSN). Reads and writes share one pool: PostgreSQL handles concurrent
 // writers itself.
 func OpenPostgres(ctx context.Context, dsn string, maxConns int) (*DB, error) {
-	pool, err := sql.Open("pgx", dsn)
+	if !slices.Contains(sql.Drivers(), PostgresDriver) {
+		return nil, fmt.Errorf("store: open postgres: this program does not link the %q database/sql driver (import _ \"github.com/jackc/pgx/v5/stdlib\")", PostgresDriver)
+	}
+	pool, err := sql.Open(PostgresDriver, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("store: open postgres: %w", err)
 	}

@@ -48,6 +48,11 @@ type DB struct {
 type Options struct {
 	// Readers is the size of the read pool; 0 means one per CPU, at least 2.
 	Readers int
+	// ReaderIdle, when set, closes a reader connection left unused that
+	// long. Each SQLite connection holds memory of its own (its page cache
+	// among it, up to 2 MiB): a process idle most of the time need not
+	// keep them, and reopening one costs a few milliseconds.
+	ReaderIdle time.Duration
 	// Synchronous is SQLite's synchronous pragma: "normal" (default; a
 	// process crash loses nothing, a power loss may lose the last commits)
 	// or "full".
@@ -134,6 +139,7 @@ func OpenSQLite(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
+	read.SetConnMaxIdleTime(opts.ReaderIdle)
 	if err := read.PingContext(ctx); err != nil {
 		write.Close()
 		read.Close()

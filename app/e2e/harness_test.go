@@ -27,7 +27,7 @@ var builds sync.Map // package path → func() (string, error)
 
 // buildBinary builds the main package pkg (relative to the repository root)
 // once per test process and returns the binary's path.
-func buildBinary(t *testing.T, pkg, name string) string {
+func buildBinary(t testing.TB, pkg, name string) string {
 	t.Helper()
 	f, _ := builds.LoadOrStore(pkg, sync.OnceValues(func() (string, error) {
 		dir, err := os.MkdirTemp("", "scouts-e2e-bin-")
@@ -50,7 +50,7 @@ func buildBinary(t *testing.T, pkg, name string) string {
 }
 
 // scoutsBinary is the desktop binary.
-func scoutsBinary(t *testing.T) string { return buildBinary(t, ".", "scouts") }
+func scoutsBinary(t testing.TB) string { return buildBinary(t, ".", "scouts") }
 
 // agentProc is a running `scouts agent`.
 type agentProc struct {

@@ -48,15 +48,26 @@ func (d *DB) Path() string { return d.path }
 func (d *DB) SetLearnParams(p learn.Params) { d.learnParams = p }
 
 // checkpointAfter is how long after a commit the WAL is checkpointed, in
-// the background.
-const checkpointAfter = time.Second
+// the background; readerIdle how long an unused reader connection stays
+// open.
+const (
+	checkpointAfter = time.Second
+	readerIdle      = 5 * time.Second
+)
 
 // Open opens (creating and migrating if needed) the database file at path.
 func Open(ctx context.Context, path string) (*DB, error) {
-	// Checkpoints off the commit path: an item from the relay or a
-	// folder, a decision, commits without waiting for the WAL to be copied
-	// back into the database.
-	sdb, err := store.OpenSQLite(ctx, path, store.Options{BackgroundCheckpoint: checkpointAfter})
+	sdb, err := store.OpenSQLite(ctx, path, store.Options{
+		// Checkpoints off the commit path: an item from the relay or a
+		// folder, a decision, commits without waiting for the WAL to be
+		// copied back into the database.
+		BackgroundCheckpoint: checkpointAfter,
+		// At rest the agent keeps its writer only: two readers serve the
+		// API, the tray and the scouts (not one per core), and are let go
+		// when unused.
+		Readers:    2,
+		ReaderIdle: readerIdle,
+	})
 	if err != nil {
 		return nil, err
 	}

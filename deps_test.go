@@ -1,0 +1,47 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestDesktopDoesNotLinkRelayOnlyPackages keeps what only the relay needs
+// out of the desktop binaries (bin/scouts, and the window built with its
+// tags): a PostgreSQL client, Pub/Sub, the relay's own server and storage.
+// Each package linked costs the always-on agent memory at rest (its
+// initialisation and code pages), whether it is used or not. The agent
+// itself must not link the window's GTK/WebKit either.
+func TestDesktopDoesNotLinkRelayOnlyPackages(t *testing.T) {
+	forbidden := []string{
+		"github.com/jackc/pgx",
+		"cloud.google.com/go/pubsub",
+		"github.com/scouts-hq/scouts/relay/relaydb",
+		"github.com/scouts-hq/scouts/relay/server",
+		"github.com/scouts-hq/scouts/relay/gmailscout",
+	}
+	for _, build := range []struct {
+		name string
+		args []string
+		also []string
+	}{
+		{"bin/scouts", nil, []string{"github.com/wailsapp/wails"}},
+		{"bin/scouts-window", []string{"-tags", "window,production,webkit2_41"}, nil},
+	} {
+		out, err := exec.Command("go", append(append([]string{"list", "-deps"}, build.args...), ".")...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list %s: %v\n%s", build.name, err, out)
+		}
+		pkgs := strings.Fields(string(out))
+		if !strings.Contains(string(out), "github.com/scouts-hq/scouts/app/core") {
+			t.Fatalf("go list did not list the desktop's packages:\n%s", out)
+		}
+		for _, pkg := range pkgs {
+			for _, f := range append(forbidden, build.also...) {
+				if pkg == f || strings.HasPrefix(pkg, f+"/") {
+					t.Errorf("%s links %s", build.name, pkg)
+				}
+			}
+		}
+	}
+}

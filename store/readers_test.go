@@ -1,0 +1,58 @@
+package store_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/scouts-hq/scouts/store"
+)
+
+// With ReaderIdle, reader connections left unused are closed (the writer
+// stays), and reading again opens one.
+func TestReadersLetGoWhenIdle(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "test.db")
+	db, err := store.OpenSQLite(ctx, path, store.Options{Readers: 2, ReaderIdle: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	waitFiles := func(what string, ok func(int) bool) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for !ok(openFilesOf(t, path)) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %d open files on the database after 30 s", what, openFilesOf(t, path))
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	waitFiles("idle after open", func(n int) bool { return n == 1 }) // the writer's
+	// Two reads at once hold both readers.
+	tx1, err := db.Read().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx2, err := db.Read().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := tx1.QueryRow(`SELECT 1`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx2.QueryRow(`SELECT 1`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if got := openFilesOf(t, path); got != 3 {
+		t.Fatalf("%d open files on the database with two reads in flight, want 3", got)
+	}
+	tx1.Rollback()
+	tx2.Rollback()
+	waitFiles("idle after reading", func(n int) bool { return n == 1 })
+	if err := db.Read().QueryRow(`SELECT 2`).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("reading after the readers were let go: %d %v", n, err)
+	}
+}
