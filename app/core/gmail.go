@@ -175,7 +175,7 @@ func (c *Core) gmailBaseline(ctx context.Context, email string) *GmailBaseline {
 func gmailRelayOp(s scouts.Scout, g GmailConfig, rules []triage.Rule) protocol.ScoutConfig {
 	op := protocol.ScoutConfig{ScoutID: s.ID, Kind: string(scouts.KindGmail), Name: s.Name, Enabled: s.Enabled,
 		Email: g.Email, Mode: g.Mode, AutoTrashSpam: g.AutoTrashSpam, InactivityPauseDays: g.InactivityPauseDays,
-		CreatedAt: s.CreatedAt}
+		CreatedAt: s.CreatedAt, ModelDayTokens: s.Budget.DayTokens, ModelRunTokens: s.Budget.RunTokens}
 	if g.Baseline != nil {
 		op.BaselineHistoryID = strconv.FormatUint(g.Baseline.HistoryID, 10)
 	}
