@@ -21,15 +21,24 @@ type User struct {
 // Device is one desktop of a user, authenticated by a token of which the
 // relay keeps only a hash.
 type Device struct {
-	ID         string
-	UserID     string
-	UserEmail  string
-	Name       string
-	PublicKey  []byte // X25519, registered on first connection
+	ID        string
+	UserID    string
+	UserEmail string
+	Name      string
+	PublicKey []byte // X25519, registered on first connection
+	// Seal is the sealing format the device last said it opens besides
+	// the anonymous sealed box ("" = that box only).
+	Seal       string
 	CreatedAt  time.Time
 	LastSeenAt time.Time
 	RevokedAt  time.Time
 	AckedSeq   int64
+}
+
+// SealTarget is what sealing an item for one device needs.
+type SealTarget struct {
+	PublicKey []byte
+	Seal      string // as Device.Seal
 }
 
 // Revoked reports whether the device has been cut off.

@@ -36,7 +36,8 @@ func (c *Client) dial(ctx context.Context, last int64) (*websocket.Conn, protoco
 		return nil, welcome, err
 	}
 	b, err := protocol.Encode(protocol.TypeHello, "", 0, protocol.Hello{Token: c.cfg.Token, Protocol: protocol.Version,
-		LastAckedSeq: last, PublicKey: c.keys.Public[:], Client: c.cfg.ClientName})
+		LastAckedSeq: last, PublicKey: c.keys.Public[:], Client: c.cfg.ClientName,
+		Seal: []string{protocol.SealBatchV1}})
 	if err != nil {
 		return fail(err)
 	}

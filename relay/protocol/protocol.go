@@ -124,7 +124,17 @@ type Hello struct {
 	PublicKey []byte `json:"public_key"`
 	// Client names the desktop build, for logs ("scouts/v0.3.0").
 	Client string `json:"client,omitempty"`
+	// Seal lists the sealing formats the device opens besides NaCl's
+	// anonymous sealed box, which every device opens. The relay seals a
+	// webhook item for a device in a listed format it knows (SealBatchV1)
+	// and in the anonymous box otherwise.
+	Seal []string `json:"seal,omitempty"`
 }
+
+// SealBatchV1 is the sealed-box format whose ephemeral key serves a bounded
+// batch of items for one device (see relay/sealbox): the relay's one
+// multiplication per batch instead of two per item.
+const SealBatchV1 = "batch-v1"
 
 // Welcome accepts a session (relay → desktop).
 type Welcome struct {
@@ -161,8 +171,9 @@ type Proposal struct {
 	Subject   string    `json:"subject,omitempty"`
 	Sender    string    `json:"sender,omitempty"`
 	Snippet   string    `json:"snippet,omitempty"`
-	// Sealed is a NaCl anonymous sealed box (X25519, XSalsa20-Poly1305) to
-	// this device's public key, holding a JSON WebhookPayload.
+	// Sealed holds a JSON WebhookPayload sealed to this device's public key
+	// (X25519, XSalsa20-Poly1305): a NaCl anonymous sealed box, or a
+	// SealBatchV1 payload when the device's hello listed that format.
 	Sealed []byte `json:"sealed,omitempty"`
 }
 

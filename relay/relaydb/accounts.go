@@ -74,13 +74,13 @@ func (d *DB) AddDevice(ctx context.Context, email, name string) (relay.Device, s
 	return dev, token, nil
 }
 
-const deviceCols = `d.id, d.user_id, u.email, d.name, d.public_key, d.created_at, d.last_seen_at, d.revoked_at, d.acked_seq`
+const deviceCols = `d.id, d.user_id, u.email, d.name, d.public_key, d.created_at, d.last_seen_at, d.revoked_at, d.acked_seq, d.seal`
 
 func scanDevice(row interface{ Scan(...any) error }) (relay.Device, error) {
 	var dv relay.Device
 	var created int64
 	var seen, revoked sql.NullInt64
-	err := row.Scan(&dv.ID, &dv.UserID, &dv.UserEmail, &dv.Name, &dv.PublicKey, &created, &seen, &revoked, &dv.AckedSeq)
+	err := row.Scan(&dv.ID, &dv.UserID, &dv.UserEmail, &dv.Name, &dv.PublicKey, &created, &seen, &revoked, &dv.AckedSeq, &dv.Seal)
 	dv.CreatedAt = time.UnixMilli(created).UTC()
 	dv.LastSeenAt, dv.RevokedAt = store.FromMillis(seen), store.FromMillis(revoked)
 	return dv, err
@@ -169,10 +169,11 @@ func (d *DB) RevokedSince(ctx context.Context, since time.Time) ([]string, error
 	return out, rows.Err()
 }
 
-// DeviceConnected records a device's connection: last seen, and its public
-// key on first connection. A different key later is refused: the key is
-// derived from the token, so a new key means a different client.
-func (d *DB) DeviceConnected(ctx context.Context, id string, publicKey []byte) error {
+// DeviceConnected records a device's connection: last seen, the sealing
+// format it opens (seal, "" for the anonymous box only), and its public key
+// on first connection. A different key later is refused: the key is derived
+// from the token, so a new key means a different client.
+func (d *DB) DeviceConnected(ctx context.Context, id string, publicKey []byte, seal string) error {
 	return d.tx(ctx, func(tx *sql.Tx) error {
 		var cur []byte
 		if err := tx.QueryRowContext(ctx, d.q(`SELECT public_key FROM devices WHERE id = ?`), id).Scan(&cur); err != nil {
@@ -185,7 +186,7 @@ func (d *DB) DeviceConnected(ctx context.Context, id string, publicKey []byte) e
 		if key == nil && len(publicKey) > 0 {
 			key = publicKey
 		}
-		_, err := tx.ExecContext(ctx, d.q(`UPDATE devices SET last_seen_at = ?, public_key = ? WHERE id = ?`), d.now().UnixMilli(), key, id)
+		_, err := tx.ExecContext(ctx, d.q(`UPDATE devices SET last_seen_at = ?, public_key = ?, seal = ? WHERE id = ?`), d.now().UnixMilli(), key, seal, id)
 		return err
 	})
 }

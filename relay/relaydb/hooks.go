@@ -45,11 +45,11 @@ func (d *DB) closeStmts() {
 	d.stmts.m = nil
 }
 
-// HookTarget returns a webhook's scout with the public keys of its user's
-// active devices (by device id): everything a webhook request needs to be
+// HookTarget returns a webhook's scout with the public keys and sealing
+// formats of its user's active devices (by device id): everything a webhook request needs to be
 // checked and sealed, in one query. An unknown scout is ENotFound.
-func (d *DB) HookTarget(ctx context.Context, scoutID string) (relay.CloudScout, map[string][]byte, error) {
-	st, err := d.readStmt(ctx, `SELECT s.user_id, s.kind, s.name, s.enabled, s.hook_token_hash, dv.id, dv.public_key
+func (d *DB) HookTarget(ctx context.Context, scoutID string) (relay.CloudScout, map[string]relay.SealTarget, error) {
+	st, err := d.readStmt(ctx, `SELECT s.user_id, s.kind, s.name, s.enabled, s.hook_token_hash, dv.id, dv.public_key, dv.seal
 		FROM cloud_scouts s LEFT JOIN devices dv ON dv.user_id = s.user_id AND dv.revoked_at IS NULL AND dv.public_key IS NOT NULL
 		WHERE s.id = ?`)
 	if err != nil {
@@ -61,18 +61,18 @@ func (d *DB) HookTarget(ctx context.Context, scoutID string) (relay.CloudScout, 
 	}
 	defer rows.Close()
 	s := relay.CloudScout{ID: scoutID}
-	keys := map[string][]byte{}
+	keys := map[string]relay.SealTarget{}
 	found := false
 	for rows.Next() {
-		var hook, dev sql.NullString
+		var hook, dev, seal sql.NullString
 		var key []byte
-		if err := rows.Scan(&s.UserID, &s.Kind, &s.Name, &s.Enabled, &hook, &dev, &key); err != nil {
+		if err := rows.Scan(&s.UserID, &s.Kind, &s.Name, &s.Enabled, &hook, &dev, &key, &seal); err != nil {
 			return relay.CloudScout{}, nil, fmt.Errorf("relaydb: hook target: %w", err)
 		}
 		found = true
 		s.HookTokenHash = hook.String
 		if dev.Valid {
-			keys[dev.String] = key
+			keys[dev.String] = relay.SealTarget{PublicKey: key, Seal: seal.String}
 		}
 	}
 	if err := rows.Err(); err != nil {

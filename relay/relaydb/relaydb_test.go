@@ -74,7 +74,7 @@ func setup(t *testing.T, db *relaydb.DB, email string) fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.DeviceConnected(ctx, dv.ID, make([]byte, 32)); err != nil {
+	if err := db.DeviceConnected(ctx, dv.ID, make([]byte, 32), ""); err != nil {
 		t.Fatal(err)
 	}
 	scout := scouts.NewID("sc")
@@ -104,7 +104,7 @@ func TestAccountsAndTokens(t *testing.T) {
 		if _, err := db.DeviceByToken(ctx, f.token+"x"); scouts.ErrorCode(err) != scouts.ENotFound {
 			t.Fatalf("wrong token: %v", err)
 		}
-		if err := db.DeviceConnected(ctx, dv.ID, []byte("another key, another client......")); scouts.ErrorCode(err) != scouts.EConflict {
+		if err := db.DeviceConnected(ctx, dv.ID, []byte("another key, another client......"), ""); scouts.ErrorCode(err) != scouts.EConflict {
 			t.Fatalf("key change accepted: %v", err)
 		}
 		before := time.Now().Add(-time.Second)

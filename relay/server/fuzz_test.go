@@ -149,7 +149,7 @@ func newFuzzRelay(tb testing.TB, dsn string) *fuzzRelay {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := db.DeviceConnected(ctx, dev.ID, pub[:]); err != nil {
+	if err := db.DeviceConnected(ctx, dev.ID, pub[:], ""); err != nil {
 		tb.Fatal(err)
 	}
 	r := &fuzzRelay{db: db, dev: dev, devToken: devToken, pub: pub, priv: priv, scoutID: "sc_hook", hookToken: "hook-token-of-the-fuzz-scout"}

@@ -122,12 +122,18 @@ func (s *Server) handleHook(w http.ResponseWriter, r *http.Request) {
 	plain, _ := json.Marshal(in)
 	sealed := make(map[string][]byte, len(keys))
 	for dev, k := range keys {
-		if len(k) != 32 {
+		if len(k.PublicKey) != 32 {
 			continue
 		}
 		var pub [32]byte
-		copy(pub[:], k)
-		ct, err := box.SealAnonymous(nil, plain, &pub, rand.Reader)
+		copy(pub[:], k.PublicKey)
+		var ct []byte
+		var err error
+		if k.Seal == protocol.SealBatchV1 {
+			ct, err = s.sealer.Seal(pub, plain)
+		} else {
+			ct, err = box.SealAnonymous(nil, plain, &pub, rand.Reader)
+		}
 		if err != nil {
 			s.log.Error("hook: seal", "err", err)
 			fail(http.StatusInternalServerError, "internal", "internal error")

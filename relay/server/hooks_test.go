@@ -3,14 +3,19 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 
+	"golang.org/x/crypto/nacl/box"
+
 	"github.com/scouts-hq/scouts/relay"
+	"github.com/scouts-hq/scouts/relay/client"
 	"github.com/scouts-hq/scouts/relay/protocol"
 	"github.com/scouts-hq/scouts/relay/relaydb"
+	"github.com/scouts-hq/scouts/relay/sealbox"
 	"github.com/scouts-hq/scouts/relay/server"
 )
 
@@ -178,5 +183,58 @@ func TestConcurrentPostsKeepOneRowPerKey(t *testing.T) {
 		if r.Seq != int64(i+1) {
 			t.Fatalf("row %d has sequence %d: sequences must be dense", i, r.Seq)
 		}
+	}
+}
+
+// A webhook item is sealed for each device in the best format it said it
+// opens: batch-v1 for a desktop that lists it in its hello (one ephemeral
+// key for a run of items), the anonymous sealed box for one that does
+// not; each device opens its own copy and no other.
+func TestHookItemsAreSealedInTheFormatEachDeviceOpens(t *testing.T) {
+	e := newEnv(t, server.Config{})
+	url, token := e.hookScout() // the first device says hello without a format
+	ctx := context.Background()
+	dv2, tok2, err := e.db.AddDevice(ctx, "ann@example.com", "desktop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys2, _ := client.DeviceKeys(tok2)
+	r := e.dial()
+	r.send(protocol.TypeHello, "", protocol.Hello{Token: tok2, Protocol: 1, PublicKey: keys2.Public[:], Seal: []string{"future-v9", protocol.SealBatchV1}})
+	if f, err := r.recv(); err != nil || f.Type != protocol.TypeWelcome {
+		t.Fatalf("welcome: %+v %v", f, err)
+	}
+	r.c.CloseNow()
+	for i := range 2 {
+		if a := postHook(t, url, token, fmt.Sprintf(`{"title":"Build %d failed","body":"step deploy"}`, i)); a.status != http.StatusAccepted {
+			t.Fatalf("post %d: %+v", i, a)
+		}
+	}
+	keys1, _ := client.DeviceKeys(e.token)
+	anon, err := e.db.Pending(ctx, e.user, e.dev, 0, 10)
+	if err != nil || len(anon) != 2 {
+		t.Fatalf("first device's rows: %d, %v", len(anon), err)
+	}
+	batch, err := e.db.Pending(ctx, e.user, dv2.ID, 0, 10)
+	if err != nil || len(batch) != 2 {
+		t.Fatalf("second device's rows: %d, %v", len(batch), err)
+	}
+	for i := range 2 {
+		if _, ok := box.OpenAnonymous(nil, anon[i].Sealed, &keys1.Public, &keys1.Private); !ok {
+			t.Fatalf("row %d: the first device's copy is not an anonymous box it opens", i)
+		}
+		if !sealbox.IsBatch(batch[i].Sealed) {
+			t.Fatalf("row %d: the second device's copy is not batch-v1", i)
+		}
+		p, err := keys2.OpenWebhook(batch[i].Sealed)
+		if err != nil || p.Title != fmt.Sprintf("Build %d failed", i) {
+			t.Fatalf("row %d: second device opened %+v, %v", i, p, err)
+		}
+		if _, err := keys1.OpenWebhook(batch[i].Sealed); err == nil {
+			t.Fatalf("row %d: the first device opened the second's copy", i)
+		}
+	}
+	if string(batch[0].Sealed[1:33]) != string(batch[1].Sealed[1:33]) {
+		t.Fatal("two items in a row were sealed with two ephemeral keys: no batch")
 	}
 }

@@ -20,7 +20,9 @@ import (
 	"golang.org/x/crypto/nacl/box"
 
 	"github.com/scouts-hq/scouts/relay"
+	"github.com/scouts-hq/scouts/relay/protocol"
 	"github.com/scouts-hq/scouts/relay/relaydb"
+	"github.com/scouts-hq/scouts/relay/sealbox"
 	"github.com/scouts-hq/scouts/relay/server"
 	"github.com/scouts-hq/scouts/store/storetest"
 )
@@ -31,14 +33,15 @@ const ingestPosters = 16
 
 // ingestRelay is a relay served as the binary serves it (timeouts,
 // connection caps, JSON logs at info level, discarded), with one webhook
-// scout whose user has one connected device to seal for.
+// scout whose user has one connected device to seal for, which opens the
+// seal format given ("" for the anonymous sealed box only).
 type ingestRelay struct {
 	db    *relaydb.DB
 	url   string
 	token string
 }
 
-func newIngestRelay(b *testing.B, dsn string) *ingestRelay {
+func newIngestRelay(b *testing.B, dsn, seal string) *ingestRelay {
 	ctx, cancel := context.WithCancel(context.Background())
 	db, err := relaydb.Open(ctx, dsn)
 	if err != nil {
@@ -54,7 +57,7 @@ func newIngestRelay(b *testing.B, dsn string) *ingestRelay {
 	}
 	key := make([]byte, 32)
 	key[0] = 9
-	if err := db.DeviceConnected(ctx, dv.ID, key); err != nil {
+	if err := db.DeviceConnected(ctx, dv.ID, key, seal); err != nil {
 		b.Fatal(err)
 	}
 	token := "hook-token-ingest"
@@ -129,7 +132,9 @@ func median(v []float64) float64 {
 // callers posting at once, on SQLite and on PostgreSQL, beside the floor of
 // the same client posting to a bare net/http handler that reads the body
 // and answers 200 (and of a second floor that also seals the body for
-// one device key). Each round posts the floors, then SQLite, then
+// one device key, anonymously or in batch-v1). The SQLite relay runs twice:
+// its device opening batch-v1 as desktops do now, and only the anonymous
+// box as older ones did. Each round posts the floors, then SQLite, then
 // PostgreSQL; the figures are the medians over rounds. Every accepted item
 // must be in the queue when the round ends.
 //
@@ -166,13 +171,31 @@ func BenchmarkWebhookIngest(b *testing.B) {
 	go sealFloor.Serve(sealL)
 	defer sealFloor.Close()
 	sealURL := "http://" + sealL.Addr().String() + "/"
+	// The third seals as the relay does for a device that opens batch-v1.
+	batchL, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sealer sealbox.Sealer
+	batchFloor := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if _, err := sealer.Seal(*devKey, body); err != nil {
+			b.Error(err)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"id":"rq_floor","duplicate":false}` + "\n"))
+	})}
+	go batchFloor.Serve(batchL)
+	defer batchFloor.Close()
+	batchURL := "http://" + batchL.Addr().String() + "/"
 
 	relays := []struct {
 		name string
 		r    *ingestRelay
 	}{
-		{"sqlite", newIngestRelay(b, filepath.Join(b.TempDir(), "relay.db"))},
-		{"postgres", newIngestRelay(b, storetest.PostgresDSN(b))},
+		{"sqlite", newIngestRelay(b, filepath.Join(b.TempDir(), "relay.db"), protocol.SealBatchV1)},
+		{"sqlite-anon", newIngestRelay(b, filepath.Join(b.TempDir(), "relay-anon.db"), "")},
+		{"postgres", newIngestRelay(b, storetest.PostgresDSN(b), protocol.SealBatchV1)},
 	}
 	rates := map[string][]float64{}
 	round := 0
@@ -180,6 +203,7 @@ func BenchmarkWebhookIngest(b *testing.B) {
 		round++
 		rates["floor"] = append(rates["floor"], postAll(b, floorURL, "x", n, round))
 		rates["seal"] = append(rates["seal"], postAll(b, sealURL, "x", n, round))
+		rates["batch"] = append(rates["batch"], postAll(b, batchURL, "x", n, round))
 		for _, r := range relays {
 			rates[r.name] = append(rates[r.name], postAll(b, r.r.url, r.r.token, n, round))
 		}
@@ -196,6 +220,7 @@ func BenchmarkWebhookIngest(b *testing.B) {
 	}
 	b.ReportMetric(median(rates["floor"]), "floor-items/s")
 	b.ReportMetric(median(rates["seal"]), "floor+seal-items/s")
+	b.ReportMetric(median(rates["batch"]), "floor+batch-items/s")
 	for _, r := range relays {
 		b.ReportMetric(median(rates[r.name]), r.name+"-items/s")
 		b.ReportMetric(median(rates[r.name])/median(rates["floor"]), r.name+"/floor")

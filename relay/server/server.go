@@ -21,6 +21,7 @@ import (
 	"github.com/scouts-hq/scouts/relay/gmailscout"
 	"github.com/scouts-hq/scouts/relay/pushauth"
 	"github.com/scouts-hq/scouts/relay/relaydb"
+	"github.com/scouts-hq/scouts/relay/sealbox"
 )
 
 // Config configures a Server.
@@ -75,6 +76,8 @@ type Server struct {
 	metrics *metrics
 	mux     *http.ServeMux
 	workers *workers
+	// sealer seals webhook items for devices that open batch-v1.
+	sealer sealbox.Sealer
 
 	baseCtx    context.Context
 	cancelBase context.CancelFunc

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -442,7 +443,11 @@ func (s *Server) admit(ctx context.Context, hello protocol.Hello) (relay.Device,
 	if len(hello.PublicKey) != 32 {
 		return dev, &refusal{protocol.CodeBadFrame, websocket.StatusPolicyViolation, "hello needs a 32-byte X25519 public key"}
 	}
-	if err := s.db.DeviceConnected(ctx, dev.ID, hello.PublicKey); err != nil {
+	seal := ""
+	if slices.Contains(hello.Seal, protocol.SealBatchV1) {
+		seal = protocol.SealBatchV1
+	}
+	if err := s.db.DeviceConnected(ctx, dev.ID, hello.PublicKey, seal); err != nil {
 		if scouts.ErrorCode(err) == scouts.EConflict {
 			return dev, &refusal{protocol.CodeUnauthorized, closeUnauthorized, scouts.ErrorMessage(err)}
 		}
