@@ -4,29 +4,21 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 
-	"github.com/scouts-hq/scouts/app/effects"
 	"github.com/scouts-hq/scouts/connectors/gmail"
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/actions"
 )
 
-// executors are the remote actions this desktop can run: Gmail's when
-// Gmail is set up, moving files and posting to webhooks always.
-func (c *Core) executors() map[string]scouts.ActionExecutor {
-	home := c.cfg.Home
-	if home == "" {
-		home, _ = os.UserHomeDir()
+// gmailExecutors are the actions a Gmail card offers, when Gmail is set
+// up on this desktop.
+func (c *Core) gmailExecutors() map[string]scouts.ActionExecutor {
+	if c.cfg.Gmail == nil {
+		return nil
 	}
-	out := map[string]scouts.ActionExecutor{
-		actions.FileMove:    effects.FileMove{Home: home},
-		actions.WebhookPost: effects.Webhook{Secret: c.cfg.Secrets, Version: c.cfg.Version},
-	}
-	if c.cfg.Gmail != nil {
-		for _, a := range []string{actions.GmailArchive, actions.GmailLabel, actions.GmailMarkRead, actions.GmailTrash} {
-			out[a] = gmailExecutor{c: c}
-		}
+	out := map[string]scouts.ActionExecutor{}
+	for _, a := range []string{actions.GmailArchive, actions.GmailLabel, actions.GmailMarkRead, actions.GmailTrash} {
+		out[a] = gmailExecutor{c: c}
 	}
 	return out
 }

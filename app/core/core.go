@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/app/localdb"
-	"github.com/scouts-hq/scouts/connectors/directory"
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/triage"
 )
@@ -94,6 +93,8 @@ type Core struct {
 
 	defs defsFolder // the definitions folder's state (defsfolder.go)
 
+	kinds map[scouts.Kind]scoutKind // what each kind of scout does (kinds.go)
+
 	rules ruleCache // the scouts' compiled rules (rules.go)
 
 	gmailHints  gmailHints
@@ -129,10 +130,12 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 	c := &Core{DB: db, cfg: cfg, log: cfg.Logger, now: cfg.Now, started: cfg.Now()}
 	c.Bus = NewBus(4096, c.started.UnixMicro())
 	c.setupRuns()
+	c.kinds = c.newKinds()
+	open, remote := openers(c.kinds)
 	c.Engine = scouts.NewEngine(scouts.EngineConfig{
 		Store:        db,
-		Openers:      map[scouts.Kind]scouts.Opener{scouts.KindFolder: c.openFolder, scouts.KindGmail: c.openGmail},
-		Remote:       map[scouts.Kind]bool{scouts.KindWebhook: true},
+		Openers:      open,
+		Remote:       remote,
 		Emit:         c.Bus.Publish,
 		Logger:       cfg.Logger,
 		Now:          cfg.Now,
@@ -145,22 +148,6 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 		Expiry:       c.cfg.Expiry,
 	})
 	return c, nil
-}
-
-func (c *Core) openFolder(ctx context.Context, s scouts.Scout) (scouts.SourceConnector, error) {
-	cfg, err := directory.ParseConfig(s.Config)
-	if err != nil {
-		return nil, err
-	}
-	return directory.New(directory.Options{
-		ScoutID:        s.ID,
-		Config:         cfg,
-		Index:          c.DB.FolderIndex(s.ID),
-		Logger:         c.log.With("scout", s.ID),
-		Now:            c.now,
-		ScoutCreatedAt: s.CreatedAt,
-		Protected:      c.protectedDirs(),
-	})
 }
 
 // Start runs every enabled scout (held, if the user paused them).

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/scouts-hq/scouts/connectors/gmail"
+	"github.com/scouts-hq/scouts/relay/client"
 	"github.com/scouts-hq/scouts/relay/protocol"
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/triage"
@@ -185,10 +186,9 @@ func gmailRelayOp(s scouts.Scout, g GmailConfig, rules []triage.Rule) protocol.S
 
 // withRefreshToken fills a relay-triage registration's token from the
 // keyring at send time.
-func (c *Core) withRefreshToken(ctx context.Context, raw []byte) ([]byte, error) {
-	var op protocol.ScoutConfig
-	if err := json.Unmarshal(raw, &op); err != nil || op.Kind != string(scouts.KindGmail) || op.Mode != GmailRelayTriage || !op.Enabled {
-		return raw, nil
+func (c *Core) withRefreshToken(ctx context.Context, op protocol.ScoutConfig) (*protocol.ScoutConfig, error) {
+	if op.Mode != GmailRelayTriage || !op.Enabled {
+		return nil, nil
 	}
 	if c.cfg.Gmail == nil {
 		return nil, errors.New("gmail is not set up on this desktop")
@@ -198,7 +198,7 @@ func (c *Core) withRefreshToken(ctx context.Context, raw []byte) ([]byte, error)
 		return nil, err
 	}
 	op.RefreshToken = rt
-	return json.Marshal(op)
+	return &op, nil
 }
 
 // gmailHints routes the relay's mailbox_changed hints to relay-ping
@@ -383,15 +383,15 @@ func isRelayGmail(s scouts.Scout) bool {
 	return err == nil && g.Mode != GmailLocal
 }
 
-// queueGmailOp tells the relay about a Gmail scout in a relay mode.
-func (c *Core) queueGmailOp(ctx context.Context, typ string, s scouts.Scout) error {
-	if !isRelayGmail(s) {
-		return nil
+// gmailScoutOp is a Gmail scout in a relay mode as the relay is told of it.
+func (c *Core) gmailScoutOp(ctx context.Context, s scouts.Scout) (protocol.ScoutConfig, error) {
+	g, err := parseGmailConfig(s.Config)
+	if err != nil {
+		return protocol.ScoutConfig{}, err
 	}
-	g, _ := parseGmailConfig(s.Config)
 	rules, _, err := c.triageRules(ctx, s)
 	if err != nil {
-		return err
+		return protocol.ScoutConfig{}, err
 	}
 	op := gmailRelayOp(s, g, rules)
 	// A scout this desktop read itself before (local or relay-ping mode)
@@ -400,7 +400,7 @@ func (c *Core) queueGmailOp(ctx context.Context, typ string, s scouts.Scout) err
 	if v, err := c.DB.SyncSeq(ctx, "gmail-cursor:"+s.ID); err == nil && v > 0 {
 		op.BaselineHistoryID = strconv.FormatInt(v, 10)
 	}
-	return c.queueRelayOp(ctx, typ, op)
+	return op, nil
 }
 
 // EventGmailAccounts is published when an account is connected or
@@ -453,9 +453,9 @@ func (g gmailCursor) SaveWatch(ctx context.Context, exp time.Time) error {
 
 // gmailTopic records the topic the relay named for a relay-ping scout
 // and restarts the scout so its watch is set up.
-func (c *Core) gmailTopic(ctx context.Context, scoutID, topic string) {
-	s, err := c.DB.GetScout(ctx, scoutID)
-	if err != nil || s.Kind != scouts.KindGmail {
+func (c *Core) gmailTopic(ctx context.Context, s scouts.Scout, res protocol.ConfigResult) {
+	scoutID, topic := s.ID, res.PushTopic
+	if topic == "" {
 		return
 	}
 	g, err := parseGmailConfig(s.Config)
@@ -479,4 +479,26 @@ func (c *Core) gmailTopic(ctx context.Context, scoutID, topic string) {
 	c.Engine.Sync(s)
 	c.log.Info("gmail: restarted", "scout", scoutID)
 	c.Bus.Publish(scouts.Event{Type: scouts.EventScoutUpdated, Data: s})
+}
+
+// gmailItem is a Gmail proposal's item. The relay read the headers this
+// desktop never sees; what it says of the message is the card.
+func gmailItem(it client.Item, ref *scouts.ItemRef) {
+	p, meta := it.Proposal, ref.Meta
+	meta.URL = gmail.MessageURL(p.SourceRef)
+	meta.Reason = gmail.Why(p.Reason, p.Path)
+	// The relay applied the rules it can express: the one it matched
+	// decides here too.
+	if id, ok := strings.CutPrefix(p.Path, "rule:"); ok { // triage.PathRule
+		meta.MatchedRule = id
+	}
+	switch p.Verdict {
+	case "spam":
+		meta.Lane, meta.LaneReason = scouts.LaneSpam, "Spam: "+meta.Reason
+	case "skip":
+		meta.Lane, meta.LaneReason = scouts.LaneScreened, "Screened: "+meta.Reason
+	}
+	if meta.Title == "" {
+		meta.Title = "Gmail message (its subject could not be read at delivery)"
+	}
 }

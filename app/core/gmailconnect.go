@@ -67,7 +67,7 @@ func (c *Core) gmailConnected(ctx context.Context, email string, addScout bool) 
 		}
 		c.Engine.Sync(s)
 		// A reconnect hands the relay the new token.
-		if err := c.queueGmailOp(ctx, protocol.TypeScoutUpdate, s); err != nil {
+		if err := c.queueScoutOp(ctx, protocol.TypeScoutUpdate, s, ""); err != nil {
 			c.log.Warn("gmail: hand the relay the new token", "scout", s.ID, "err", err)
 		}
 	}

@@ -13,7 +13,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/scouts-hq/scouts/connectors/gmail"
 	"github.com/scouts-hq/scouts/relay/client"
 	"github.com/scouts-hq/scouts/relay/protocol"
 	"github.com/scouts-hq/scouts/scouts"
@@ -250,8 +249,11 @@ func (l *relayLink) State(st client.State) {
 	}
 	if st.State == client.StateOnline && prev.State != client.StateOnline {
 		l.c.recordRelayAccount(context.Background(), relayAccount{URL: l.url, UserEmail: st.UserEmail})
-		// mailbox_changed hints are not queued for absent desktops.
-		l.c.gmailHints.hintAll()
+		for _, k := range l.c.kinds {
+			if k.relayOnline != nil {
+				k.relayOnline()
+			}
+		}
 	}
 }
 
@@ -278,7 +280,7 @@ func (l *relayLink) Commit(ctx context.Context, items []client.Item) error {
 		if _, ok := byScout[p.ScoutID]; !ok {
 			order = append(order, p.ScoutID)
 		}
-		byScout[p.ScoutID] = append(byScout[p.ScoutID], proposalItem(it))
+		byScout[p.ScoutID] = append(byScout[p.ScoutID], l.c.proposalItem(it))
 	}
 	for _, scoutID := range order {
 		s, err := l.c.DB.GetScout(ctx, scoutID)
@@ -304,32 +306,29 @@ func (l *relayLink) Commit(ctx context.Context, items []client.Item) error {
 }
 
 // proposalItem turns a relay proposal into the item a suggestion is made of.
-func proposalItem(it client.Item) scouts.ItemRef {
+func (c *Core) proposalItem(it client.Item) scouts.ItemRef {
 	p := it.Proposal
 	meta := scouts.ItemMetadata{ProposedKind: scouts.EntityTask, Reason: p.Reason, ReceivedAt: p.TriagedAt,
 		Title: p.Subject, Sender: p.Sender, Excerpt: p.Snippet}
 	ref := scouts.ItemRef{Ref: p.ID, Meta: &meta}
-	switch {
-	case p.SourceType == string(scouts.KindGmail):
-		// A Gmail item is its message: the desktop reads and archives it
-		// by that id, and a message triaged twice is one suggestion.
+	k := c.kinds[scouts.Kind(p.SourceType)]
+	if k.itemIsSourceRef {
 		ref.Ref = p.SourceRef
-		meta.URL = gmail.MessageURL(p.SourceRef)
-		meta.Reason = gmail.Why(p.Reason, p.Path)
-		// The relay applied the rules it can express: the one it matched
-		// decides here too, on headers this desktop never sees.
-		if id, ok := strings.CutPrefix(p.Path, "rule:"); ok { // triage.PathRule
-			meta.MatchedRule = id
-		}
-		switch p.Verdict {
-		case "spam":
-			meta.Lane, meta.LaneReason = scouts.LaneSpam, "Spam: "+meta.Reason
-		case "skip":
-			meta.Lane, meta.LaneReason = scouts.LaneScreened, "Screened: "+meta.Reason
-		}
-		if meta.Title == "" {
-			meta.Title = "Gmail message (its subject could not be read at delivery)"
-		}
+	}
+	if k.fromRelay != nil {
+		k.fromRelay(it, &ref)
+	}
+	if meta.Reason == "" {
+		meta.Reason = "Queued by the relay"
+	}
+	return ref
+}
+
+// webhookItem is a webhook proposal's item: the content sealed for this
+// device, opened.
+func webhookItem(it client.Item, ref *scouts.ItemRef) {
+	meta := ref.Meta
+	switch {
 	case it.Payload != nil:
 		meta.Title, meta.URL, meta.Body = it.Payload.Title, it.Payload.URL, it.Payload.Body
 		meta.Facts = &scouts.ItemFacts{ContentRead: true}
@@ -337,14 +336,10 @@ func proposalItem(it client.Item) scouts.ItemRef {
 	case it.OpenError != nil:
 		meta.Title = "Webhook item (its content could not be opened on this device)"
 		ref.Notes = append(ref.Notes, "The sealed content could not be opened: "+it.OpenError.Error())
-	case p.SourceType == "webhook":
+	default:
 		meta.Title = "Webhook item (no content was sealed for this device)"
 		ref.Notes = append(ref.Notes, "The relay held no content for this device: it was registered after the item arrived")
 	}
-	if meta.Reason == "" {
-		meta.Reason = "Queued by the relay"
-	}
-	return ref
 }
 
 func excerpt(s string, n int) string {
@@ -369,7 +364,7 @@ func (l *relayLink) expire(ctx context.Context, e *protocol.ProposalExpired) err
 		return err
 	}
 	ref := e.ID
-	if e.SourceType == string(scouts.KindGmail) {
+	if l.c.kinds[scouts.Kind(e.SourceType)].itemIsSourceRef {
 		ref = e.SourceRef
 	}
 	sug, err := l.c.DB.SuggestionByRef(ctx, e.ScoutID, ref)
@@ -400,7 +395,7 @@ func (l *relayLink) PendingOps(ctx context.Context) ([]client.Op, error) {
 	for _, e := range entries {
 		switch e.Action {
 		case protocol.TypeScoutRegister, protocol.TypeScoutUpdate, protocol.TypeScoutDisable:
-			data, err := l.c.withRefreshToken(ctx, []byte(e.Params))
+			data, err := l.c.beforeSend(ctx, []byte(e.Params))
 			if err != nil {
 				// No token (the account was disconnected, the keyring is
 				// locked): the operation waits, and the scout says why.
@@ -438,25 +433,30 @@ func (l *relayLink) OpDone(ctx context.Context, key string, res protocol.ConfigR
 		return nil
 	}
 	l.c.Engine.RecordHealth(ctx, res.ScoutID, 0, nil)
-	if res.PushTopic != "" {
-		l.c.gmailTopic(ctx, res.ScoutID, res.PushTopic)
-	}
-	if res.HookURL != "" {
-		// The relay knows its public address better than the desktop.
-		if s, err := l.c.DB.GetScout(ctx, res.ScoutID); err == nil {
-			var cfg webhookConfig
-			json.Unmarshal(s.Config, &cfg)
-			if cfg.HookURL != res.HookURL {
-				cfg.HookURL = res.HookURL
-				s.Config, _ = json.Marshal(cfg)
-				s.UpdatedAt = l.c.now()
-				if err := l.c.DB.UpdateScout(ctx, s); err == nil {
-					l.c.Bus.Publish(scouts.Event{Type: scouts.EventScoutUpdated, Data: s})
-				}
-			}
+	if s, err := l.c.DB.GetScout(ctx, res.ScoutID); err == nil {
+		if done := l.c.kinds[s.Kind].relayDone; done != nil {
+			done(ctx, s, res)
 		}
 	}
 	return nil
+}
+
+// webhookAddress records where the relay said a webhook scout receives
+// items: the relay knows its public address better than the desktop.
+func (c *Core) webhookAddress(ctx context.Context, s scouts.Scout, res protocol.ConfigResult) {
+	if res.HookURL == "" {
+		return
+	}
+	var cfg webhookConfig
+	json.Unmarshal(s.Config, &cfg)
+	if cfg.HookURL != res.HookURL {
+		cfg.HookURL = res.HookURL
+		s.Config, _ = json.Marshal(cfg)
+		s.UpdatedAt = c.now()
+		if err := c.DB.UpdateScout(ctx, s); err == nil {
+			c.Bus.Publish(scouts.Event{Type: scouts.EventScoutUpdated, Data: s})
+		}
+	}
 }
 
 // ScoutStatus is the relay's word on a scout it runs; see applyScoutStatus.

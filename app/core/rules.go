@@ -451,7 +451,7 @@ func (c *Core) afterRuleChange(ctx context.Context, s scouts.Scout, ruleID strin
 			return RuleView{}, err
 		}
 		c.Engine.Sync(s)
-		if err := c.queueGmailOp(ctx, protocol.TypeScoutUpdate, s); err != nil {
+		if err := c.queueScoutOp(ctx, protocol.TypeScoutUpdate, s, ""); err != nil {
 			return RuleView{}, err
 		}
 	}

@@ -3,13 +3,9 @@ package core
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 
-	"github.com/scouts-hq/scouts/connectors/directory"
 	"github.com/scouts-hq/scouts/relay/protocol"
 	"github.com/scouts-hq/scouts/scouts"
 )
@@ -60,7 +56,8 @@ func (c *Core) CreateScout(ctx context.Context, in NewScout) (Created, error) {
 	}
 	var out Created
 	var hookHash string
-	if s.Kind == scouts.KindWebhook {
+	k := c.kinds[s.Kind]
+	if k.hookToken {
 		l := c.currentRelay()
 		if l == nil {
 			return out, scouts.Errorf(scouts.EInvalid, "webhook scouts are received by a relay: log in to one first (scouts relay login URL TOKEN, or Settings → Relay)")
@@ -71,8 +68,8 @@ func (c *Core) CreateScout(ctx context.Context, in NewScout) (Created, error) {
 	if err := c.checkScout(ctx, &s); err != nil {
 		return out, err
 	}
-	if s.Kind == scouts.KindFolder {
-		w, err := c.checkFolderSize(ctx, s.Config, in.Force)
+	if k.admit != nil {
+		w, err := k.admit(ctx, s, in.Force)
 		if err != nil {
 			return out, err
 		}
@@ -85,16 +82,10 @@ func (c *Core) CreateScout(ctx context.Context, in NewScout) (Created, error) {
 	// answer may update the scout (a relay-ping topic) and restart it, and
 	// must not be overtaken by this start with the older configuration.
 	c.Engine.Sync(s)
-	if err := c.queueGmailOp(ctx, protocol.TypeScoutRegister, s); err != nil {
+	// Registered through the outbox: it reaches the relay when it can,
+	// exactly once, even if the desktop is offline now.
+	if err := c.queueScoutOp(ctx, protocol.TypeScoutRegister, s, hookHash); err != nil {
 		return out, err
-	}
-	if s.Kind == scouts.KindWebhook {
-		// Registered through the outbox: it reaches the relay when it can,
-		// exactly once, even if the desktop is offline now.
-		if err := c.queueRelayOp(ctx, protocol.TypeScoutRegister, protocol.ScoutConfig{ScoutID: s.ID, Kind: string(s.Kind),
-			Name: s.Name, Enabled: s.Enabled, HookTokenHash: hookHash}); err != nil {
-			return out, err
-		}
 	}
 	if !in.fromDefinition {
 		if _, err := c.SnapshotDefinition(ctx, s.ID, "api", "created"); err != nil {
@@ -109,42 +100,8 @@ func (c *Core) CreateScout(ctx context.Context, in NewScout) (Created, error) {
 // checkScout validates s and normalises its configuration, filling a
 // default name.
 func (c *Core) checkScout(ctx context.Context, s *scouts.Scout) error {
-	switch s.Kind {
-	case scouts.KindFolder:
-		cfg, err := directory.ParseConfig(s.Config)
-		if err != nil {
-			return err
-		}
-		if err := directory.CheckRoot(cfg.Path, c.protectedDirs()); err != nil {
-			return err
-		}
-		norm, err := json.Marshal(cfg)
-		if err != nil {
-			return err
-		}
-		s.Config = norm
-		if s.Name == "" {
-			s.Name = filepath.Base(cfg.Path)
-		}
-		// Two scouts on one folder would suggest every file twice.
-		others, err := c.DB.ListScouts(ctx)
-		if err != nil {
-			return err
-		}
-		for _, o := range others {
-			if o.ID == s.ID || o.Kind != scouts.KindFolder {
-				continue
-			}
-			if ocfg, err := directory.ParseConfig(o.Config); err == nil && samePath(ocfg.Path, cfg.Path) {
-				return scouts.Errorf(scouts.EConflict, "scout %q (%s) already watches %s", o.Name, o.ID, cfg.Path)
-			}
-		}
-	case scouts.KindWebhook:
-		if s.Name == "" {
-			s.Name = "Webhook"
-		}
-	case scouts.KindGmail:
-		if err := c.checkGmail(ctx, s); err != nil {
+	if check := c.kinds[s.Kind].check; check != nil {
+		if err := check(ctx, s); err != nil {
 			return err
 		}
 	}
@@ -152,82 +109,6 @@ func (c *Core) checkScout(ctx context.Context, s *scouts.Scout) error {
 		return err
 	}
 	return c.checkRunSettings(s)
-}
-
-// Defaults for Config.FolderWarnFiles and FolderMaxFiles. A scan handles
-// 100 000 files in bounded memory (docs/benchmarks.md), but a tree that
-// large is seldom what was meant: its first scan takes a while and every
-// change in it can become a card.
-const (
-	DefaultFolderWarnFiles = 10_000
-	DefaultFolderMaxFiles  = 100_000
-)
-
-// checkFolderSize counts the files of a new folder scout's tree (up to the
-// hard limit): above FolderWarnFiles the answer warns with the count, above
-// FolderMaxFiles the scout is refused unless forced.
-func (c *Core) checkFolderSize(ctx context.Context, raw json.RawMessage, force bool) ([]string, error) {
-	cfg, err := directory.ParseConfig(raw)
-	if err != nil {
-		return nil, err
-	}
-	warnAt, maxFiles := c.cfg.FolderWarnFiles, c.cfg.FolderMaxFiles
-	if warnAt <= 0 {
-		warnAt = DefaultFolderWarnFiles
-	}
-	if maxFiles <= 0 {
-		maxFiles = DefaultFolderMaxFiles
-	}
-	n, err := directory.CountFiles(ctx, cfg, c.protectedDirs(), maxFiles+1)
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case n > maxFiles && !force:
-		return nil, scouts.Errorf(scouts.EInvalid, "folder %s holds more than %s files (counting stopped there): "+
-			"its first scan would take long and any change in it could become a card. Choose a smaller folder or narrow it "+
-			"with include globs; to watch it anyway, confirm with --force (in the API: \"force\": true)", cfg.Path, thousands(maxFiles))
-	case n > maxFiles:
-		return []string{fmt.Sprintf("folder %s holds more than %s files; watching it as you confirmed (force): "+
-			"its first scan will take a while", cfg.Path, thousands(maxFiles))}, nil
-	case n > warnAt:
-		w := fmt.Sprintf("folder %s holds %s files: its first scan will take a while, and each new or changed file in it may become a card", cfg.Path, thousands(n))
-		if cfg.IncludeExisting {
-			w += "; with include_existing every one of them will be suggested"
-		}
-		return []string{w + ". Narrow it with include globs if that is not what you want"}, nil
-	}
-	return nil, nil
-}
-
-// thousands writes n with thousands separators: 16,769.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-// protectedDirs are the folders no folder scout reads: the data directory
-// (the database, the lock, the API token) and the configured others.
-func (c *Core) protectedDirs() []string {
-	dirs := append([]string{}, c.cfg.ProtectedDirs...)
-	if c.cfg.DataDir != "" {
-		if abs, err := filepath.Abs(c.cfg.DataDir); err == nil {
-			dirs = append(dirs, abs)
-		}
-	}
-	return dirs
-}
-
-func samePath(a, b string) bool {
-	if a == b {
-		return true
-	}
-	ai, err1 := os.Stat(a)
-	bi, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(ai, bi)
 }
 
 // ScoutPatch changes a scout; nil fields are unchanged.
@@ -268,10 +149,11 @@ func (c *Core) UpdateScout(ctx context.Context, id string, p ScoutPatch) (Create
 	if managedBy != "" && !p.fromDefinition && !p.WriteFile {
 		return out, errManaged(managedBy)
 	}
-	if p.RotateHookToken && s.Kind != scouts.KindWebhook {
+	k := c.kinds[s.Kind]
+	if p.RotateHookToken && !k.hookToken {
 		return out, scouts.Errorf(scouts.EInvalid, "only webhook scouts have a token to rotate")
 	}
-	if s.Kind == scouts.KindWebhook && len(p.Config) > 0 {
+	if k.hookToken && len(p.Config) > 0 {
 		return out, scouts.Errorf(scouts.EInvalid, "a webhook scout's configuration is managed by the relay")
 	}
 	if p.Name != nil {
@@ -319,17 +201,12 @@ func (c *Core) UpdateScout(ctx context.Context, id string, p ScoutPatch) (Create
 		return out, err
 	}
 	c.Engine.Sync(s) // before the relay's answer can restart it (see CreateScout)
-	if err := c.queueGmailOp(ctx, protocol.TypeScoutUpdate, s); err != nil {
-		return out, err
+	var hookHash string
+	if p.RotateHookToken {
+		out.HookToken, hookHash = newHookToken()
 	}
-	if s.Kind == scouts.KindWebhook {
-		op := protocol.ScoutConfig{ScoutID: s.ID, Kind: string(s.Kind), Name: s.Name, Enabled: s.Enabled}
-		if p.RotateHookToken {
-			out.HookToken, op.HookTokenHash = newHookToken()
-		}
-		if err := c.queueRelayOp(ctx, protocol.TypeScoutUpdate, op); err != nil {
-			return out, err
-		}
+	if err := c.queueScoutOp(ctx, protocol.TypeScoutUpdate, s, hookHash); err != nil {
+		return out, err
 	}
 	if !p.fromDefinition {
 		if _, err := c.SnapshotDefinition(ctx, s.ID, "api", ""); err != nil {
@@ -358,7 +235,7 @@ func (c *Core) DeleteScout(ctx context.Context, id string) error {
 	} else if by != "" {
 		return scouts.Errorf(scouts.EConflict, "managed by %s — remove the file to disable the scout", strings.TrimPrefix(by, "file:"))
 	}
-	if s.Kind == scouts.KindWebhook || isRelayGmail(s) {
+	if c.onRelay(s) {
 		if err := c.queueRelayOp(ctx, protocol.TypeScoutDisable, protocol.ScoutDisable{ScoutID: id}); err != nil {
 			return err
 		}
