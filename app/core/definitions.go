@@ -96,6 +96,22 @@ func (c *Core) SnapshotDefinition(ctx context.Context, scoutID, actor, note stri
 	return v, nil
 }
 
+type actorKey struct{}
+
+// WithActor says who makes the changes done under ctx ("window", "cli",
+// "api"…): the definition versions they record name it.
+func WithActor(ctx context.Context, who string) context.Context {
+	return context.WithValue(ctx, actorKey{}, who)
+}
+
+// actorOf is who makes the changes under ctx, "api" when nobody said.
+func actorOf(ctx context.Context) string {
+	if a, _ := ctx.Value(actorKey{}).(string); a != "" {
+		return a
+	}
+	return "api"
+}
+
 // EventDefinitionVersion is published when a scout's definition gets a
 // new version.
 const EventDefinitionVersion = "scout.version"
@@ -154,11 +170,21 @@ func (c *Core) DiffScoutVersions(ctx context.Context, scoutID string, a, b int) 
 }
 
 // RollbackScout makes an earlier version the scout's definition again, as
-// a new version (history is never rewritten).
+// a new version (history is never rewritten). A scout a definitions file
+// manages is refused: its file decides its definition, and the next edit
+// of the file would silently undo the rollback.
 func (c *Core) RollbackScout(ctx context.Context, scoutID string, version int, actor string) (DefinitionChange, error) {
 	v, err := c.DB.GetScoutVersion(ctx, scoutID, version)
 	if err != nil {
 		return DefinitionChange{}, err
+	}
+	by, err := c.managedBy(ctx, scoutID)
+	if err != nil {
+		return DefinitionChange{}, err
+	}
+	if by != "" {
+		return DefinitionChange{}, scouts.Errorf(scouts.EConflict, "managed by %s — roll back by putting version %d back in the file (scouts history shows it)",
+			strings.TrimPrefix(by, "file:"), version)
 	}
 	d, err := definition.Parse(fmt.Sprintf("version %d", version), v.Document)
 	if err != nil {
@@ -350,12 +376,12 @@ func (c *Core) replaceRules(ctx context.Context, scoutID string, docs []json.Raw
 		return err
 	}
 	for _, r := range rows {
-		if err := c.DeleteRule(ctx, scoutID, r.ID); err != nil {
+		if err := c.deleteRule(ctx, scoutID, r.ID, false); err != nil {
 			return err
 		}
 	}
 	for _, d := range docs {
-		if _, err := c.AddRule(ctx, scoutID, d, -1); err != nil {
+		if _, err := c.addRule(ctx, scoutID, d, -1, false); err != nil {
 			return err
 		}
 	}

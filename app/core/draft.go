@@ -9,11 +9,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/actions"
 	"github.com/scouts-hq/scouts/scouts/definition"
 	"github.com/scouts-hq/scouts/scouts/rules"
+	"github.com/scouts-hq/scouts/scouts/triage"
+	"github.com/scouts-hq/scouts/scouts/triage/llm"
 )
 
 // Authoring in plain words (docs/definitions.md): a model drafts a
@@ -22,7 +25,7 @@ import (
 
 // drafter is what a configured model needs to draft: llm.Client.
 type drafter interface {
-	Draft(ctx context.Context, description string, schema json.RawMessage) (json.RawMessage, int, error)
+	Draft(ctx context.Context, description string, schema json.RawMessage, allow llm.Allowance) (json.RawMessage, int, error)
 }
 
 // Draft is a drafted (or template) definition with what it would do.
@@ -39,7 +42,14 @@ type Draft struct {
 	// look at before saving.
 	Summary []string `json:"summary,omitempty"`
 	Risks   []Risk   `json:"risks,omitempty"`
+	// Tokens is what the model's draft cost, counted against the day's
+	// model budget (0 for a template).
+	Tokens int `json:"tokens,omitempty"`
 }
+
+// DraftBudgetKey is the line drafts count on in the model budget's
+// ledger, beside the scouts' (":" is never in a scout's id).
+const DraftBudgetKey = "agent:draft"
 
 // Risk is one thing a draft does that a person should decide knowingly.
 type Risk struct {
@@ -64,14 +74,39 @@ func (c *Core) DraftDefinition(ctx context.Context, description string) (Draft, 
 		return Draft{}, scouts.Errorf(scouts.EInvalid, "the description is longer than 4000 characters")
 	}
 	m, ok := c.cfg.Model.(drafter)
-	if !ok {
+	if !ok || c.cfg.ModelBudget == nil {
 		return Draft{}, ErrNoModel
 	}
-	raw, _, err := m.Draft(ctx, description, definition.Schema())
+	if c.cfg.ModelDailyTokens <= 0 {
+		return Draft{}, scouts.Errorf(scouts.EUnavailable, "the model's daily token budget is 0 (--llm-daily-tokens): start from a template")
+	}
+	// Drafts spend the same daily cap as a scout, on their own line of the
+	// ledger: drafting cannot eat a scout's budget, nor pass the cap.
+	allow := llm.Allowance{Budget: c.cfg.ModelBudget, Scout: DraftBudgetKey, DailyTokens: c.cfg.ModelDailyTokens}
+	raw, tokens, err := m.Draft(ctx, description, definition.Schema(), allow)
+	if errors.Is(err, llm.ErrBudgetSpent) {
+		return Draft{}, c.draftBudgetSpent(ctx)
+	}
 	if err != nil {
 		return Draft{}, scouts.Errorf(scouts.EUnavailable, "the model could not draft a scout: %v", err)
 	}
-	return c.checkDraft(ctx, "draft", raw), nil
+	d := c.checkDraft(ctx, "draft", raw)
+	d.Tokens = tokens
+	return d, nil
+}
+
+// draftBudgetSpent says that the day's drafting budget is spent, how much
+// of it, and when it starts again.
+func (c *Core) draftBudgetSpent(ctx context.Context) error {
+	now := c.now()
+	spent := ""
+	if l, ok := c.ledger(); ok {
+		if n, err := l.Spent(ctx, DraftBudgetKey, now.UTC().Format(time.DateOnly)); err == nil {
+			spent = fmt.Sprintf(" (%d of %d tokens today)", n, c.cfg.ModelDailyTokens)
+		}
+	}
+	return scouts.Errorf(scouts.EUnavailable, "the model budget for drafting is spent%s: it starts again at %s UTC; start from a template meanwhile",
+		spent, triage.NextReset(now).Format("15:04"))
 }
 
 // checkDraft runs the import's checks on raw and describes it.

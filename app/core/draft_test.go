@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/scouts-hq/scouts/app/core"
+	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/triage/llm"
 	"github.com/scouts-hq/scouts/scouts/triage/triagetest"
 )
@@ -22,9 +24,11 @@ func draftCore(t *testing.T) (*core.Core, *triagetest.Server) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _ := openCoreWith(t, core.Config{DataDir: t.TempDir(), Model: m})
+	c, _ := openCoreWith(t, core.Config{DataDir: t.TempDir(), Model: m, ModelDailyTokens: draftDailyTokens})
 	return c, srv
 }
+
+const draftDailyTokens = 100_000
 
 func risks(d core.Draft) string {
 	var codes []string
@@ -123,5 +127,50 @@ func TestDraftTemplatesWithoutModel(t *testing.T) {
 		if !d.Valid || d.Title == "" || len(d.Summary) == 0 {
 			t.Errorf("template %q: %+v", d.Title, d)
 		}
+	}
+}
+
+// A draft's tokens count against the model's daily budget, in the
+// persisted ledger, as the model reported them; a second draft adds its
+// own.
+func TestDraftCountsAgainstTheBudget(t *testing.T) {
+	c, srv := draftCore(t)
+	ctx := context.Background()
+	day := time.Now().UTC().Format(time.DateOnly)
+	doc := `{"version": 1, "kind": "webhook", "name": "Hooks"}`
+	srv.Script(triagetest.Turn{Content: doc}, triagetest.Turn{Content: doc})
+	d1, err := c.DraftDefinition(ctx, "a webhook scout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spent, err := c.DB.Spent(ctx, core.DraftBudgetKey, day)
+	if err != nil || d1.Tokens <= 0 || spent != d1.Tokens {
+		t.Fatalf("after one draft of %d tokens the ledger counts %d (%v)", d1.Tokens, spent, err)
+	}
+	d2, err := c.DraftDefinition(ctx, "another webhook scout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spent, _ := c.DB.Spent(ctx, core.DraftBudgetKey, day); spent != d1.Tokens+d2.Tokens {
+		t.Fatalf("after two drafts (%d + %d tokens) the ledger counts %d", d1.Tokens, d2.Tokens, spent)
+	}
+}
+
+// With the day's budget spent, drafting is refused with why and until
+// when, and the model is not asked.
+func TestDraftRefusedWhenTheBudgetIsSpent(t *testing.T) {
+	c, srv := draftCore(t)
+	ctx := context.Background()
+	day := time.Now().UTC().Format(time.DateOnly)
+	if ok, err := c.DB.Reserve(ctx, core.DraftBudgetKey, day, draftDailyTokens, draftDailyTokens-500); !ok || err != nil {
+		t.Fatalf("spend the day: %v %v", ok, err)
+	}
+	_, err := c.DraftDefinition(ctx, "files in my Scans folder become notes")
+	msg := scouts.ErrorMessage(err)
+	if scouts.ErrorCode(err) != scouts.EUnavailable || !strings.Contains(msg, "budget") || !strings.Contains(msg, "UTC") {
+		t.Fatalf("drafting over budget: %v", err)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("the model was asked %d times over budget", n)
 	}
 }

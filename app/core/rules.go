@@ -283,6 +283,13 @@ func storedDoc(r rules.Rule) (json.RawMessage, bool) {
 // AddRule checks a rule document and adds it to a scout's rules at
 // position (-1: last).
 func (c *Core) AddRule(ctx context.Context, scoutID string, doc []byte, position int) (RuleView, error) {
+	return c.addRule(ctx, scoutID, doc, position, true)
+}
+
+// addRule adds a rule; record says whether the change records a version
+// of the scout's definition (not while a definition is being applied: it
+// records one version for the whole document).
+func (c *Core) addRule(ctx context.Context, scoutID string, doc []byte, position int, record bool) (RuleView, error) {
 	s, err := c.ruleScout(ctx, scoutID)
 	if err != nil {
 		return RuleView{}, err
@@ -305,7 +312,7 @@ func (c *Core) AddRule(ctx context.Context, scoutID string, doc []byte, position
 	if err != nil {
 		return RuleView{}, err
 	}
-	return c.afterRuleChange(ctx, s, comp.Rule.ID)
+	return c.afterRuleChange(ctx, s, comp.Rule.ID, recorded(record, fmt.Sprintf("rule %q added", comp.Rule.ID)))
 }
 
 // UpdateRule replaces a rule's document; its id cannot change.
@@ -323,7 +330,8 @@ func (c *Core) UpdateRule(ctx context.Context, scoutID, ruleID string, doc []byt
 		return RuleView{}, err
 	}
 	stored, on := storedDoc(comp.Rule)
-	return c.updateRow(ctx, s, localdb.RuleRow{ScoutID: s.ID, ID: ruleID, Enabled: on, Doc: stored, UpdatedAt: c.now()})
+	return c.updateRow(ctx, s, localdb.RuleRow{ScoutID: s.ID, ID: ruleID, Enabled: on, Doc: stored, UpdatedAt: c.now()},
+		fmt.Sprintf("rule %q edited", ruleID))
 }
 
 // withID fills a document's id from the URL, or checks it matches.
@@ -359,10 +367,10 @@ func (c *Core) SetRuleEnabled(ctx context.Context, scoutID, ruleID string, on bo
 	}
 	row := cr.rows[i]
 	row.Enabled, row.UpdatedAt = on, c.now()
-	return c.updateRow(ctx, s, row)
+	return c.updateRow(ctx, s, row, fmt.Sprintf("rule %q switched %s", ruleID, map[bool]string{true: "on", false: "off"}[on]))
 }
 
-func (c *Core) updateRow(ctx context.Context, s scouts.Scout, row localdb.RuleRow) (RuleView, error) {
+func (c *Core) updateRow(ctx context.Context, s scouts.Scout, row localdb.RuleRow, note string) (RuleView, error) {
 	c.rules.mu.Lock()
 	_, err := c.DB.UpdateRule(ctx, row)
 	delete(c.rules.sets, s.ID)
@@ -373,11 +381,16 @@ func (c *Core) updateRow(ctx context.Context, s scouts.Scout, row localdb.RuleRo
 	if err != nil {
 		return RuleView{}, err
 	}
-	return c.afterRuleChange(ctx, s, row.ID)
+	return c.afterRuleChange(ctx, s, row.ID, note)
 }
 
 // DeleteRule deletes a rule.
 func (c *Core) DeleteRule(ctx context.Context, scoutID, ruleID string) error {
+	return c.deleteRule(ctx, scoutID, ruleID, true)
+}
+
+// deleteRule deletes a rule; record as for addRule.
+func (c *Core) deleteRule(ctx context.Context, scoutID, ruleID string, record bool) error {
 	s, err := c.ruleScout(ctx, scoutID)
 	if err != nil {
 		return err
@@ -392,7 +405,7 @@ func (c *Core) DeleteRule(ctx context.Context, scoutID, ruleID string) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.afterRuleChange(ctx, s, "")
+	_, err = c.afterRuleChange(ctx, s, "", recorded(record, fmt.Sprintf("rule %q deleted", ruleID)))
 	return err
 }
 
@@ -409,7 +422,7 @@ func (c *Core) ReorderRules(ctx context.Context, scoutID string, ids []string) (
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.afterRuleChange(ctx, s, ""); err != nil {
+	if _, err := c.afterRuleChange(ctx, s, "", "rules reordered"); err != nil {
 		return nil, err
 	}
 	return c.ListRules(ctx, scoutID)
@@ -439,9 +452,11 @@ func (c *Core) MoveRule(ctx context.Context, scoutID, ruleID string, position in
 
 // afterRuleChange tells whoever applies the scout's rules: the engine
 // reads them afresh (the cache was dropped), a Gmail scout's pipeline is
-// restarted with them, the relay hears of a relay-triage scout's. It
-// returns the rule changed, if any.
-func (c *Core) afterRuleChange(ctx context.Context, s scouts.Scout, ruleID string) (RuleView, error) {
+// restarted with them, the relay hears of a relay-triage scout's. With a
+// note (what changed), the scout's definition records a new version at
+// once, so its history shows the change and the next suggestions name
+// that version. It returns the rule changed, if any.
+func (c *Core) afterRuleChange(ctx context.Context, s scouts.Scout, ruleID, note string) (RuleView, error) {
 	if s.Kind == scouts.KindGmail {
 		// The scout's definition changed: a newer version restarts its
 		// runner (its pipeline compiles the rules it can apply) and is
@@ -453,6 +468,11 @@ func (c *Core) afterRuleChange(ctx context.Context, s scouts.Scout, ruleID strin
 		c.Engine.Sync(s)
 		if err := c.queueScoutOp(ctx, protocol.TypeScoutUpdate, s, ""); err != nil {
 			return RuleView{}, err
+		}
+	}
+	if note != "" {
+		if _, err := c.SnapshotDefinition(ctx, s.ID, actorOf(ctx), note); err != nil {
+			return RuleView{}, fmt.Errorf("core: the rules of %s changed, but their version was not recorded: %w", s.ID, err)
 		}
 	}
 	c.Bus.Publish(scouts.Event{Type: EventRulesChanged, Data: map[string]string{"scout_id": s.ID}})
@@ -469,6 +489,15 @@ func (c *Core) afterRuleChange(ctx context.Context, s scouts.Scout, ruleID strin
 		}
 	}
 	return RuleView{}, scouts.Errorf(scouts.ENotFound, "scout %s has no rule %q", s.ID, ruleID)
+}
+
+// recorded is note when the change records a version, "" when it does
+// not.
+func recorded(record bool, note string) string {
+	if !record {
+		return ""
+	}
+	return note
 }
 
 // migrateGmailRules moves every Gmail scout's old allow/deny rules into

@@ -88,7 +88,7 @@ func (c *Core) CreateScout(ctx context.Context, in NewScout) (Created, error) {
 		return out, err
 	}
 	if !in.fromDefinition {
-		if _, err := c.SnapshotDefinition(ctx, s.ID, "api", "created"); err != nil {
+		if _, err := c.SnapshotDefinition(ctx, s.ID, actorOf(ctx), "created"); err != nil {
 			return out, err
 		}
 	}
@@ -209,7 +209,7 @@ func (c *Core) UpdateScout(ctx context.Context, id string, p ScoutPatch) (Create
 		return out, err
 	}
 	if !p.fromDefinition {
-		if _, err := c.SnapshotDefinition(ctx, s.ID, "api", ""); err != nil {
+		if _, err := c.SnapshotDefinition(ctx, s.ID, actorOf(ctx), ""); err != nil {
 			return out, err
 		}
 		if managedBy != "" {

@@ -61,7 +61,7 @@ func (s *Server) handleImportDefinitions(w http.ResponseWriter, r *http.Request)
 		return
 	}
 	apply := r.URL.Query().Get("apply") == "true"
-	changes, err := s.core.ImportDefinitions(r.Context(), docs, core.ImportOptions{Apply: apply, Actor: "api", Note: "import"})
+	changes, err := s.core.ImportDefinitions(r.Context(), docs, core.ImportOptions{Apply: apply, Actor: clientName(r), Note: "import"})
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -86,7 +86,8 @@ func (s *Server) handleDefinitionsStatus(w http.ResponseWriter, r *http.Request)
 
 // POST /api/v1/definitions/draft {"description": "..."}: the model drafts
 // a definition, checked like an import and described with its risks.
-// Nothing is saved. Without a model: 503 with the templates.
+// Nothing is saved. Without a model, with the day's drafting budget spent
+// or the model unreachable: 503 saying which, with the templates.
 func (s *Server) handleDraftDefinition(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Description string `json:"description"`
@@ -96,9 +97,9 @@ func (s *Server) handleDraftDefinition(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d, err := s.core.DraftDefinition(r.Context(), in.Description)
-	if errors.Is(err, core.ErrNoModel) {
-		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"code": scouts.EUnavailable, "error": err.Error(),
-			"templates": s.core.DefinitionTemplates(r.Context())})
+	if scouts.ErrorCode(err) == scouts.EUnavailable {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"code": scouts.EUnavailable, "error": scouts.ErrorMessage(err),
+			"no_model": errors.Is(err, core.ErrNoModel), "templates": s.core.DefinitionTemplates(r.Context())})
 		return
 	}
 	if err != nil {
@@ -158,12 +159,27 @@ func (s *Server) handleScoutRollback(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, scouts.Errorf(scouts.EInvalid, "version must be a number"))
 		return
 	}
-	ch, err := s.core.RollbackScout(r.Context(), r.PathValue("id"), v, "api")
+	ch, err := s.core.RollbackScout(r.Context(), r.PathValue("id"), v, clientName(r))
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, ch)
+}
+
+// clientName is who makes a change, as a definition's version records
+// it: the client named by X-Scouts-Client, else "api" (a script).
+func clientName(r *http.Request) string {
+	switch c := r.Header.Get("X-Scouts-Client"); c {
+	case "cli", "window", "browser", "tray":
+		return c
+	}
+	return "api"
+}
+
+// withClient makes the changes a request causes record who made them.
+func withClient(r *http.Request) *http.Request {
+	return r.WithContext(core.WithActor(r.Context(), clientName(r)))
 }
 
 type rawJSON []byte

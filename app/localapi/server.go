@@ -210,6 +210,7 @@ func (s *Server) logged(via string, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
+		r = withClient(r)
 		h.ServeHTTP(sw, r)
 		if sw.status == 0 {
 			sw.status = http.StatusOK

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/scouts-hq/scouts/scouts"
 )
 
 // draftPrompt asks for a scout definition. The person's description is
@@ -20,8 +22,15 @@ const DraftMaxTokens = 2000
 // Draft asks the model for a scout definition described in plain words,
 // with the definition's JSON Schema as the structured output format. It
 // returns the content as the model wrote it (the caller validates it) and
-// the tokens the call spent.
-func (c *Client) Draft(ctx context.Context, description string, schema json.RawMessage) (json.RawMessage, int, error) {
+// the tokens the call spent. The call reserves its worst case (every byte
+// of the body a token, the chat template's overhead and the completion
+// cap) from the allowance first, as categorisation does, and settles with
+// the usage reported (the worst case when none was; nothing when the call
+// failed without usage). Over budget it returns ErrBudgetSpent, unasked.
+func (c *Client) Draft(ctx context.Context, description string, schema json.RawMessage, allow Allowance) (json.RawMessage, int, error) {
+	if allow.Budget == nil || allow.DailyTokens <= 0 {
+		return nil, 0, scouts.Errorf(scouts.EInvalid, "draft: a token budget and a daily cap above 0 are required")
+	}
 	user, _ := json.Marshal(map[string]string{"description": description})
 	req := chatRequest{
 		Model: c.cfg.Model,
@@ -38,6 +47,25 @@ func (c *Client) Draft(ctx context.Context, description string, schema json.RawM
 	if err != nil {
 		return nil, 0, c.fail(err)
 	}
+	worst := len(body) + perMessageOverhead*len(req.Messages) + req.MaxTokens
+	res, ok, err := allow.Budget.Reserve(ctx, allow.Scout, allow.DailyTokens, worst)
+	if err != nil {
+		return nil, 0, fmt.Errorf("token budget: %w", err)
+	}
+	if !ok {
+		return nil, 0, ErrBudgetSpent
+	}
+	raw, tokens, err := c.draft(ctx, body)
+	if err == nil && tokens <= 0 {
+		tokens = worst
+	}
+	// A failed Commit leaves the whole reservation counted, the safe side.
+	_ = allow.Budget.Commit(ctx, res, tokens)
+	return raw, tokens, err
+}
+
+// draft posts a draft request and reads the definition from the answer.
+func (c *Client) draft(ctx context.Context, body []byte) (json.RawMessage, int, error) {
 	raw, err := c.post(ctx, body)
 	if err != nil {
 		return nil, 0, c.fail(err)

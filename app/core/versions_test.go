@@ -1,0 +1,154 @@
+package core_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/scouts-hq/scouts/app/core"
+	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/definition"
+)
+
+// newestVersion is a scout's newest recorded version, read from the
+// database as it is (ScoutHistory would record a pending change first and
+// hide a change that recorded nothing).
+func newestVersion(t *testing.T, c *core.Core, scoutID string) (int, string, string, definition.Document) {
+	t.Helper()
+	list, err := c.DB.ListScoutVersions(context.Background(), scoutID)
+	if err != nil || len(list) == 0 {
+		t.Fatalf("versions of %s: %d, %v", scoutID, len(list), err)
+	}
+	d, err := definition.Parse("version", list[0].Document)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list[0].Version, list[0].Actor, list[0].Note, d
+}
+
+func ruleState(d definition.Document) string {
+	var out []string
+	for _, raw := range d.Rules {
+		var r struct {
+			ID      string `json:"id"`
+			Enabled *bool  `json:"enabled"`
+			Then    struct {
+				Verdict string `json:"verdict"`
+			} `json:"then"`
+		}
+		json.Unmarshal(raw, &r)
+		s := r.ID + ":" + r.Then.Verdict
+		if r.Enabled != nil && !*r.Enabled {
+			s += "(off)"
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, ",")
+}
+
+// Every change through the rules API records a new version at once, named
+// after who made it and what it was; an import that replaces several
+// rules records one version, not one per rule.
+func TestRuleChangesRecordVersions(t *testing.T) {
+	c, _ := openCoreIn(t, t.TempDir())
+	ctx := core.WithActor(context.Background(), "window")
+	cfg, _ := json.Marshal(map[string]any{"path": t.TempDir()})
+	cr, err := c.CreateScout(ctx, core.NewScout{Kind: scouts.KindFolder, Name: "In", Review: true, Enabled: true, Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := cr.Scout.ID
+	if v, actor, _, _ := newestVersion(t, c, id); v != 1 || actor != "window" {
+		t.Fatalf("created: version %d by %q", v, actor)
+	}
+	steps := []struct {
+		what   string
+		change func() error
+		rules  string
+		note   string
+	}{
+		{"add", func() error {
+			_, err := c.AddRule(ctx, id, []byte(`{"id":"pdf","when":{"ext":{"equals":"pdf"}},"then":{"verdict":"show","kind":"note"}}`), -1)
+			return err
+		}, "pdf:show", `rule "pdf" added`},
+		{"edit", func() error {
+			_, err := c.UpdateRule(ctx, id, "pdf", []byte(`{"when":{"ext":{"equals":"pdf"}},"then":{"verdict":"screen"}}`))
+			return err
+		}, "pdf:screen", `rule "pdf" edited`},
+		{"disable", func() error { _, err := c.SetRuleEnabled(ctx, id, "pdf", false); return err }, "pdf:screen(off)", `rule "pdf" switched off`},
+		{"enable", func() error { _, err := c.SetRuleEnabled(ctx, id, "pdf", true); return err }, "pdf:screen", `rule "pdf" switched on`},
+		{"add a second", func() error {
+			_, err := c.AddRule(ctx, id, []byte(`{"id":"tmp","when":{"ext":{"equals":"tmp"}},"then":{"verdict":"skip"}}`), -1)
+			return err
+		}, "pdf:screen,tmp:skip", `rule "tmp" added`},
+		{"reorder", func() error { _, err := c.ReorderRules(ctx, id, []string{"tmp", "pdf"}); return err }, "tmp:skip,pdf:screen", "rules reordered"},
+		{"delete", func() error { return c.DeleteRule(ctx, id, "tmp") }, "pdf:screen", `rule "tmp" deleted`},
+	}
+	for i, st := range steps {
+		if err := st.change(); err != nil {
+			t.Fatalf("%s: %v", st.what, err)
+		}
+		v, actor, note, d := newestVersion(t, c, id)
+		if v != i+2 || actor != "window" || note != st.note || ruleState(d) != st.rules {
+			t.Fatalf("after %s: version %d (want %d) by %q, note %q, rules %q (want %q)", st.what, v, i+2, actor, note, ruleState(d), st.rules)
+		}
+	}
+
+	// An import replacing the rules: one version for the whole document.
+	docs, err := c.ExportDefinitions(ctx, []string{id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _, _, _ := newestVersion(t, c, id)
+	d := docs[0]
+	d.Rules = []json.RawMessage{
+		json.RawMessage(`{"id":"a","when":{"ext":{"equals":"a"}},"then":{"verdict":"show"}}`),
+		json.RawMessage(`{"id":"b","when":{"ext":{"equals":"b"}},"then":{"verdict":"show"}}`),
+	}
+	if _, err := c.ImportDefinitions(ctx, []definition.Document{d}, core.ImportOptions{Apply: true, Actor: "cli", Note: "import"}); err != nil {
+		t.Fatal(err)
+	}
+	if v, actor, _, got := newestVersion(t, c, id); v != before+1 || actor != "cli" || ruleState(got) != "a:show,b:show" {
+		t.Fatalf("import: version %d (want %d) by %q, rules %q", v, before+1, actor, ruleState(got))
+	}
+}
+
+// A scout a definitions file manages is not rolled back behind its file's
+// back: the rollback is refused (409) naming the file, and nothing
+// changes.
+func TestRollbackOfAFileManagedScout(t *testing.T) {
+	ctx := context.Background()
+	defs := t.TempDir()
+	c, _ := openCoreWith(t, core.Config{DataDir: t.TempDir(), DefinitionsDir: defs})
+	watched := t.TempDir()
+	file := filepath.Join(defs, "scans.yaml")
+	if err := os.WriteFile(file, []byte(folderDef(t, "Scans", watched)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var id string
+	reconciled(t, c, func() bool {
+		list, _ := c.DB.ListScouts(ctx)
+		if len(list) == 1 {
+			id = list[0].ID
+		}
+		return id != ""
+	})
+	if err := os.WriteFile(file, []byte(folderDef(t, "Renamed", watched)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The scout is renamed before the version is recorded: wait for both.
+	reconciled(t, c, func() bool { l, _ := c.DB.ListScoutVersions(ctx, id); return len(l) == 2 })
+	_, err := c.RollbackScout(ctx, id, 1, "api")
+	if scouts.ErrorCode(err) != scouts.EConflict || !strings.Contains(scouts.ErrorMessage(err), "scans.yaml") {
+		t.Fatalf("rollback of a file-managed scout: %v", err)
+	}
+	if s, _ := c.DB.GetScout(ctx, id); s.Name != "Renamed" {
+		t.Fatalf("a refused rollback changed the scout: %q", s.Name)
+	}
+	if v, _, _, _ := newestVersion(t, c, id); v != 2 {
+		t.Fatalf("a refused rollback recorded version %d", v)
+	}
+}
