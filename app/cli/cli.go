@@ -66,7 +66,7 @@ Talking to a running agent:
                                          when the scout runs by itself (docs/schedules.md)
   scouts budget ID [--run N] [--day N]   cap its model tokens per run and per day (never
                                          above the agent's --llm-daily-tokens)
-  export [ID...]                         the scouts' definitions as JSON (docs/definitions.md)
+  export [ID...] [--yaml]                the scouts' definitions as JSON, or YAML (docs/definitions.md)
   import FILE|- [--apply]                what importing definitions (JSON or YAML) would
                                          change; --apply changes it
   history SCOUT_ID                       a scout's definition versions

@@ -18,15 +18,29 @@ import (
 // diff and rollback.
 
 // runExport prints the scouts' definitions as JSON: one document for one
-// scout, an array otherwise (what import reads back).
+// scout, an array otherwise; with --yaml, YAML documents separated by
+// "---" (what import reads back either way).
 func runExport(ctx context.Context, args []string, env Env) error {
 	f := newFlags("export", env, false)
+	asYAML := f.Bool("yaml", false, "print YAML documents separated by --- instead of JSON")
 	ids, c, err := f.start(args)
 	if err != nil {
 		return err
 	}
 	docs, err := c.ExportDefinitions(ctx, ids...)
 	if err != nil {
+		return err
+	}
+	if *asYAML {
+		raw := make([][]byte, len(docs))
+		for i, d := range docs {
+			raw[i] = d
+		}
+		out, err := definition.YAML(raw...)
+		if err != nil {
+			return err
+		}
+		_, err = env.Stdout.Write(out)
 		return err
 	}
 	if len(ids) == 1 && len(docs) == 1 {

@@ -72,6 +72,18 @@ func TestDefinitionsFromTheCommandLine(t *testing.T) {
 		t.Fatalf("after rollback the scout is named %q", s.Name)
 	}
 
+	// YAML: the same definitions, read back by import as unchanged.
+	out, errOut, code = cli(t, dir, "export", "--yaml")
+	if code != 0 || !strings.HasPrefix(out, "version: 1\nid: "+sc.ID+"\nkind: folder\nname: Drop\n") || strings.Contains(out, "{") {
+		t.Fatalf("export --yaml: %d %q %q", code, out, errOut)
+	}
+	yamlFile := filepath.Join(t.TempDir(), "scouts.yaml")
+	os.WriteFile(yamlFile, []byte(out), 0o600)
+	out, errOut, code = cli(t, dir, "import", yamlFile)
+	if code != 0 || !strings.Contains(out, "unchanged") || strings.Contains(out, "update") {
+		t.Fatalf("import of the YAML export: %d %q %q", code, out, errOut)
+	}
+
 	broken := filepath.Join(t.TempDir(), "broken.yaml")
 	os.WriteFile(broken, []byte("version: 1\nkind: folder\nname: [oops\n"), 0o600)
 	_, errOut, code = cli(t, dir, "import", broken, "--apply")

@@ -1,6 +1,7 @@
 package definition
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -104,5 +105,36 @@ func TestSchemaIsValidJSON(t *testing.T) {
 	var v map[string]any
 	if err := json.Unmarshal(Schema(), &v); err != nil || v["$id"] != SchemaURL {
 		t.Fatalf("schema: %v %v", err, v["$id"])
+	}
+}
+
+// YAML export reads back as the same documents, keys in the schema's
+// order, block style, and strings that look like other types quoted.
+func TestYAMLRoundTrip(t *testing.T) {
+	a := []byte(`{"version": 1, "id": "sc_1", "kind": "folder", "name": "true", "enabled": true, "review": false,
+		"source": {"path": "/home/ann/Scans", "include": ["*.pdf", "0755"]},
+		"rules": [{"id": "r1", "when": {"ext": {"equals": "pdf"}}, "then": {"verdict": "show", "title": "Pay: {{.name}}\nsoon"}}],
+		"schedule": {"cron": "@hourly", "time_zone": "Europe/Paris"}}`)
+	b := []byte(`{"version": 1, "kind": "webhook", "name": "Hooks"}`)
+	out, err := YAML(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(out)
+	if !strings.HasPrefix(text, "version: 1\nid: sc_1\nkind: folder\nname: \"true\"\n") || !strings.Contains(text, "\n---\n") ||
+		strings.Contains(text, "{\"") || !strings.Contains(text, `- "0755"`) {
+		t.Fatalf("YAML:\n%s", text)
+	}
+	docs, err := ParseAll("export.yaml", out)
+	if err != nil || len(docs) != 2 {
+		t.Fatalf("read back: %d docs, %v\n%s", len(docs), err, text)
+	}
+	for i, raw := range [][]byte{a, b} {
+		want, _ := Parse("json", raw)
+		wb, _ := Marshal(want)
+		gb, _ := Marshal(docs[i])
+		if !bytes.Equal(wb, gb) {
+			t.Fatalf("document %d changed:\n%s\n%s", i+1, wb, gb)
+		}
 	}
 }
