@@ -88,7 +88,10 @@ chaos:
 test-ui: $(UI_DEPS)
 	cd frontend && $(NPM) test
 
+# The specs that need a model run bin/scouts-fakellm, the Go tests' fake
+# model (scouts/triage/triagetest) as a process.
 test-browser: deps-test build
+	$(GO) build -o bin/scouts-fakellm ./cmd/scouts-fakellm
 	cd frontend && $(NPM) run e2e
 
 race: deps-test
