@@ -6,8 +6,8 @@ import (
 
 	"golang.org/x/oauth2"
 
-	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/app/gmailauth"
+	"github.com/scouts-hq/scouts/app/gmaildesk"
 	"github.com/scouts-hq/scouts/app/secrets"
 	"github.com/scouts-hq/scouts/scouts"
 )
@@ -69,7 +69,7 @@ func (g *gmailAccounts) Connect(ctx context.Context, connected func(email string
 	return u, nil
 }
 
-func (g *gmailAccounts) Accounts(context.Context) ([]core.GmailAccount, error) {
+func (g *gmailAccounts) Accounts(context.Context) ([]gmaildesk.Account, error) {
 	if g.openErr != nil {
 		return nil, g.openErr
 	}
@@ -77,9 +77,9 @@ func (g *gmailAccounts) Accounts(context.Context) ([]core.GmailAccount, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]core.GmailAccount, len(list))
+	out := make([]gmaildesk.Account, len(list))
 	for i, a := range list {
-		out[i] = core.GmailAccount{Email: a.Email, ConnectedAt: a.ConnectedAt}
+		out[i] = gmaildesk.Account{Email: a.Email, ConnectedAt: a.ConnectedAt}
 	}
 	return out, nil
 }

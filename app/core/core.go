@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/scouts-hq/scouts/app/gmaildesk"
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/triage"
@@ -48,7 +49,7 @@ type Config struct {
 	Autostart func(enabled bool) error
 	// Gmail, when set, lets the user connect Gmail accounts and run Gmail
 	// scouts; GmailAPIURL points the client at Google (default) or a fake.
-	Gmail       GmailAuth
+	Gmail       gmaildesk.Auth
 	GmailAPIURL string
 	// Model, ModelBudget and ModelDailyTokens configure the optional LLM
 	// step of Gmail triage on this desktop.
@@ -97,8 +98,8 @@ type Core struct {
 
 	rules ruleCache // the scouts' compiled rules (rules.go)
 
-	gmailHints  gmailHints
-	relayHealth sync.Map // scout id → error the relay last reported (nil: ok)
+	gmail       *gmaildesk.Desk // the Gmail scouts (gmail.go)
+	relayHealth sync.Map        // scout id → error the relay last reported (nil: ok)
 	runs        runSettings
 	cancel      context.CancelFunc
 	wg          sync.WaitGroup
@@ -130,6 +131,7 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 	c := &Core{DB: db, cfg: cfg, log: cfg.Logger, now: cfg.Now, started: cfg.Now()}
 	c.Bus = NewBus(4096, c.started.UnixMicro())
 	c.setupRuns()
+	c.gmail = c.newGmail()
 	c.kinds = c.newKinds()
 	open, remote := openers(c.kinds)
 	c.Engine = scouts.NewEngine(scouts.EngineConfig{

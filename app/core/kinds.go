@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/scouts-hq/scouts/app/effects"
+	"github.com/scouts-hq/scouts/app/gmaildesk"
 	"github.com/scouts-hq/scouts/relay/client"
 	"github.com/scouts-hq/scouts/relay/protocol"
 	"github.com/scouts-hq/scouts/scouts"
@@ -92,16 +93,16 @@ func (c *Core) newKinds() map[scouts.Kind]scoutKind {
 			hookToken: true,
 		},
 		scouts.KindGmail: {
-			check:           c.checkGmail,
-			open:            c.openGmail,
-			onRelay:         isRelayGmail,
-			relayOp:         c.gmailScoutOp,
-			beforeSend:      c.withRefreshToken,
-			relayDone:       c.gmailTopic,
-			relayOnline:     c.gmailHints.hintAll,
+			check:           c.gmail.Check,
+			open:            c.gmail.Open,
+			onRelay:         gmaildesk.OnRelay,
+			relayOp:         c.gmail.RelayOp,
+			beforeSend:      c.gmail.BeforeSend,
+			relayDone:       c.gmail.RelayDone,
+			relayOnline:     c.gmail.RelayOnline,
 			itemIsSourceRef: true,
-			fromRelay:       gmailItem,
-			executors:       c.gmailExecutors(),
+			fromRelay:       gmaildesk.Item,
+			executors:       c.gmail.Executors(),
 		},
 	}
 }

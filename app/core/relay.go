@@ -459,6 +459,11 @@ func (c *Core) webhookAddress(ctx context.Context, s scouts.Scout, res protocol.
 	}
 }
 
+// MailboxChanged handles relay-ping mode's hint.
+func (l *relayLink) MailboxChanged(ctx context.Context, mc protocol.MailboxChanged) {
+	l.c.gmail.MailboxChanged(mc.ScoutID)
+}
+
 // ScoutStatus is the relay's word on a scout it runs; see applyScoutStatus.
 func (l *relayLink) ScoutStatus(ctx context.Context, st protocol.ScoutStatus) {
 	l.c.applyScoutStatus(ctx, st)

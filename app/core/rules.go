@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/scouts-hq/scouts/app/gmaildesk"
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/relay/protocol"
 	"github.com/scouts-hq/scouts/scouts"
@@ -206,16 +207,6 @@ func (c *Core) triageRules(ctx context.Context, s scouts.Scout) (out []triage.Ru
 	return out, len(desktop) > 0, nil
 }
 
-// relayRules converts triage rules for the protocol.
-func relayRules(rs []triage.Rule) []protocol.TriageRule {
-	var out []protocol.TriageRule
-	for _, r := range rs {
-		out = append(out, protocol.TriageRule{ID: r.ID, Action: string(r.Action), Senders: r.Senders,
-			Domains: r.Domains, ListIDs: r.ListIDs, SubjectWords: r.SubjectWords})
-	}
-	return out
-}
-
 // ListRules returns a scout's rules in the order they are tried.
 func (c *Core) ListRules(ctx context.Context, scoutID string) ([]RuleView, error) {
 	s, err := c.DB.GetScout(ctx, scoutID)
@@ -230,7 +221,7 @@ func (c *Core) ListRules(ctx context.Context, scoutID string) ([]RuleView, error
 		return nil, err
 	}
 	relay := map[string]bool{}
-	if isRelayTriage(s) {
+	if gmaildesk.RelayTriaged(s) {
 		var docs []rules.Rule
 		for _, r := range cr.set {
 			docs = append(docs, r.Rule)
@@ -249,14 +240,6 @@ func (c *Core) ListRules(ctx context.Context, scoutID string) ([]RuleView, error
 		out = append(out, v)
 	}
 	return out, nil
-}
-
-func isRelayTriage(s scouts.Scout) bool {
-	if s.Kind != scouts.KindGmail {
-		return false
-	}
-	g, err := parseGmailConfig(s.Config)
-	return err == nil && g.Mode == GmailRelayTriage
 }
 
 // ruleScout returns a scout that can have rules.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/app/core"
+	"github.com/scouts-hq/scouts/app/gmaildesk"
 	"github.com/scouts-hq/scouts/app/internal/gmailtest"
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/scouts"
@@ -213,7 +214,7 @@ func TestGmailRulesReachTheRelay(t *testing.T) {
 	r := g.StartRelay(t)
 	d := g.OpenDesktop(t, t.TempDir(), gmailtest.DesktopOptions{RelayURL: r.URL, RelayToken: r.Token})
 	d.Connect()
-	cfg, _ := json.Marshal(map[string]any{"email": gmailtest.Account, "mode": core.GmailRelayTriage, "rules": oldGmailRules})
+	cfg, _ := json.Marshal(map[string]any{"email": gmailtest.Account, "mode": gmaildesk.RelayTriage, "rules": oldGmailRules})
 	cr, err := d.Core.CreateScout(ctx, core.NewScout{Kind: scouts.KindGmail, Name: "Mail", Review: true, Enabled: true, Config: cfg})
 	if err != nil {
 		t.Fatal(err)
@@ -227,7 +228,7 @@ func TestGmailRulesReachTheRelay(t *testing.T) {
 	if strings.Contains(string(s.Config), "rules") {
 		t.Fatalf("the configuration still holds the old rules: %s", s.Config)
 	}
-	waitBaseline(t, d, r, id)
+	d.WaitBaseline(r, id)
 	msg := g.Deliver(1, "denied") // from bob@partner.example
 	var sug scouts.Suggestion
 	waitUntil(t, "the denied mail's card", func() bool {
@@ -262,7 +263,7 @@ func TestGmailRulesMigratedOnStart(t *testing.T) {
 	dir := t.TempDir()
 	d := g.OpenDesktop(t, dir, gmailtest.DesktopOptions{})
 	d.Connect()
-	cfg, _ := json.Marshal(map[string]any{"email": gmailtest.Account, "mode": core.GmailLocal, "rules": oldGmailRules})
+	cfg, _ := json.Marshal(map[string]any{"email": gmailtest.Account, "mode": gmaildesk.Local, "rules": oldGmailRules})
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	s := scouts.Scout{ID: scouts.NewID("sc"), Kind: scouts.KindGmail, Name: "old", Enabled: false, Review: true, Config: cfg, CreatedAt: now, UpdatedAt: now}
 	if err := d.Core.DB.CreateScout(ctx, s); err != nil {
@@ -296,11 +297,11 @@ func TestGmailRulesSentByAnOldClient(t *testing.T) {
 	g := gmailtest.NewGoogle(t)
 	d := g.OpenDesktop(t, t.TempDir(), gmailtest.DesktopOptions{})
 	d.Connect()
-	sc := gmailScout(t, d, core.GmailLocal)
+	sc := d.NewScout(gmaildesk.Local)
 	if got := ruleIDs(t, d.Core, sc.ID); len(got) != 0 {
 		t.Fatalf("a new scout's rules: %v", got)
 	}
-	cfg, _ := json.Marshal(map[string]any{"email": gmailtest.Account, "mode": core.GmailLocal, "rules": oldGmailRules})
+	cfg, _ := json.Marshal(map[string]any{"email": gmailtest.Account, "mode": gmaildesk.Local, "rules": oldGmailRules})
 	if _, err := d.Core.UpdateScout(ctx, sc.ID, core.ScoutPatch{Config: cfg}); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/scouts-hq/scouts/app/gmaildesk"
 	"github.com/scouts-hq/scouts/scouts"
 )
 
@@ -19,7 +20,8 @@ type Settings struct {
 	// Autostart: start the agent at login.
 	Autostart bool `json:"autostart"`
 	// GmailMode is the mode of the Gmail scout "Connect Gmail…" adds
-	// (local, relay-ping, relay-triage); empty: see DefaultGmailMode.
+	// (local, relay-ping, relay-triage); empty: see
+	// gmaildesk.Desk.DefaultMode.
 	GmailMode string `json:"gmail_mode,omitempty"`
 }
 
@@ -31,7 +33,7 @@ type QuietHours struct {
 
 func (s Settings) validate() error {
 	switch s.GmailMode {
-	case "", GmailLocal, GmailRelayPing, GmailRelayTriage:
+	case "", gmaildesk.Local, gmaildesk.RelayPing, gmaildesk.RelayTriage:
 	default:
 		return scouts.Errorf(scouts.EInvalid, "gmail_mode %q: want local, relay-ping or relay-triage", s.GmailMode)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/scouts-hq/scouts/app/apitype"
 	"github.com/scouts-hq/scouts/app/core"
+	"github.com/scouts-hq/scouts/app/gmaildesk"
 	"github.com/scouts-hq/scouts/scouts"
 )
 
@@ -128,7 +129,7 @@ func (s *Server) eventData(ev scouts.Event) any {
 		return s.scoutOut(d)
 	case core.Settings:
 		return toSettings(d)
-	case core.GmailConnected:
+	case gmaildesk.Connected:
 		return apitype.GmailConnected{Email: d.Email, ScoutID: d.Scout.ID, ScoutName: d.Scout.Name, Mode: d.Mode, Added: d.Added,
 			AddError: d.AddError}
 	case core.RelayStatus:

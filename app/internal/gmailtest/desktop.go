@@ -2,6 +2,7 @@ package gmailtest
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"testing"
 	"time"
@@ -10,11 +11,13 @@ import (
 
 	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/app/gmailauth"
+	"github.com/scouts-hq/scouts/app/gmaildesk"
 	"github.com/scouts-hq/scouts/app/secrets"
 	"github.com/scouts-hq/scouts/fakegoogle/oauthfake"
+	"github.com/scouts-hq/scouts/scouts"
 )
 
-// Auth is core.GmailAuth over the real account manager, as the agent
+// Auth is gmaildesk.Auth over the real account manager, as the agent
 // wires it, with the fake's consent page as the browser.
 type Auth struct {
 	t testing.TB
@@ -55,14 +58,14 @@ func (a *Auth) Connect(ctx context.Context, connected func(email string)) (strin
 	return u, nil
 }
 
-func (a *Auth) Accounts(context.Context) ([]core.GmailAccount, error) {
+func (a *Auth) Accounts(context.Context) ([]gmaildesk.Account, error) {
 	list, err := a.M.Accounts()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]core.GmailAccount, len(list))
+	out := make([]gmaildesk.Account, len(list))
 	for i, x := range list {
-		out[i] = core.GmailAccount{Email: x.Email, ConnectedAt: x.ConnectedAt}
+		out[i] = gmaildesk.Account{Email: x.Email, ConnectedAt: x.ConnectedAt}
 	}
 	return out, nil
 }
@@ -132,5 +135,31 @@ func (d *Desktop) Connect() {
 	Wait(d.t, "the account to be connected", func() bool {
 		list, err := d.Core.GmailAccounts(context.Background())
 		return err == nil && len(list) == 1
+	})
+}
+
+// NewScout creates a Gmail scout in mode on the connected account, enabled
+// and reviewing every card.
+func (d *Desktop) NewScout(mode string) scouts.Scout {
+	d.t.Helper()
+	cfg, _ := json.Marshal(map[string]any{"email": Account, "mode": mode})
+	cr, err := d.Core.CreateScout(context.Background(), core.NewScout{Kind: scouts.KindGmail, Name: "Mail", Review: true, Enabled: true, Config: cfg})
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	return cr.Scout
+}
+
+// WaitBaseline waits until a scout knows its place in the mailbox: on the
+// desktop, or on the relay r for a relay-triage scout.
+func (d *Desktop) WaitBaseline(r *Relay, scoutID string) {
+	d.t.Helper()
+	Wait(d.t, "the scout's place in the mailbox", func() bool {
+		if r != nil {
+			cs, err := r.DB.GmailScout(context.Background(), scoutID)
+			return err == nil && cs.Gmail.Cursor > 0
+		}
+		v, err := d.Core.DB.SyncSeq(context.Background(), "gmail-cursor:"+scoutID)
+		return err == nil && v > 0
 	})
 }

@@ -1,8 +1,7 @@
-package core_test
+package gmaildesk_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -10,22 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/scouts-hq/scouts/app/core"
+	"github.com/scouts-hq/scouts/app/gmaildesk"
 	"github.com/scouts-hq/scouts/app/internal/gmailtest"
 	"github.com/scouts-hq/scouts/app/localdb"
-	"github.com/scouts-hq/scouts/scouts"
 )
-
-// gmailScout creates a Gmail scout on the connected account.
-func gmailScout(t *testing.T, d *gmailtest.Desktop, mode string) scouts.Scout {
-	t.Helper()
-	cfg, _ := json.Marshal(map[string]any{"email": gmailtest.Account, "mode": mode})
-	cr, err := d.Core.CreateScout(context.Background(), core.NewScout{Kind: scouts.KindGmail, Name: "Mail", Review: true, Enabled: true, Config: cfg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cr.Scout
-}
 
 // suggested lists the message ids a scout suggested.
 func suggested(t *testing.T, d *gmailtest.Desktop, scoutID string) []string {
@@ -60,20 +47,6 @@ func waitSuggested(t *testing.T, d *gmailtest.Desktop, scoutID string, want []st
 	})
 }
 
-// waitBaseline waits until the scout knows its place in the mailbox: on
-// the desktop, or on the relay for a relay-triage scout.
-func waitBaseline(t *testing.T, d *gmailtest.Desktop, r *gmailtest.Relay, scoutID string) {
-	t.Helper()
-	gmailtest.Wait(t, "the scout's place in the mailbox", func() bool {
-		if r != nil {
-			cs, err := r.DB.GmailScout(context.Background(), scoutID)
-			return err == nil && cs.Gmail.Cursor > 0
-		}
-		v, err := d.Core.DB.SyncSeq(context.Background(), "gmail-cursor:"+scoutID)
-		return err == nil && v > 0
-	})
-}
-
 func lastError(t *testing.T, d *gmailtest.Desktop, scoutID string) string {
 	t.Helper()
 	s, err := d.Core.DB.GetScout(context.Background(), scoutID)
@@ -87,20 +60,20 @@ func lastError(t *testing.T, d *gmailtest.Desktop, scoutID string) string {
 // refreshed and the call retried: the scout goes on suggesting mail and
 // never asks the user to reconnect. Both where the desktop reads Gmail
 // itself and where the relay does.
-func TestGmailRefreshesARefusedAccessToken(t *testing.T) {
-	for _, mode := range []string{core.GmailLocal, core.GmailRelayTriage} {
+func TestRefreshesARefusedAccessToken(t *testing.T) {
+	for _, mode := range []string{gmaildesk.Local, gmaildesk.RelayTriage} {
 		t.Run(mode, func(t *testing.T) {
 			g := gmailtest.NewGoogle(t)
 			var o gmailtest.DesktopOptions
 			var r *gmailtest.Relay
-			if mode != core.GmailLocal {
+			if mode != gmaildesk.Local {
 				r = g.StartRelay(t)
 				o = gmailtest.DesktopOptions{RelayURL: r.URL, RelayToken: r.Token}
 			}
 			d := g.OpenDesktop(t, t.TempDir(), o)
 			d.Connect()
-			sc := gmailScout(t, d, mode)
-			waitBaseline(t, d, r, sc.ID)
+			sc := d.NewScout(mode)
+			d.WaitBaseline(r, sc.ID)
 			want := []string{g.Deliver(1, "first")}
 			waitSuggested(t, d, sc.ID, want)
 
@@ -127,7 +100,7 @@ func TestGmailRefreshesARefusedAccessToken(t *testing.T) {
 // (then even the place in the mailbox cannot be read at creation, and
 // the creation time stands in for it), or because the relay was down when
 // a relay-triage scout was created.
-func TestGmailReadsMailFromTheScoutsCreation(t *testing.T) {
+func TestReadsMailFromTheScoutsCreation(t *testing.T) {
 	cases := []struct {
 		name         string
 		mode         string
@@ -136,10 +109,10 @@ func TestGmailReadsMailFromTheScoutsCreation(t *testing.T) {
 		pauseScouts  bool
 		messagesLate int
 	}{
-		{name: "local, scouts paused", mode: core.GmailLocal, pauseScouts: true, messagesLate: 10},
-		{name: "local, Gmail rate-limits", mode: core.GmailLocal, rateLimited: true, messagesLate: 10},
-		{name: "relay-triage, relay down", mode: core.GmailRelayTriage, relayOutage: true, messagesLate: 15},
-		{name: "relay-triage, relay down and Gmail rate-limits", mode: core.GmailRelayTriage, relayOutage: true, rateLimited: true, messagesLate: 15},
+		{name: "local, scouts paused", mode: gmaildesk.Local, pauseScouts: true, messagesLate: 10},
+		{name: "local, Gmail rate-limits", mode: gmaildesk.Local, rateLimited: true, messagesLate: 10},
+		{name: "relay-triage, relay down", mode: gmaildesk.RelayTriage, relayOutage: true, messagesLate: 15},
+		{name: "relay-triage, relay down and Gmail rate-limits", mode: gmaildesk.RelayTriage, relayOutage: true, rateLimited: true, messagesLate: 15},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -147,7 +120,7 @@ func TestGmailReadsMailFromTheScoutsCreation(t *testing.T) {
 			g := gmailtest.NewGoogle(t)
 			var o gmailtest.DesktopOptions
 			var r *gmailtest.Relay
-			if tc.mode != core.GmailLocal {
+			if tc.mode != gmaildesk.Local {
 				r = g.StartRelay(t)
 				o = gmailtest.DesktopOptions{RelayURL: r.URL, RelayToken: r.Token}
 			}
@@ -164,7 +137,7 @@ func TestGmailReadsMailFromTheScoutsCreation(t *testing.T) {
 			if tc.rateLimited {
 				g.Gmail.Fail(gmailtest.Account, "*", http.StatusTooManyRequests, -1, 0)
 			}
-			sc := gmailScout(t, d, tc.mode)
+			sc := d.NewScout(tc.mode)
 			var want []string
 			for i := 1; i <= tc.messagesLate; i++ {
 				want = append(want, g.Deliver(i, "meanwhile"))
@@ -191,7 +164,7 @@ func TestGmailReadsMailFromTheScoutsCreation(t *testing.T) {
 // says "reconnect" as soon as the desktop connects, and still after the
 // desktop restarts without the relay; connecting the account again clears
 // it.
-func TestGmailAuthExpiredReachesAnOfflineDesktop(t *testing.T) {
+func TestAuthExpiredReachesAnOfflineDesktop(t *testing.T) {
 	ctx := context.Background()
 	g := gmailtest.NewGoogle(t)
 	r := g.StartRelay(t)
@@ -199,7 +172,7 @@ func TestGmailAuthExpiredReachesAnOfflineDesktop(t *testing.T) {
 	o := gmailtest.DesktopOptions{RelayURL: r.URL, RelayToken: r.Token}
 	d := g.OpenDesktop(t, dir, o)
 	d.Connect()
-	sc := gmailScout(t, d, core.GmailRelayTriage)
+	sc := d.NewScout(gmaildesk.RelayTriage)
 	want := []string{g.Deliver(1, "first")}
 	waitSuggested(t, d, sc.ID, want)
 	rt, err := d.Auth.M.RefreshToken(gmailtest.Account)

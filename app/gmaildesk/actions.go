@@ -1,4 +1,4 @@
-package core
+package gmaildesk
 
 import (
 	"context"
@@ -10,15 +10,15 @@ import (
 	"github.com/scouts-hq/scouts/scouts/actions"
 )
 
-// gmailExecutors are the actions a Gmail card offers, when Gmail is set
-// up on this desktop.
-func (c *Core) gmailExecutors() map[string]scouts.ActionExecutor {
-	if c.cfg.Gmail == nil {
+// Executors are the actions a Gmail card offers, when Gmail is set up on
+// this desktop.
+func (d *Desk) Executors() map[string]scouts.ActionExecutor {
+	if d.o.Auth == nil {
 		return nil
 	}
 	out := map[string]scouts.ActionExecutor{}
 	for _, a := range []string{actions.GmailArchive, actions.GmailLabel, actions.GmailMarkRead, actions.GmailTrash} {
-		out[a] = gmailExecutor{c: c}
+		out[a] = executor{d: d}
 	}
 	return out
 }
@@ -27,26 +27,26 @@ func (c *Core) gmailExecutors() map[string]scouts.ActionExecutor {
 // Gmail's modify is idempotent (adding a label twice, removing one that is
 // gone, change nothing) and so is trash, so a run repeated after a crash
 // changes nothing twice.
-type gmailExecutor struct{ c *Core }
+type executor struct{ d *Desk }
 
-type gmailLabelParams struct {
+type labelParams struct {
 	Label string `json:"label"`
 }
 
-func (g gmailExecutor) Check(ctx context.Context, inv scouts.Invocation) error {
+func (x executor) Check(ctx context.Context, inv scouts.Invocation) error {
 	if inv.Scout.Kind != scouts.KindGmail {
 		return scouts.Errorf(scouts.EInvalid, "%s applies to Gmail cards only", inv.Action)
 	}
-	_, err := parseGmailConfig(inv.Scout.Config)
+	_, err := ParseConfig(inv.Scout.Config)
 	return err
 }
 
-func (g gmailExecutor) Execute(ctx context.Context, inv scouts.Invocation) (json.RawMessage, error) {
-	cfg, err := parseGmailConfig(inv.Scout.Config)
+func (x executor) Execute(ctx context.Context, inv scouts.Invocation) (json.RawMessage, error) {
+	cfg, err := ParseConfig(inv.Scout.Config)
 	if err != nil {
 		return nil, err
 	}
-	client, err := g.c.gmailClient(ctx, cfg.Email)
+	client, err := x.d.client(ctx, cfg.Email)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func (g gmailExecutor) Execute(ctx context.Context, inv scouts.Invocation) (json
 	case actions.GmailTrash:
 		err = client.Trash(ctx, id)
 	case actions.GmailLabel:
-		var p gmailLabelParams
+		var p labelParams
 		if err := json.Unmarshal(inv.Params, &p); err != nil || p.Label == "" {
 			return nil, scouts.Errorf(scouts.EInvalid, "gmail.label needs a label")
 		}

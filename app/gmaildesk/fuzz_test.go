@@ -1,4 +1,4 @@
-package core
+package gmaildesk
 
 import (
 	"bytes"
@@ -10,12 +10,12 @@ import (
 	"github.com/scouts-hq/scouts/scouts"
 )
 
-// FuzzGmailConfig: a Gmail scout's settings, as the local API and the
+// FuzzConfig: a Gmail scout's settings, as the local API and the
 // database hand them in, never panic the parser; bad ones are an EInvalid
 // error with a readable message; good ones are normalised (a known mode,
 // a lower-case address), and what is stored (their JSON) parses back to
 // the same settings.
-func FuzzGmailConfig(f *testing.F) {
+func FuzzConfig(f *testing.F) {
 	for _, s := range []string{
 		`{"email":"ann@example.com","mode":"local"}`,
 		`{"email":" Ann@Example.COM ","mode":"relay-triage","auto_trash_spam":true,"inactivity_pause_days":30}`,
@@ -32,26 +32,26 @@ func FuzzGmailConfig(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		g, err := parseGmailConfig(raw)
+		g, err := ParseConfig(raw)
 		if err != nil {
 			if scouts.ErrorCode(err) != scouts.EInvalid || strings.TrimSpace(scouts.ErrorMessage(err)) == "" || !utf8.ValidString(err.Error()) {
-				t.Fatalf("parseGmailConfig(%q) = %v; want EInvalid with a readable message", raw, err)
+				t.Fatalf("ParseConfig(%q) = %v; want EInvalid with a readable message", raw, err)
 			}
 			return
 		}
 		switch g.Mode {
-		case GmailLocal, GmailRelayPing, GmailRelayTriage:
+		case Local, RelayPing, RelayTriage:
 		default:
-			t.Fatalf("parseGmailConfig(%q): mode %q", raw, g.Mode)
+			t.Fatalf("ParseConfig(%q): mode %q", raw, g.Mode)
 		}
 		if !strings.Contains(g.Email, "@") || g.Email != strings.ToLower(strings.TrimSpace(g.Email)) {
-			t.Fatalf("parseGmailConfig(%q): email %q is not normalised", raw, g.Email)
+			t.Fatalf("ParseConfig(%q): email %q is not normalised", raw, g.Email)
 		}
 		stored, err := json.Marshal(g)
 		if err != nil {
-			t.Fatalf("parseGmailConfig(%q) = %+v, which does not encode: %v", raw, g, err)
+			t.Fatalf("ParseConfig(%q) = %+v, which does not encode: %v", raw, g, err)
 		}
-		g2, err := parseGmailConfig(stored)
+		g2, err := ParseConfig(stored)
 		if err != nil {
 			t.Fatalf("the stored form %s of %q does not parse: %v", stored, raw, err)
 		}
