@@ -52,6 +52,9 @@ type DefinitionsStatus struct {
 	// ("file:NAME").
 	ManagedBy        map[string]string `json:"managed_by"`
 	DefinitionErrors []DefinitionError `json:"definition_errors"`
+	// Drafting says whether a model is configured to draft definitions
+	// from a description (POST /api/v1/definitions/draft).
+	Drafting bool `json:"drafting"`
 }
 
 // ScoutVersion is one version of a scout's definition.

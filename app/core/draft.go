@@ -109,6 +109,19 @@ func (c *Core) draftBudgetSpent(ctx context.Context) error {
 		spent, triage.NextReset(now).Format("15:04"))
 }
 
+// CheckDefinition checks a definition (JSON or YAML) as an import would
+// and describes it like a draft: what a person edited in a draft, checked
+// again before saving.
+func (c *Core) CheckDefinition(ctx context.Context, raw []byte) Draft {
+	return c.checkDraft(ctx, "definition", raw)
+}
+
+// CanDraft says whether a model is configured to draft definitions.
+func (c *Core) CanDraft() bool {
+	_, ok := c.cfg.Model.(drafter)
+	return ok && c.cfg.ModelBudget != nil && c.cfg.ModelDailyTokens > 0
+}
+
 // checkDraft runs the import's checks on raw and describes it.
 func (c *Core) checkDraft(ctx context.Context, name string, raw []byte) Draft {
 	out := Draft{Definition: json.RawMessage(raw)}

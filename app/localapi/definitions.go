@@ -24,6 +24,7 @@ func (s *Server) definitionRoutes() {
 	m.HandleFunc("POST /api/v1/definitions/import", s.handleImportDefinitions)
 	m.HandleFunc("GET /api/v1/definitions/status", s.handleDefinitionsStatus)
 	m.HandleFunc("POST /api/v1/definitions/draft", s.handleDraftDefinition)
+	m.HandleFunc("POST /api/v1/definitions/check", s.handleCheckDefinition)
 	m.HandleFunc("GET /api/v1/definitions/templates", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, s.core.DefinitionTemplates(r.Context()))
 	})
@@ -81,7 +82,20 @@ func (s *Server) handleDefinitionsStatus(w http.ResponseWriter, r *http.Request)
 	if errs == nil {
 		errs = []definition.Error{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"dir": s.core.DefinitionsDir(), "managed_by": managed, "definition_errors": errs})
+	writeJSON(w, http.StatusOK, map[string]any{"dir": s.core.DefinitionsDir(), "managed_by": managed, "definition_errors": errs,
+		"drafting": s.core.CanDraft()})
+}
+
+// POST /api/v1/definitions/check: the body is one definition, JSON or
+// YAML; the answer checks and describes it as a draft is (valid, errors,
+// summary, risks). Nothing is saved.
+func (s *Server) handleCheckDefinition(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, definition.MaxSize+1))
+	if err != nil {
+		s.fail(w, r, scouts.Errorf(scouts.EInvalid, "read body: %v", err))
+		return
+	}
+	writeJSON(w, http.StatusOK, s.core.CheckDefinition(r.Context(), body))
 }
 
 // POST /api/v1/definitions/draft {"description": "..."}: the model drafts

@@ -77,3 +77,21 @@ func TestDraftWithoutAModel(t *testing.T) {
 		t.Fatalf("draft without a model: %d %s", code, body)
 	}
 }
+
+// A definition edited by hand is checked and described again, and the
+// status says drafting is off without a model.
+func TestCheckDefinition(t *testing.T) {
+	srv, _ := newServer(t)
+	code, body := as(t, srv, "window", "POST", "/api/v1/definitions/check",
+		`{"version": 1, "kind": "folder", "name": "Scans", "review": false, "source": {"path": "`+t.TempDir()+`"}}`)
+	if code != 200 || !strings.Contains(string(body), `"valid":true`) || !strings.Contains(string(body), `"auto_create"`) {
+		t.Fatalf("check: %d %s", code, body)
+	}
+	code, body = as(t, srv, "window", "POST", "/api/v1/definitions/check", "version: 1\nkind: ftp\nname: X\n")
+	if code != 200 || !strings.Contains(string(body), `"valid":false`) || !strings.Contains(string(body), `"line":2`) {
+		t.Fatalf("check of a broken definition: %d %s", code, body)
+	}
+	if code, body = as(t, srv, "", "GET", "/api/v1/definitions/status", ""); code != 200 || !strings.Contains(string(body), `"drafting":false`) {
+		t.Fatalf("status: %d %s", code, body)
+	}
+}
