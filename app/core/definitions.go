@@ -14,15 +14,6 @@ import (
 	"github.com/scouts-hq/scouts/scouts/rules"
 )
 
-// internalKeys are the fields of a kind's stored configuration that are
-// not part of its definition: set by the agent or the relay (a mailbox's
-// baseline, a push topic, a webhook's URL with its id), or moved to the
-// rules table. Export leaves them out; import keeps the stored ones.
-var internalKeys = map[scouts.Kind][]string{
-	scouts.KindGmail:   {"push_topic", "baseline", "rules"},
-	scouts.KindWebhook: {"hook_url"},
-}
-
 // DefinitionOf is a stored scout as a document.
 func (c *Core) DefinitionOf(ctx context.Context, s scouts.Scout) (definition.Document, error) {
 	d := definition.Document{Version: definition.FormatVersion, ID: s.ID, Kind: string(s.Kind), Name: s.Name,
@@ -33,7 +24,7 @@ func (c *Core) DefinitionOf(ctx context.Context, s scouts.Scout) (definition.Doc
 			return d, fmt.Errorf("core: definition of %s: %w", s.ID, err)
 		}
 	}
-	for _, k := range internalKeys[s.Kind] {
+	for _, k := range c.kinds[s.Kind].internalKeys {
 		delete(cfg, k)
 	}
 	if len(cfg) > 0 {
@@ -317,8 +308,8 @@ func (c *Core) ImportDefinitions(ctx context.Context, docs []definition.Document
 func (c *Core) createFromDefinition(ctx context.Context, d definition.Document, o ImportOptions, ch *DefinitionChange) error {
 	in := NewScout{ID: d.ID, Kind: scouts.Kind(d.Kind), Name: d.Name, Review: d.Review, Enabled: d.Enabled, Config: d.Source,
 		Schedule: scheduleOf(d), Budget: budgetOf(d), fromDefinition: true}
-	if in.Kind == scouts.KindWebhook {
-		in.Config = nil
+	if c.kinds[in.Kind].hookToken {
+		in.Config = nil // the relay's
 	}
 	created, err := c.CreateScout(ctx, in)
 	if err != nil {
@@ -332,8 +323,8 @@ func (c *Core) applyDefinition(ctx context.Context, s scouts.Scout, cur, d defin
 	p := ScoutPatch{Name: &d.Name, Enabled: &d.Enabled, Review: &d.Review, fromDefinition: true}
 	sched, budget := scheduleOf(d), budgetOf(d)
 	p.Schedule, p.Budget = &sched, &budget
-	if s.Kind != scouts.KindWebhook && !bytes.Equal(compactJSON(cur.Source), compactJSON(d.Source)) {
-		cfg, err := mergeConfig(s, d.Source)
+	if !c.kinds[s.Kind].hookToken && !bytes.Equal(compactJSON(cur.Source), compactJSON(d.Source)) {
+		cfg, err := c.mergeConfig(s, d.Source)
 		if err != nil {
 			return err
 		}
@@ -390,7 +381,7 @@ func (c *Core) replaceRules(ctx context.Context, scoutID string, docs []json.Raw
 
 // mergeConfig is a definition's source over the scout's stored
 // configuration's internal fields.
-func mergeConfig(s scouts.Scout, source json.RawMessage) (json.RawMessage, error) {
+func (c *Core) mergeConfig(s scouts.Scout, source json.RawMessage) (json.RawMessage, error) {
 	m := map[string]json.RawMessage{}
 	if len(source) > 0 {
 		if err := json.Unmarshal(source, &m); err != nil {
@@ -399,7 +390,7 @@ func mergeConfig(s scouts.Scout, source json.RawMessage) (json.RawMessage, error
 	}
 	var old map[string]json.RawMessage
 	if len(s.Config) > 0 && json.Unmarshal(s.Config, &old) == nil {
-		for _, k := range internalKeys[s.Kind] {
+		for _, k := range c.kinds[s.Kind].internalKeys {
 			if v, ok := old[k]; ok {
 				m[k] = v
 			}

@@ -170,28 +170,8 @@ type draftRule struct {
 func (c *Core) describe(ctx context.Context, d definition.Document) ([]string, []Risk) {
 	var sum []string
 	var risks []Risk
-	var src struct {
-		Path    string   `json:"path"`
-		Include []string `json:"include"`
-		Exclude []string `json:"exclude"`
-		Query   string   `json:"query"`
-	}
-	json.Unmarshal(d.Source, &src)
-	switch d.Kind {
-	case "folder":
-		sum = append(sum, fmt.Sprintf("Watches the folder %s.", cmpOr(src.Path, "(no path given)")))
-		if broad := broadFolder(src.Path); broad != "" {
-			risks = append(risks, Risk{"broad_folder", fmt.Sprintf("It watches %s (%s): every file there and below becomes an item.", src.Path, broad)})
-		}
-		for _, g := range src.Include {
-			if strings.Contains(g, "**") {
-				risks = append(risks, Risk{"broad_glob", fmt.Sprintf("The pattern %q reaches every subfolder.", g)})
-			}
-		}
-	case "gmail":
-		sum = append(sum, "Reads new mail in a connected Gmail account.")
-	case "webhook":
-		sum = append(sum, "Receives what other services post to its webhook address (through the relay).")
+	if describe := c.kinds[scouts.Kind(d.Kind)].describe; describe != nil {
+		sum, risks = describe(d.Source)
 	}
 	if d.Review {
 		sum = append(sum, "Everything it finds becomes a card you approve or reject.")

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/scouts-hq/scouts/connectors/directory"
 	"github.com/scouts-hq/scouts/scouts"
@@ -30,6 +31,26 @@ func (c *Core) openFolder(ctx context.Context, s scouts.Scout) (scouts.SourceCon
 		ScoutCreatedAt: s.CreatedAt,
 		Protected:      c.protectedDirs(),
 	})
+}
+
+// describeFolder is what a folder scout's definition says it will do,
+// and what in it may surprise the user.
+func describeFolder(source json.RawMessage) (sum []string, risks []Risk) {
+	var src struct {
+		Path    string   `json:"path"`
+		Include []string `json:"include"`
+	}
+	json.Unmarshal(source, &src)
+	sum = append(sum, fmt.Sprintf("Watches the folder %s.", cmpOr(src.Path, "(no path given)")))
+	if broad := broadFolder(src.Path); broad != "" {
+		risks = append(risks, Risk{"broad_folder", fmt.Sprintf("It watches %s (%s): every file there and below becomes an item.", src.Path, broad)})
+	}
+	for _, g := range src.Include {
+		if strings.Contains(g, "**") {
+			risks = append(risks, Risk{"broad_glob", fmt.Sprintf("The pattern %q reaches every subfolder.", g)})
+		}
+	}
+	return sum, risks
 }
 
 // checkFolder validates a folder scout: a folder no folder scout may read

@@ -60,6 +60,20 @@ type scoutKind struct {
 
 	// executors run the remote actions the kind's cards offer.
 	executors map[string]scouts.ActionExecutor
+
+	// describe says what a definition of the kind will do, and what in it
+	// may surprise the user (a draft's summary and risks).
+	describe func(source json.RawMessage) (summary []string, risks []Risk)
+	// internalKeys are the fields of the kind's stored configuration that
+	// are not part of its definition: set by the agent or the relay (a
+	// mailbox's baseline, a push topic, a webhook's URL with its id), or
+	// moved to the rules table. Export leaves them out; import keeps the
+	// stored ones.
+	internalKeys []string
+	// connectorRules: the kind's connector applies the scout's rules too
+	// (its triage pipeline, here or on the relay), so a change of rules
+	// restarts the scout and is sent to the relay.
+	connectorRules bool
 }
 
 // newKinds describes every kind of scout this desktop knows.
@@ -70,14 +84,18 @@ func (c *Core) newKinds() map[scouts.Kind]scoutKind {
 	}
 	return map[scouts.Kind]scoutKind{
 		scouts.KindFolder: {
-			check: c.checkFolder,
-			admit: c.checkFolderSize,
-			open:  c.openFolder,
+			check:    c.checkFolder,
+			describe: describeFolder,
+			admit:    c.checkFolderSize,
+			open:     c.openFolder,
 			executors: map[string]scouts.ActionExecutor{
 				actions.FileMove: effects.FileMove{Home: home},
 			},
 		},
 		scouts.KindWebhook: {
+			describe: func(json.RawMessage) ([]string, []Risk) {
+				return []string{"Receives what other services post to its webhook address (through the relay)."}, nil
+			},
 			check: func(_ context.Context, s *scouts.Scout) error {
 				if s.Name == "" {
 					s.Name = "Webhook"
@@ -88,12 +106,16 @@ func (c *Core) newKinds() map[scouts.Kind]scoutKind {
 			relayOp: func(_ context.Context, s scouts.Scout) (protocol.ScoutConfig, error) {
 				return protocol.ScoutConfig{ScoutID: s.ID, Kind: string(s.Kind), Name: s.Name, Enabled: s.Enabled}, nil
 			},
-			relayDone: c.webhookAddress,
-			fromRelay: webhookItem,
-			hookToken: true,
+			relayDone:    c.webhookAddress,
+			fromRelay:    webhookItem,
+			hookToken:    true,
+			internalKeys: []string{"hook_url"},
 		},
 		scouts.KindGmail: {
-			check:           c.gmail.Check,
+			check: c.gmail.Check,
+			describe: func(json.RawMessage) ([]string, []Risk) {
+				return []string{"Reads new mail in a connected Gmail account."}, nil
+			},
 			open:            c.gmail.Open,
 			onRelay:         gmaildesk.OnRelay,
 			relayOp:         c.gmail.RelayOp,
@@ -103,6 +125,8 @@ func (c *Core) newKinds() map[scouts.Kind]scoutKind {
 			itemIsSourceRef: true,
 			fromRelay:       gmaildesk.Item,
 			executors:       c.gmail.Executors(),
+			internalKeys:    []string{"push_topic", "baseline", "rules"},
+			connectorRules:  true,
 		},
 	}
 }

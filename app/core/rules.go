@@ -440,7 +440,7 @@ func (c *Core) MoveRule(ctx context.Context, scoutID, ruleID string, position in
 // once, so its history shows the change and the next suggestions name
 // that version. It returns the rule changed, if any.
 func (c *Core) afterRuleChange(ctx context.Context, s scouts.Scout, ruleID, note string) (RuleView, error) {
-	if s.Kind == scouts.KindGmail {
+	if c.kinds[s.Kind].connectorRules {
 		// The scout's definition changed: a newer version restarts its
 		// runner (its pipeline compiles the rules it can apply) and is
 		// what the relay is sent.
