@@ -5,6 +5,7 @@ import { Actions } from './state/actions';
 import { App } from './ui/App';
 import { ActionsContext } from './ui/hooks';
 import './styles.css';
+import './plans.css';
 
 const actions = new Actions(new Api(), pickStream());
 actions.start();

@@ -23,6 +23,7 @@ import type {
   SuggestionStatus,
 } from './types';
 import { API_BASE } from './types';
+import type { ActionDef, Plan, PlanAction, Policies, PutPolicies, Rule, RuleDoc, RuleList, RulePreview } from './plans';
 import type { RelayStatus } from './types';
 
 export type Fetch = (input: string, init?: RequestInit) => Promise<Response>;
@@ -94,6 +95,32 @@ export class Api {
   revive = (id: string) => this.request<Suggestion>('POST', `/suggestions/${enc(id)}/revive`, {});
   content = (id: string) => this.request<Content>('GET', `/suggestions/${enc(id)}/content`);
   audit = (traceId: string) => this.request<AuditEvent[]>('GET', `/audit?trace_id=${enc(traceId)}`);
+
+  // Plans, actions and policies (docs/actions.md).
+  actionCatalogue = () => this.request<ActionDef[]>('GET', '/actions');
+  /** What approving a card as `as` (default its proposed kind) would run,
+   * after what it already ran. */
+  plan = (id: string, as?: EntityKind) =>
+    this.request<Plan>('GET', `/suggestions/${enc(id)}/plan` + (as ? `?as=${as}` : ''));
+  failingActions = () => this.request<PlanAction[]>('GET', '/actions/failing');
+  retryAction = (id: string, n: number) => this.request<PlanAction>('POST', `/suggestions/${enc(id)}/actions/${n}/retry`, {});
+  dropAction = (id: string, n: number) => this.request<PlanAction>('POST', `/suggestions/${enc(id)}/actions/${n}/drop`, {});
+  policies = () => this.request<Policies>('GET', '/policies');
+  putPolicies = (p: PutPolicies) => this.request<Policies>('PUT', '/policies', p);
+
+  // A scout's rules (docs/rules.md).
+  rules = (scoutId: string) => this.request<RuleList>('GET', `/scouts/${enc(scoutId)}/rules`);
+  addRule = (scoutId: string, r: RuleDoc) => this.request<Rule>('POST', `/scouts/${enc(scoutId)}/rules`, r);
+  putRule = (scoutId: string, id: string, r: RuleDoc) =>
+    this.request<Rule>('PUT', `/scouts/${enc(scoutId)}/rules/${enc(id)}`, r);
+  enableRule = (scoutId: string, id: string, enabled: boolean) =>
+    this.request<Rule>('PATCH', `/scouts/${enc(scoutId)}/rules/${enc(id)}`, { enabled });
+  deleteRule = (scoutId: string, id: string) => this.request<void>('DELETE', `/scouts/${enc(scoutId)}/rules/${enc(id)}`);
+  reorderRules = (scoutId: string, ids: string[]) =>
+    this.request<RuleList>('POST', `/scouts/${enc(scoutId)}/rules/reorder`, { ids });
+  /** What a rule, saved or not, would have done to the scout's latest 50 items. */
+  previewRule = (scoutId: string, r: unknown) =>
+    this.request<RulePreview>('POST', `/scouts/${enc(scoutId)}/rules/preview`, r);
 
   entities = (kind: EntityKind) => this.request<Entity[]>('GET', `/${kind}s`);
   entity = (kind: EntityKind, id: string) => this.request<Entity>('GET', `/${kind}s/${enc(id)}`);

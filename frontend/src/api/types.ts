@@ -1,6 +1,9 @@
 // The local API's JSON types: a mirror of app/apitype/apitype.go. Times are
 // RFC 3339 strings in UTC. Keep field names and optionality in step with the
 // Go side; adding a field there is compatible, so unknown fields are fine.
+// Actions, plans, policies and rules are in plans.ts.
+
+import type { ApproveAction, Plan, PlanAction, PlanDefaults, PolicyChange } from './plans';
 
 export const API_BASE = '/api/v1';
 
@@ -39,6 +42,8 @@ export interface Status {
   relay?: RelayStatus;
   /** Scouts whose model budget is spent today: rules and learner only. */
   model_budget?: SpentBudget[];
+  /** Cards' actions that failed or wait to retry after a failure. */
+  failing_actions?: number;
 }
 
 /** When a scout runs by itself and how its runs overlap (docs/schedules.md). */
@@ -177,6 +182,8 @@ export interface Suggestion {
   /** Brought back to the inbox from this lane. */
   rescued?: '' | 'screened' | 'spam';
   assessment?: Assessment;
+  /** The card's plan; only from GET /api/v1/suggestions/{id}. */
+  plan?: Plan;
 }
 
 /** What the agent concluded about an item on arrival. */
@@ -200,6 +207,10 @@ export interface Assessment {
   project_id?: string;
   /** "learning — 12 of 30 decisions" when the item arrived. */
   learning?: string;
+  /** The scout's rule that decided the card, if one did. */
+  rule_id?: string;
+  /** The source's own title, when that rule replaced it. */
+  source_title?: string;
 }
 
 /** A scout's learner thresholds. */
@@ -239,6 +250,12 @@ export interface EntityFields {
 
 export interface Approve extends EntityFields {
   as: EntityKind;
+  /** The plan as the card showed it, each action ticked or not; absent:
+   * the proposed plan as proposed. */
+  actions?: ApproveAction[];
+  /** "Approve and always allow": the ticked actions that needed this
+   * approval are allowed for the scout from now on. */
+  always?: boolean;
 }
 
 export interface Entity {
@@ -318,6 +335,10 @@ export const STREAM_EVENTS = [
   'relay.state',
   'suggestion.revived',
   'secrets.changed',
+  'action.updated',
+  'policy.changed',
+  'plan_defaults.changed',
+  'scout.rules',
 ] as const;
 
 export type StreamEventType = (typeof STREAM_EVENTS)[number];
@@ -349,6 +370,12 @@ export interface StreamPayloads {
   'suggestion.revived': Suggestion;
   /** The names of the secrets in the OS keyring (never a value). */
   'secrets.changed': { names: string[] };
+  /** One of a card's recorded actions changed state. */
+  'action.updated': PlanAction;
+  'policy.changed': PolicyChange;
+  'plan_defaults.changed': PlanDefaults;
+  /** A scout's rules changed. */
+  'scout.rules': { scout_id: string };
 }
 
 export type StreamEvent = {

@@ -4,7 +4,17 @@
 
 import type { EntityKind, Lane } from '../api/types';
 
-export type View = 'inbox' | 'tasks' | 'notes' | 'events' | 'projects' | 'scouts' | 'status' | 'settings' | 'suggestion';
+export type View =
+  | 'inbox'
+  | 'tasks'
+  | 'notes'
+  | 'events'
+  | 'projects'
+  | 'scouts'
+  | 'status'
+  | 'settings'
+  | 'suggestion'
+  | 'rules';
 
 export interface Route {
   view: View;
@@ -12,13 +22,26 @@ export interface Route {
   id?: string;
 }
 
-const views = new Set<View>(['inbox', 'tasks', 'notes', 'events', 'projects', 'scouts', 'status', 'settings', 'suggestion']);
+const views = new Set<View>([
+  'inbox',
+  'tasks',
+  'notes',
+  'events',
+  'projects',
+  'scouts',
+  'status',
+  'settings',
+  'suggestion',
+  'rules',
+]);
 
 export function parseHash(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
   const view = (parts[0] ?? 'inbox') as View;
   if (!views.has(view)) return { view: 'inbox' };
   if (view === 'suggestion' && !parts[1]) return { view: 'inbox' };
+  // A scout's rules editor: #/rules/sc_…
+  if (view === 'rules' && !parts[1]) return { view: 'scouts' };
   return parts[1] ? { view, id: parts[1] } : { view };
 }
 
@@ -46,6 +69,9 @@ export function viewKind(v: View): EntityKind | undefined {
   }
   return undefined;
 }
+
+/** Settings → Policies: where "always allow" is undone. */
+export const POLICIES_HREF = '#/settings/policies';
 
 /** Expired suggestions are listed beside the lanes, at #/inbox/expired. */
 export const EXPIRED_HREF = '#/inbox/expired';

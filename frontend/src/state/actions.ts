@@ -28,12 +28,19 @@ import { href } from '../logic/router';
 import { withPatch } from '../logic/settings';
 import { Toaster } from '../logic/toasts';
 import { UNDO_TOAST_MS, UndoHistory, type Decision } from '../logic/undo';
-import { laneOf, remove, replaceAll, upsert, type AppState } from './model';
+import { laneOf, remove, replaceAll, upsert, withRun, type AppState } from './model';
+import type { ApproveAction, PlanAction, PutPolicies } from '../api/plans';
+import { actionLabel, alwaysToast, lcFirst, runKey } from '../logic/plan';
+import { POLICIES_HREF } from '../logic/router';
 import { Store } from './store';
 
-/** Approve (with edits; without, each card's proposed fields), reject, or
- * reject as spam. */
-export type Verdict = { as: EntityKind; fields?: EntityFields } | 'reject' | 'spam';
+/** Approve (with edits; without, each card's proposed fields; with the
+ * plan as the card showed it, else as proposed; with `always`, the actions
+ * to allow for the scout from now on), reject, or reject as spam. */
+export type Verdict =
+  | { as: EntityKind; fields?: EntityFields; plan?: ApproveAction[]; always?: readonly string[] }
+  | 'reject'
+  | 'spam';
 
 /** How many cards of each lane the UI holds at most: the inbox whole in
  * practice; the lanes below can be long (years of spam) and are counted by
@@ -145,6 +152,12 @@ export class Actions {
       st.update((s) => ({ ...s, problem: asApiError(e) }));
       return;
     }
+    // Failing actions show on their cards, in Status and in a banner; an
+    // agent that cannot list them still serves the inbox.
+    st.load(this.api.failingActions, (s, list) => ({
+      ...s,
+      failing: { loaded: true, items: Object.fromEntries(list.map((a) => [runKey(a), a])) },
+    })).catch(() => undefined);
     if (!st.state.home) {
       // Only to show paths as ~/…: no harm when it fails.
       this.api.folders().then(
@@ -248,7 +261,12 @@ export class Actions {
           const sg = v === 'spam' ? await this.api.markSpam(c.id) : await this.api.reject(c.id);
           st.update((s) => ({ ...s, suggestions: upsert(s.suggestions, sg) }));
         } else {
-          const ent = await this.api.approve(c.id, { as: v.as, ...(v.fields ?? proposedFields(c, v.as)) });
+          const ent = await this.api.approve(c.id, {
+            as: v.as,
+            ...(v.fields ?? proposedFields(c, v.as)),
+            ...(v.plan ? { actions: v.plan } : {}),
+            ...(v.always?.length ? { always: true } : {}),
+          });
           st.update((s) => ({
             ...s,
             suggestions: upsert(s.suggestions, {
@@ -285,6 +303,7 @@ export class Actions {
         label,
       );
       this.info(label, { label: 'Undo', run: () => void this.undo(d) }, UNDO_TOAST_MS, DECISION);
+      if (typeof v === 'object' && v.always?.length) this.alwaysAllowed(done, v.always);
     }
     return done.map((c) => c.id);
   }
@@ -380,6 +399,66 @@ export class Actions {
 
   clearFocus(): void {
     this.store.update((s) => (s.focus === undefined ? s : { ...s, focus: undefined }));
+  }
+
+  // ---- Plans, actions and policies ----------------------------------------
+
+  /** Says, where it cannot be missed, what "approve and always allow"
+   * changed and where it is undone. */
+  private alwaysAllowed(cards: Suggestion[], names: readonly string[]) {
+    const scouts = [...new Set(cards.map((c) => this.store.state.scouts.items[c.scout_id]?.name ?? 'this scout'))];
+    this.info(alwaysToast(names, scouts.join(', ')), { label: 'Policies', run: () => (location.hash = POLICIES_HREF) }, 15_000, 'policy');
+    if (this.store.state.policies) void this.loadPolicies().catch(() => undefined);
+  }
+
+  async loadPolicies(): Promise<void> {
+    await Promise.all([
+      this.store.load(this.api.policies, (s, policies) => ({ ...s, policies })),
+      this.store.state.catalogue ? undefined : this.loadCatalogue(),
+    ]);
+  }
+
+  async loadCatalogue(): Promise<void> {
+    await this.store.load(this.api.actionCatalogue, (s, catalogue) => ({ ...s, catalogue }));
+  }
+
+  /** Changes policies; resolves to the error, for the view to show where
+   * the change was made. */
+  async savePolicies(patch: PutPolicies, done?: string): Promise<ApiError | undefined> {
+    try {
+      const policies = await this.api.putPolicies(patch);
+      this.store.update((s) => ({ ...s, policies }));
+      if (done) this.info(done);
+      return undefined;
+    } catch (e) {
+      return asApiError(e);
+    }
+  }
+
+  /** Another attempt now for a failing action. */
+  async retryAction(a: PlanAction): Promise<void> {
+    if (!a.suggestion_id || !a.n) return;
+    try {
+      // The answer is not stored: the attempt it starts may already have
+      // succeeded, and its action.updated event said so, by the time it
+      // arrives. The stream's events say how the attempt went, in order.
+      await this.api.retryAction(a.suggestion_id, a.n);
+      this.info(`Trying again: ${lcFirst(actionLabel(a, this.store.state.home))}`);
+    } catch (err) {
+      this.fail('Could not retry the action.', err);
+    }
+  }
+
+  /** Gives up on a failing action: it never runs. */
+  async dropAction(a: PlanAction): Promise<void> {
+    if (!a.suggestion_id || !a.n) return;
+    try {
+      const next = await this.api.dropAction(a.suggestion_id, a.n);
+      this.store.update((s) => ({ ...s, failing: withRun(s.failing, { ...next, suggestion_id: a.suggestion_id }) }));
+      this.info(`Dropped: ${lcFirst(actionLabel(a, this.store.state.home))} will not run`);
+    } catch (err) {
+      this.fail('Could not drop the action.', err);
+    }
   }
 
   // ---- Entities -----------------------------------------------------------

@@ -7,6 +7,9 @@ import type { StreamState } from '../api/stream';
 import type { Entity, EntityKind, Lane, Learning, Scout, Settings, Status, StreamEvent, Suggestion } from '../api/types';
 import { LANES } from '../api/types';
 import type { Toast } from '../logic/toasts';
+import type { ActionDef, PlanAction, Policies } from '../api/plans';
+import { applyChange } from '../logic/policies';
+import { runKey } from '../logic/plan';
 
 export interface Collection<T> {
   /** False until the first list arrived: views say "Loading…", not "empty". */
@@ -41,6 +44,18 @@ export interface AppState {
   focus?: string;
   /** The names of the secrets in the OS keyring, once Settings asked. */
   secretNames?: readonly string[];
+  /** Cards' actions that failed or wait to retry, by suggestion id and n
+   * (runKey); followed live through action.updated. */
+  failing: { loaded: boolean; items: Readonly<Record<string, PlanAction>> };
+  /** The action catalogue and the policies, once a view asked for them. */
+  catalogue?: readonly ActionDef[];
+  policies?: Policies;
+  /** Bumped when a scout's rules change (scout.rules): an open rules
+   * editor lists them again. */
+  rulesSeq: Readonly<Record<string, number>>;
+  /** Bumped when one of a card's recorded actions changes (action.updated),
+   * by suggestion id: a shown plan is read again. */
+  planSeq: Readonly<Record<string, number>>;
 }
 
 const empty = <T>(): Collection<T> => ({ loaded: false, items: {} });
@@ -56,7 +71,28 @@ export function initialState(): AppState {
     learning: {},
     toasts: [],
     announce: { text: '', n: 0 },
+    failing: { loaded: false, items: {} },
+    rulesSeq: {},
+    planSeq: {},
   };
+}
+
+/** The failing list after an action changed: in it while failing, out
+ * once it is done, dropped or retried successfully. */
+export function withRun(f: AppState['failing'], a: PlanAction): AppState['failing'] {
+  const k = runKey(a);
+  if (a.failing) return { ...f, items: { ...f.items, [k]: a } };
+  if (!(k in f.items)) return f;
+  const items = { ...f.items };
+  delete items[k];
+  return { ...f, items };
+}
+
+/** Failing actions, the most recently changed first. */
+export function failingList(s: AppState, suggestionId?: string): PlanAction[] {
+  return Object.values(s.failing.items)
+    .filter((a) => suggestionId === undefined || a.suggestion_id === suggestionId)
+    .sort((a, b) => ((a.updated_at ?? '') < (b.updated_at ?? '') ? 1 : -1));
 }
 
 export function upsert<T extends { id: string }>(c: Collection<T>, v: T): Collection<T> {
@@ -119,6 +155,18 @@ export function applyEvent(s: AppState, ev: StreamEvent): AppState {
       return s.status ? { ...s, status: { ...s.status, paused: ev.data.paused } } : s;
     case 'relay.state':
       return s.status ? { ...s, status: { ...s.status, relay: ev.data } } : s;
+    case 'action.updated': {
+      const id = ev.data.suggestion_id ?? '';
+      return { ...s, failing: withRun(s.failing, ev.data), planSeq: { ...s.planSeq, [id]: (s.planSeq[id] ?? 0) + 1 } };
+    }
+    case 'policy.changed':
+      return s.policies ? { ...s, policies: applyChange(s.policies, ev.data) } : s;
+    case 'plan_defaults.changed':
+      return s.policies ? { ...s, policies: { ...s.policies, defaults: ev.data } } : s;
+    case 'scout.rules': {
+      const id = ev.data.scout_id;
+      return { ...s, rulesSeq: { ...s.rulesSeq, [id]: (s.rulesSeq[id] ?? 0) + 1 } };
+    }
     case 'reset':
     case 'scout.run':
       // Handled by the store: they call for fetching, not for a change.

@@ -7,6 +7,7 @@ import { EntityView } from './EntityView';
 import { ExpiredView } from './ExpiredView';
 import { Inbox } from './Inbox';
 import { Nav } from './Nav';
+import { RulesView } from './RulesView';
 import { ScoutsView } from './ScoutsView';
 import { SettingsView } from './SettingsView';
 import { ShortcutsDialog } from './ShortcutsDialog';
@@ -81,6 +82,7 @@ export function App() {
   else if (route.view === 'status') view = <StatusView s={s} />;
   else if (route.view === 'settings') view = <SettingsView s={s} />;
   else if (route.view === 'suggestion' && route.id) view = <SuggestionView s={s} id={route.id} />;
+  else if (route.view === 'rules' && route.id) view = <RulesView s={s} scoutId={route.id} />;
   else if (isExpiredRoute(route)) view = <ExpiredView s={s} counts={counts} keys={viewKeys} />;
   else view = <Inbox s={s} lane={routeLane(route)} counts={counts} keys={viewKeys} />;
 
@@ -96,7 +98,13 @@ export function App() {
       >
         Skip to content
       </a>
-      <Nav view={route.view} pending={pending} conn={s.conn} paused={s.status?.paused} problem={s.problem?.code} />
+      <Nav
+        view={route.view === 'rules' ? 'scouts' : route.view}
+        pending={pending}
+        conn={s.conn}
+        paused={s.status?.paused}
+        problem={s.problem?.code}
+      />
       <div class="main-col">
         <Banners s={s} />
         <main id="main">{view}</main>

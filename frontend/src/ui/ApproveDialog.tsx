@@ -2,10 +2,12 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ENTITY_KINDS, type EntityKind, type Suggestion } from '../api/types';
 import { changedFields, emptyForm, formProblem, proposedFields, proposedForm, type FormFields } from '../logic/fields';
 import { KIND_LABEL, tildePath } from '../logic/format';
+import { alwaysAllows, approveActions, initialTicks, type Ticks } from '../logic/plan';
 import { entityList, type AppState } from '../state/model';
 import { Dialog } from './Dialog';
 import { Fields } from './Fields';
-import { useActions, useLoad } from './hooks';
+import { useActions, useLoad, useNow } from './hooks';
+import { PlanList } from './PlanList';
 
 interface Props {
   s: AppState;
@@ -23,6 +25,17 @@ export function ApproveDialog({ s, sg, initialAs, onClose, onDone }: Props) {
   const content = useLoad(() => actions.api.content(sg.id), [sg.id]);
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState('');
+  const now = useNow();
+  // The plan for the kind chosen: what approving runs, each action with
+  // its mode. Ticks carry over when the kind changes.
+  const plan = useLoad(() => actions.api.plan(sg.id, as), [sg.id, as]);
+  const [ticks, setTicks] = useState<Ticks>({});
+  useEffect(() => {
+    if (plan.state === 'ok') setTicks((t) => initialTicks(plan.value.actions, t));
+  }, [plan]);
+  const planActions = plan.state === 'ok' ? plan.value.actions : [];
+  const allows = alwaysAllows(planActions, ticks);
+  const scoutName = s.scouts.items[sg.scout_id]?.name;
 
   // What the agent would use without edits: the card's title and the
   // item's text. Only fields changed from this base are sent.
@@ -53,7 +66,7 @@ export function ApproveDialog({ s, sg, initialAs, onClose, onDone }: Props) {
     bodyNote = `The item’s text could not be read (${content.error.message}) The ${as} gets it when it can be read, else the excerpt.`;
   else if (binary) bodyNote = 'This item is not text: the ' + as + ' links to it by its title.';
 
-  const submit = async (e: Event) => {
+  const submit = async (e: Event, always = false) => {
     e.preventDefault();
     const p = formProblem(as, form);
     if (p) {
@@ -63,7 +76,10 @@ export function ApproveDialog({ s, sg, initialAs, onClose, onDone }: Props) {
     setBusy(true);
     const fields = changedFields(as, form, base);
     if (!touchedBody) delete fields.body;
-    const done = await actions.decide([sg.id], { as, fields });
+    // Without a plan (still loading, or it could not be read) the agent
+    // runs the plan as proposed, which is what the card would have shown.
+    const chosen = plan.state === 'ok' ? approveActions(plan.value.actions, ticks) : undefined;
+    const done = await actions.decide([sg.id], { as, fields, plan: chosen, always: always ? allows : undefined });
     setBusy(false);
     if (done.length) onDone();
   };
@@ -102,6 +118,26 @@ export function ApproveDialog({ s, sg, initialAs, onClose, onDone }: Props) {
         {content.state === 'ok' && content.value.truncated && !binary && (
           <p class="muted small">The text is long: this shows its first megabyte.</p>
         )}
+        <section class="plan-section" aria-labelledby="plan-h">
+          <h3 id="plan-h">When you approve</h3>
+          {plan.state === 'loading' && <p class="muted small">Asking the agent what approving runs…</p>}
+          {plan.state === 'error' && (
+            <p class="warning-text small" role="status">
+              Could not read the plan ({plan.error.full}) Approving runs it as the scout proposed.
+            </p>
+          )}
+          {plan.state === 'ok' && (
+            <PlanList
+              actions={plan.value.actions}
+              ticks={ticks}
+              onTick={(k, on) => setTicks((t) => ({ ...t, [k]: on }))}
+              scoutName={scoutName}
+              home={s.home}
+              now={now}
+              disabled={busy}
+            />
+          )}
+        </section>
         {problem && (
           <p class="error-text" role="alert">
             {problem}
@@ -109,13 +145,26 @@ export function ApproveDialog({ s, sg, initialAs, onClose, onDone }: Props) {
         )}
         <div class="actions">
           <button type="submit" class="primary" disabled={busy}>
-            {busy ? 'Approving…' : `Approve as ${as}`}
+            {busy ? 'Approving…' : `Approve once as ${as}`}
+          </button>
+          <button
+            type="button"
+            disabled={busy || allows.length === 0}
+            aria-describedby="always-help"
+            onClick={(e) => void submit(e, true)}
+          >
+            Approve and always allow
           </button>
           <button type="button" onClick={onClose}>
             Cancel
           </button>
-          <span class="muted small">Ctrl+Enter approves · Esc cancels</span>
+          <span class="muted small">Ctrl+Enter approves once · Esc cancels</span>
         </div>
+        <p id="always-help" class="muted small">
+          {allows.length > 0
+            ? `“Always allow” lets ${scoutName ?? 'this scout'} run ${allows.join(', ')} without asking from now on (undo in Settings → Policies).`
+            : 'Nothing here needs your approval: every ticked action is already allowed.'}
+        </p>
       </form>
     </Dialog>
   );

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { relayNotice } from '../logic/relay';
 import { href } from '../logic/router';
-import type { AppState } from '../state/model';
+import { failingList, type AppState } from '../state/model';
+import { actionLabel, lcFirst } from '../logic/plan';
 import { useActions, useNow } from './hooks';
 
 /** How long the stream may be down before we say so: EventSource often
@@ -24,6 +25,7 @@ export function Banners({ s }: { s: AppState }) {
   const p = s.problem;
   const now = useNow(1000);
   const relay = p ? undefined : relayNotice(s.status?.relay, now);
+  const failing = failingList(s);
   return (
     <div class="banners">
       {p && (
@@ -54,6 +56,19 @@ export function Banners({ s }: { s: AppState }) {
               Try now
             </button>
           )}
+        </div>
+      )}
+      {failing.length > 0 && (
+        <div class="banner warn" role="status">
+          <div>
+            <strong>
+              {failing.length === 1
+                ? `An action is failing: ${lcFirst(actionLabel(failing[0]!, s.home))}.`
+                : `${failing.length} actions are failing.`}
+            </strong>{' '}
+            Nothing is lost: retry or drop {failing.length === 1 ? 'it' : 'them'}.{' '}
+            <a href={href({ view: 'status' })}>See them in Status</a>
+          </div>
         </div>
       )}
       {s.status?.paused && (

@@ -3,6 +3,8 @@ import { ENTITY_KINDS, type EntityKind, type Lane, type Scout, type Suggestion }
 import { proposedWhen } from '../logic/fields';
 import { age, fullTime, KIND_LABEL, tildePath, tildeText } from '../logic/format';
 import { evidence, LANE_LABEL, laneReason } from '../logic/lanes';
+import type { PlanAction } from '../api/plans';
+import { FailingDetail } from './PlanList';
 import { WhyTrail } from './WhyTrail';
 
 export type CardCommand =
@@ -20,6 +22,9 @@ interface Props {
   current: boolean;
   selected: boolean;
   whyOpen: boolean;
+  /** The card's actions that failed or wait to retry (a rule's, run on
+   * arrival): shown with their error, to retry or drop. */
+  failing?: readonly PlanAction[];
   onCommand: (id: string, c: CardCommand) => void;
   onSelect: (id: string) => void;
   onFocus: (id: string) => void;
@@ -105,6 +110,9 @@ export const Card = memo(function Card(p: Props) {
           {because.join(' · ')}
         </p>
       )}
+      {p.failing?.map((a) => (
+        <FailingDetail key={a.n} a={a} now={p.now} home={p.home} title />
+      ))}
       {p.whyOpen && <WhyTrail sg={sg} home={p.home} />}
       <div class="card-actions" role="group" aria-label="Decide">
         {below && (

@@ -5,7 +5,8 @@ import type { Command } from '../logic/keys';
 import { plural } from '../logic/format';
 import { LANE_INTRO, LANE_KEY, LANE_LABEL, learningSummary } from '../logic/lanes';
 import { EXPIRED_HREF, laneHref } from '../logic/router';
-import { laneCards, scoutList, type AppState } from '../state/model';
+import { failingList, laneCards, scoutList, type AppState } from '../state/model';
+import type { PlanAction } from '../api/plans';
 import { ApproveDialog } from './ApproveDialog';
 import { BulkBar } from './BulkBar';
 import { Card, type CardCommand } from './Card';
@@ -27,6 +28,11 @@ export function Inbox({ s, lane, counts, keys }: Props) {
   const now = useNow();
   const cards = useMemo(() => laneCards(s, lane), [s.suggestions, s.deciding, lane]);
   const ids = useMemo(() => cards.map((c) => c.id), [cards]);
+  const failing = useMemo(() => {
+    const by: Record<string, PlanAction[]> = {};
+    for (const a of failingList(s)) (by[a.suggestion_id ?? ''] ??= []).push(a);
+    return by;
+  }, [s.failing]);
   const [cur, dispatch] = useReducer(cursorReducer, emptyCursor);
   const [why, setWhy] = useState<ReadonlySet<string>>(new Set());
   const [editing, setEditing] = useState<{ id: string; as: EntityKind } | null>(null);
@@ -262,6 +268,7 @@ export function Inbox({ s, lane, counts, keys }: Props) {
                 current={sg.id === cur.current}
                 selected={cur.selected.has(sg.id)}
                 whyOpen={why.has(sg.id)}
+                failing={failing[sg.id]}
                 onCommand={onCommand}
                 onSelect={onSelect}
                 onFocus={onFocus}

@@ -3,6 +3,7 @@ import type { Learning, Scout } from '../api/types';
 import { age, fullTime, plural, tildePath } from '../logic/format';
 import { useActions } from './hooks';
 import { needsReconnect } from '../logic/gmail';
+import { href } from '../logic/router';
 import { LearningSection } from './LearningSection';
 import { RunSettingsLine } from './RunSettingsLine';
 
@@ -116,6 +117,9 @@ export function ScoutCard({ sc, home, now, learning }: { sc: Scout; home?: strin
           </label>
         </fieldset>
         <span class="spacer" />
+        <a class="button" href={href({ view: 'rules', id: sc.id })} aria-label={`Rules of ${sc.name}`}>
+          Rules
+        </a>
         <button type="button" disabled={!sc.running} onClick={() => void actions.runScout(sc)}>
           Run now
         </button>

@@ -3,6 +3,7 @@ import type { Settings } from '../api/types';
 import { explain, shown, type Field } from '../logic/settings';
 import type { AppState } from '../state/model';
 import { useActions } from './hooks';
+import { PoliciesSettings } from './PoliciesSettings';
 import { QuietHoursSetting } from './QuietHoursSetting';
 import { RelaySettings } from './RelaySettings';
 import { SaveState, type Save } from './SaveState';
@@ -88,6 +89,7 @@ export function SettingsView({ s }: { s: AppState }) {
           </section>
           {s.status && <RelaySettings relay={s.status.relay} />}
           <SecretsSettings s={s} />
+          <PoliciesSettings s={s} />
         </>
       )}
     </section>

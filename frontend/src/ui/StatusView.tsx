@@ -3,6 +3,7 @@ import type { AppState } from '../state/model';
 import { age, fullTime, plural } from '../logic/format';
 import { relayStateLabel } from '../logic/relay';
 import { EXPIRED_HREF } from '../logic/router';
+import { FailingActions } from './FailingActions';
 import { useActions, useNow } from './hooks';
 
 const CONN: Record<AppState['conn'], string> = {
@@ -68,6 +69,7 @@ export function StatusView({ s }: { s: AppState }) {
               </p>
             )}
           </div>
+          <FailingActions s={s} now={now} />
           <div class="panel">
             <h2>Agent</h2>
             <dl class="facts">

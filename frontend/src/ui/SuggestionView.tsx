@@ -5,6 +5,7 @@ import { href, KIND_VIEW, laneHref } from '../logic/router';
 import type { AppState } from '../state/model';
 import { ContentDialog } from './ContentDialog';
 import { useActions, useLoad, useNow } from './hooks';
+import { PlanList } from './PlanList';
 import { WhyTrail } from './WhyTrail';
 
 const STATUS: Record<string, string> = {
@@ -20,7 +21,8 @@ export function SuggestionView({ s, id }: { s: AppState; id: string }) {
   const actions = useActions();
   const now = useNow();
   const known = s.suggestions.items[id];
-  const fetched = useLoad(() => actions.api.suggestion(id), [id, known?.status]);
+  // Read again when it is decided or one of its actions changes.
+  const fetched = useLoad(() => actions.api.suggestion(id), [id, known?.status, s.planSeq[id]]);
   const [open, setOpen] = useState(false);
   const sg = fetched.state === 'ok' ? fetched.value : known;
 
@@ -101,6 +103,18 @@ export function SuggestionView({ s, id }: { s: AppState; id: string }) {
             Open the full item
           </button>
         </div>
+        {sg.plan && sg.plan.actions.length > 0 && (
+          <section class="plan-section" aria-labelledby="sg-plan-h">
+            <h2 id="sg-plan-h">{sg.status === 'pending' ? 'Approving it runs' : 'Actions'}</h2>
+            {sg.plan.failing > 0 && (
+              <p class="error-text small" role="status">
+                {sg.plan.failing === 1 ? 'An action is failing' : `${sg.plan.failing} actions are failing`}: retry or
+                drop it below.
+              </p>
+            )}
+            <PlanList actions={sg.plan.actions} scoutName={scout?.name} home={s.home} now={now} />
+          </section>
+        )}
         <WhyTrail sg={sg} home={s.home} />
       </div>
       {open && <ContentDialog sg={sg} home={s.home} onClose={() => setOpen(false)} />}
