@@ -6,6 +6,7 @@ import { needsReconnect } from '../logic/gmail';
 import { href } from '../logic/router';
 import { LearningSection } from './LearningSection';
 import { RunSettingsLine } from './RunSettingsLine';
+import { ScoutHistoryButton } from './ScoutHistory';
 
 const KIND_NAME: Record<string, string> = { folder: 'Folder', webhook: 'Webhook', gmail: 'Gmail' };
 
@@ -17,7 +18,20 @@ const STATE_LABEL: Record<string, string> = {
 };
 
 /** One scout: is it working, what does it watch, how does it decide. */
-export function ScoutCard({ sc, home, now, learning }: { sc: Scout; home?: string; now: number; learning?: Learning }) {
+export function ScoutCard({
+  sc,
+  home,
+  now,
+  learning,
+  managedBy,
+}: {
+  sc: Scout;
+  home?: string;
+  now: number;
+  learning?: Learning;
+  /** "file:NAME" when a definitions file manages the scout. */
+  managedBy?: string;
+}) {
   const actions = useActions();
   const [confirming, setConfirming] = useState(false);
   const h = sc.health;
@@ -59,6 +73,11 @@ export function ScoutCard({ sc, home, now, learning }: { sc: Scout; home?: strin
         {plural(h.total_new, 'item')} found so far
       </p>
       <RunSettingsLine sc={sc} now={now} />
+      {managedBy && (
+        <p class="muted small">
+          Managed by the definitions file <code>{managedBy.replace(/^file:/, '')}</code>: edit the file to change it.
+        </p>
+      )}
       {h.model_budget?.message && (
         <p class={'small' + (h.model_budget.spent ? ' warning-text' : ' muted')} role="status">
           {h.model_budget.message[0]!.toUpperCase() + h.model_budget.message.slice(1)}.
@@ -123,6 +142,7 @@ export function ScoutCard({ sc, home, now, learning }: { sc: Scout; home?: strin
         <button type="button" disabled={!sc.running} onClick={() => void actions.runScout(sc)}>
           Run now
         </button>
+        <ScoutHistoryButton sc={sc} managedBy={managedBy} />
         {confirming ? (
           <>
             <span class="small">Delete? Its waiting cards go too; approved items stay.</span>

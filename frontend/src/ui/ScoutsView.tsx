@@ -3,14 +3,21 @@ import { scoutList, type AppState } from '../state/model';
 import { AddFolderScout } from './AddFolderScout';
 import { AddGmailScout } from './AddGmailScout';
 import { ScoutCard } from './ScoutCard';
-import { useNow } from './hooks';
+import { DescribeScout } from './DescribeScout';
+import { definitionsApi } from '../api/definitions';
+import { useActions, useLoad, useNow } from './hooks';
 
 export function ScoutsView({ s, add }: { s: AppState; add?: boolean }) {
   const now = useNow();
   const scouts = scoutList(s);
   const [adding, setAdding] = useState(!!add);
   const [addingGmail, setAddingGmail] = useState(false);
+  const [describing, setDescribing] = useState(false);
   useEffect(() => setAdding(!!add), [add]);
+  const api = useActions().api;
+  // Read again when scouts come and go: a definitions file may have made one.
+  const defs = useLoad(() => definitionsApi(api).status(), [scouts.map((x) => x.id).join()]);
+  const status = defs.state === 'ok' ? defs.value : undefined;
   return (
     <section class="view" aria-labelledby="scouts-h">
       <header class="view-head">
@@ -37,6 +44,29 @@ export function ScoutsView({ s, add }: { s: AppState; add?: boolean }) {
           <button type="button" onClick={() => setAddingGmail(true)}>
             Add a Gmail scout
           </button>
+          <button type="button" onClick={() => setDescribing(true)}>
+            Describe a scout
+          </button>
+        </div>
+      )}
+      {describing && <DescribeScout drafting={!!status?.drafting} onClose={() => setDescribing(false)} />}
+      {status && status.definition_errors.length > 0 && (
+        <div class="panel definition-errors" role="alert">
+          <p>
+            {status.definition_errors.length === 1 ? 'A definitions file is' : 'Definitions files are'} broken and
+            change nothing until fixed:
+          </p>
+          <ul>
+            {status.definition_errors.map((e, i) => (
+              <li key={i}>
+                <code>
+                  {e.file}
+                  {e.line ? `:${e.line}` : ''}
+                </code>{' '}
+                {e.reason}
+              </li>
+            ))}
+          </ul>
         </div>
       )}
       {!s.scouts.loaded && <p class="muted">Loading scouts…</p>}
@@ -47,7 +77,14 @@ export function ScoutsView({ s, add }: { s: AppState; add?: boolean }) {
       )}
       <div class="scouts">
         {scouts.map((sc) => (
-          <ScoutCard key={sc.id} sc={sc} home={s.home} now={now} learning={s.learning[sc.id]} />
+          <ScoutCard
+            key={sc.id}
+            sc={sc}
+            home={s.home}
+            now={now}
+            learning={s.learning[sc.id]}
+            managedBy={status?.managed_by[sc.id]}
+          />
         ))}
       </div>
     </section>

@@ -1,0 +1,125 @@
+// A scout's definition history in a browser against a real agent: who
+// changed it and what, the diff between two versions, rollback with a
+// confirmation; a scout its definitions file manages says so, and its
+// rollback is refused by the agent (409) with the reason shown; a broken
+// definitions file is listed on the Scouts view with its line.
+
+import { expect, test, type Page } from '@playwright/test';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ARTIFACTS, startAgent } from './agent';
+
+interface Version {
+  version: number;
+  actor: string;
+  note?: string;
+}
+
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: join(ARTIFACTS, 'screenshots', `${name}.png`), fullPage: true });
+
+test('history, diff and rollback of a scout; a file-managed scout refuses rollback', async ({ page }) => {
+  const agent = await startAgent();
+  try {
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    mkdirSync(join(agent.home, 'Docs'));
+    const sc = await agent.api<{ id: string }>('/scouts', {
+      method: 'POST',
+      body: JSON.stringify({ kind: 'folder', path: join(agent.home, 'Docs'), name: 'Docs' }),
+      headers: { 'Content-Type': 'application/json' },
+    });
+    await page.goto(agent.link);
+    await page.goto(agent.origin + '/#/scouts');
+    const card = page.getByRole('article', { name: 'Docs' });
+    await expect(card).toBeVisible();
+
+    // A change in the window, then one by a script through the API.
+    // The PATCH answers once its version is recorded. (Reading the
+    // history meanwhile would record the change itself, as the agent's.)
+    const patched = page.waitForResponse((r) => r.request().method() === 'PATCH' && r.url().endsWith(`/scouts/${sc.id}`));
+    await card.getByText('Auto-create').click();
+    expect((await patched).status()).toBe(200);
+    await agent.api(`/scouts/${sc.id}/rules`, {
+      method: 'POST',
+      body: JSON.stringify({ id: 'pdf', when: { ext: { equals: 'pdf' } }, then: { verdict: 'screen' } }),
+      headers: { 'Content-Type': 'application/json' },
+    });
+
+    await card.getByRole('button', { name: 'History of Docs' }).click();
+    const dialog = page.getByRole('dialog', { name: 'History of Docs' });
+    const v = (n: number) => dialog.getByRole('listitem', { name: `Version ${n}`, exact: true });
+    await expect(v(3)).toContainText('Rule “pdf” added');
+    await expect(v(3)).toContainText('by the API');
+    await expect(v(3)).toContainText('current');
+    await expect(v(2)).toContainText('by the window (in a browser)');
+    await expect(v(1)).toContainText('Created');
+
+    // What the window changed: review on → off.
+    await v(2).getByRole('button', { name: 'Changes from version 1' }).click();
+    const diff = v(2).getByLabel('Changes from version 1 to 2');
+    await expect(diff).toContainText('review');
+    await expect(diff).toContainText('true → false');
+    await expect(v(3).getByRole('button', { name: 'Changes from version 2' })).toBeVisible();
+    await shot(page, 'definitions-history');
+
+    // Rollback asks first; Keep changes nothing.
+    await v(1).getByRole('button', { name: 'Roll back to this version' }).click();
+    await expect(v(1)).toContainText('Roll back to version 1?');
+    await v(1).getByRole('button', { name: 'Keep' }).click();
+    expect((await agent.api<Version[]>(`/scouts/${sc.id}/versions`)).length).toBe(3);
+    await v(1).getByRole('button', { name: 'Roll back to this version' }).click();
+    await v(1).getByRole('button', { name: 'Roll back', exact: true }).click();
+    await expect(v(4)).toContainText('Rolled back to version 1');
+    await expect(v(4)).toContainText('by the window (in a browser)');
+    await expect(page.locator('.toast').filter({ hasText: 'Docs is back to version 1, as version 4' })).toBeVisible();
+    const back = await agent.api<{ review: boolean }>(`/scouts/${sc.id}`);
+    expect(back.review).toBe(true);
+    expect((await agent.api<{ rules: unknown[] }>(`/scouts/${sc.id}/rules`)).rules).toEqual([]);
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await expect(card.getByRole('radio', { name: 'Review' })).toBeChecked();
+
+    // A scout its definitions file manages.
+    const defs = join(agent.config, 'scouts', 'scouts.d');
+    mkdirSync(defs, { recursive: true });
+    mkdirSync(join(agent.home, 'Scans'));
+    const def = (name: string) =>
+      JSON.stringify({ version: 1, kind: 'folder', name, source: { path: join(agent.home, 'Scans') } });
+    writeFileSync(join(defs, 'scans.json'), def('Scans'));
+    const scans = page.getByRole('article', { name: 'Scans' });
+    await expect(scans).toContainText('Managed by the definitions file scans.json');
+    const scansId = await expect
+      .poll(async () => (await agent.api<{ id: string; name: string }[]>('/scouts')).find((s) => s.name === 'Scans')?.id)
+      .toBeTruthy()
+      .then(async () => (await agent.api<{ id: string; name: string }[]>('/scouts')).find((s) => s.name === 'Scans')!.id);
+    writeFileSync(join(defs, 'scans.json'), def('Scans 2'));
+    const scans2 = page.getByRole('article', { name: 'Scans 2' });
+    await expect(scans2).toBeVisible();
+    await expect.poll(async () => (await agent.api<Version[]>(`/scouts/${scansId}/versions`)).length).toBe(2);
+    await scans2.getByRole('button', { name: 'History of Scans 2' }).click();
+    const fd = page.getByRole('dialog', { name: 'History of Scans 2' });
+    await expect(fd).toContainText('Managed by the file scans.json');
+    await expect(fd.getByRole('listitem', { name: 'Version 2', exact: true })).toContainText('by the file scans.json');
+    const fv1 = fd.getByRole('listitem', { name: 'Version 1', exact: true });
+    await fv1.getByRole('button', { name: 'Roll back to this version' }).click();
+    await fv1.getByRole('button', { name: 'Roll back', exact: true }).click();
+    await expect(fd.getByRole('alert')).toContainText('Not rolled back. Managed by scans.json');
+    await shot(page, 'definitions-managed-rollback');
+    expect((await agent.api<Version[]>(`/scouts/${scansId}/versions`)).length).toBe(2);
+    expect((await agent.api<{ name: string }>(`/scouts/${scansId}`)).name).toBe('Scans 2');
+    await fd.getByRole('button', { name: 'Close' }).click();
+
+    // A broken definitions file: listed with its line, nothing changes.
+    writeFileSync(join(defs, 'broken.yaml'), 'version: 1\nkind: folder\nname: [oops\n');
+    await expect
+      .poll(async () => (await agent.api<{ definition_errors: unknown[] }>('/definitions/status')).definition_errors.length)
+      .toBe(1);
+    // The view reads the folder's status when it opens (and when scouts
+    // come and go).
+    await page.reload();
+    await expect(page.locator('.definition-errors')).toContainText('broken.yaml:3');
+    expect(errors).toEqual([]);
+  } finally {
+    await agent.stop();
+  }
+});
