@@ -131,6 +131,9 @@ func (d *DB) commitLoop() {
 		d.c.batches.Add(1)
 		d.c.requests.Add(int64(len(batch)))
 		clear(batch)
+		// The callers have their answers: a new batch shape is prepared
+		// now, off their path, while the next requests gather.
+		d.prepareWanted(context.Background())
 	}
 }
 
@@ -332,8 +335,8 @@ func (d *DB) existingKeys(ctx context.Context, tx *sql.Tx, reqs []*writeReq) (ma
 	if len(args) == 0 {
 		return out, nil
 	}
-	rows, err := tx.QueryContext(ctx, d.q(`SELECT scout_id, key_hash, queue_id, created_at FROM hook_requests
-		WHERE (scout_id, key_hash) IN (VALUES `+valuesList(len(args)/2, 2)+`)`), args...)
+	rows, err := d.txQuery(ctx, tx, `SELECT scout_id, key_hash, queue_id, created_at FROM hook_requests
+		WHERE (scout_id, key_hash) IN (VALUES `+valuesList(len(args)/2, 2)+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read idempotency keys: %w", err)
 	}
@@ -367,8 +370,8 @@ func (d *DB) existingRefs(ctx context.Context, tx *sql.Tx, reqs []*writeReq) (ma
 	if len(args) == 0 {
 		return out, nil
 	}
-	rows, err := tx.QueryContext(ctx, d.q(`SELECT scout_id, source_msg_ref, id FROM triage_queue
-		WHERE (scout_id, source_msg_ref) IN (VALUES `+valuesList(len(args)/2, 2)+`)`), args...)
+	rows, err := d.txQuery(ctx, tx, `SELECT scout_id, source_msg_ref, id FROM triage_queue
+		WHERE (scout_id, source_msg_ref) IN (VALUES `+valuesList(len(args)/2, 2)+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read source refs: %w", err)
 	}
@@ -396,7 +399,7 @@ func (d *DB) allocateSeqs(ctx context.Context, tx *sql.Tx, perUser map[string]in
 	first := make(map[string]int64, len(ids))
 	for _, u := range ids {
 		var last int64
-		if err := tx.QueryRowContext(ctx, d.q(`UPDATE users SET next_seq = next_seq + ? WHERE id = ? RETURNING next_seq`), perUser[u], u).Scan(&last); err != nil {
+		if err := d.txQueryRow(ctx, tx, `UPDATE users SET next_seq = next_seq + ? WHERE id = ? RETURNING next_seq`, perUser[u], u).Scan(&last); err != nil {
 			return nil, fmt.Errorf("allocate sequences of user %s: %w", u, err)
 		}
 		first[u] = last - int64(perUser[u]) + 1
@@ -482,7 +485,7 @@ func (d *DB) insertHints(ctx context.Context, tx *sql.Tx, reqs []*writeReq, hint
 func (d *DB) insertMany(ctx context.Context, tx *sql.Tx, prefix string, cols int, args []any) error {
 	for len(args) > 0 {
 		n := min(len(args)/cols, rowsPerInsert)
-		if _, err := tx.ExecContext(ctx, d.q(prefix+valuesList(n, cols)), args[:n*cols]...); err != nil {
+		if _, err := d.txExec(ctx, tx, prefix+valuesList(n, cols), args[:n*cols]...); err != nil {
 			return err
 		}
 		args = args[n*cols:]

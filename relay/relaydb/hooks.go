@@ -14,8 +14,9 @@ import (
 // small one. database/sql prepares a *sql.Stmt on each pooled connection
 // the first time it runs there.
 type stmts struct {
-	mu sync.Mutex
-	m  map[string]*sql.Stmt
+	mu   sync.Mutex
+	m    map[string]*sql.Stmt
+	want map[string]bool // to prepare (wstmts only; see txStmt)
 }
 
 // readStmt returns the read pool's prepared statement for query.
@@ -37,12 +38,14 @@ func (d *DB) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {
 }
 
 func (d *DB) closeStmts() {
-	d.stmts.mu.Lock()
-	defer d.stmts.mu.Unlock()
-	for _, st := range d.stmts.m {
-		st.Close()
+	for _, c := range []*stmts{&d.stmts, &d.wstmts} {
+		c.mu.Lock()
+		for _, st := range c.m {
+			st.Close()
+		}
+		c.m = nil
+		c.mu.Unlock()
 	}
-	d.stmts.m = nil
 }
 
 // HookTarget returns a webhook's scout with the public keys and sealing

@@ -38,6 +38,8 @@ type DB struct {
 	notify func(userID string)
 	c      *committer
 	stmts  stmts
+	// wstmts are the SQLite write connection's prepared statements.
+	wstmts stmts
 }
 
 // IsPostgres reports whether dsn names a PostgreSQL database.
