@@ -231,6 +231,9 @@ test('a card shows its plan; an unticked move leaves the file where it is', asyn
   expect(receiver.posts.filter((p) => p.id === sg.id).length).toBe(1);
   expect(existsSync(join(agent.home, 'Drop', 'invoice-0002.txt'))).toBe(true);
   expect(readdirSync(join(agent.home, 'Archive'))).toEqual([]);
+  // The trail says who left the move out.
+  const trail = await agent.api<{ summary: string }[]>(`/audit?trace_id=${sg.trace_id}`);
+  expect(trail.map((e) => e.summary)).toContain('Left out of the plan by user (browser): file.move');
 
   // The card's page says what ran.
   await page.goto(agent.origin + '/#/suggestion/' + sg.id);

@@ -24,6 +24,8 @@ interface Props {
   list: RuleList;
   /** The rule edited; absent: a new one. */
   rule?: RuleDoc;
+  /** The home folder, to show paths as ~/…. */
+  home?: string;
   onSaved: (doc: RuleDoc) => void;
   onCancel: () => void;
 }
@@ -34,7 +36,7 @@ const PREVIEW_AFTER_MS = 350;
 /** One rule, in a form for the common cases or as JSON for everything,
  * with what it would have done to the scout's latest 50 items before it
  * is saved. */
-export function RuleEditor({ scoutId, list, rule, onSaved, onCancel }: Props) {
+export function RuleEditor({ scoutId, list, rule, home, onSaved, onCancel }: Props) {
   const actions = useActions();
   const taken = list.rules.map((r) => r.rule.id);
   const initialForm = rule ? formFromDoc(rule) : newRuleForm(list.fields, taken);
@@ -172,7 +174,7 @@ export function RuleEditor({ scoutId, list, rule, onSaved, onCancel }: Props) {
         {preview.state === 'idle' && <p class="muted small">Complete the rule to see what it would have done.</p>}
         {preview.state === 'loading' && <p class="muted small">Trying it on the latest items…</p>}
         {preview.state === 'error' && <p class="muted small">The preview waits for the rule to be valid.</p>}
-        {preview.state === 'ok' && <RulePreviewList p={preview.value} />}
+        {preview.state === 'ok' && <RulePreviewList p={preview.value} home={home} />}
       </section>
       <div class="actions">
         <button type="submit" class="primary" disabled={busy || !built.doc}>

@@ -1,5 +1,5 @@
 import type { RulePreview, RulePreviewItem } from '../api/plans';
-import { day } from '../logic/format';
+import { day, tildePath } from '../logic/format';
 import { actionLabel, lcFirst } from '../logic/plan';
 import { VERDICT_LABEL } from '../logic/rules';
 
@@ -8,7 +8,7 @@ const RESULT: Record<string, string> = { match: 'Would match', unknown: 'Cannot 
 /** What a rule would have done to the scout's latest items: the matches
  * first, then the items it cannot tell about (fields their cards do not
  * keep are never guessed). */
-export function RulePreviewList({ p }: { p: RulePreview }) {
+export function RulePreviewList({ p, home }: { p: RulePreview; home?: string }) {
   const total = p.matched + p.unknown + p.no_match;
   const shown = p.items.filter((i) => i.result !== 'no_match');
   const missed = p.items.filter((i) => i.result === 'no_match');
@@ -30,7 +30,7 @@ export function RulePreviewList({ p }: { p: RulePreview }) {
       {shown.length > 0 && (
         <ul class="preview-list" aria-label="Items the rule would match or cannot tell">
           {shown.map((i) => (
-            <PreviewItem key={i.suggestion_id} i={i} />
+            <PreviewItem key={i.suggestion_id} i={i} home={home} />
           ))}
         </ul>
       )}
@@ -39,7 +39,7 @@ export function RulePreviewList({ p }: { p: RulePreview }) {
           <summary class="small">Items it would not match ({missed.length})</summary>
           <ul class="preview-list">
             {missed.map((i) => (
-              <PreviewItem key={i.suggestion_id} i={i} />
+              <PreviewItem key={i.suggestion_id} i={i} home={home} />
             ))}
           </ul>
         </details>
@@ -48,7 +48,7 @@ export function RulePreviewList({ p }: { p: RulePreview }) {
   );
 }
 
-function PreviewItem({ i }: { i: RulePreviewItem }) {
+function PreviewItem({ i, home }: { i: RulePreviewItem; home?: string }) {
   const w = i.would;
   const effects: string[] = [];
   if (w) {
@@ -56,12 +56,12 @@ function PreviewItem({ i }: { i: RulePreviewItem }) {
     if (w.kind) effects.push(`as a ${w.kind}`);
     if (w.title) effects.push(`titled “${w.title}”`);
     if (w.due) effects.push(`due ${day(w.due)}`);
-    for (const a of w.actions ?? []) effects.push(lcFirst(actionLabel(a)));
+    for (const a of w.actions ?? []) effects.push(lcFirst(actionLabel(a, home)));
   }
   return (
     <li class={`preview-item result-${i.result}`}>
       <span class={`badge result-${i.result}`}>{RESULT[i.result] ?? i.result}</span> <strong>{i.title}</strong>{' '}
-      <span class="muted small">{i.sender || i.path}</span>
+      <span class="muted small">{i.sender || tildePath(i.path, home)}</span>
       {w && <div class="small">Would go {effects.join(', ')}.</div>}
       {i.why && <div class="muted small">Because {i.why}.</div>}
       {i.unknown_fields?.length ? (

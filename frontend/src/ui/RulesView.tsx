@@ -198,6 +198,7 @@ export function RulesView({ s, scoutId }: { s: AppState; scoutId: string }) {
               scoutId={scoutId}
               list={list}
               rule={editing?.rule}
+              home={s.home}
               onCancel={() => setEditing(undefined)}
               onSaved={(doc: RuleDoc) => {
                 setEditing(undefined);
