@@ -203,6 +203,11 @@ test('a card shows its plan; an unticked move leaves the file where it is', asyn
   agent.drop('Drop/invoice-0002.txt', 'Invoice 0002\nFrom ACME, due in two weeks.\n');
   const c = card('Invoice 0002');
   await expect(c).toBeVisible();
+  // The current card says what its keys would run besides the task.
+  await c.click({ position: { x: 300, y: 12 } });
+  await expect(c.locator('.card-plan')).toContainText(
+    'Approving also: move the file to ~/Archive · post the card to 127.0.0.1',
+  );
   await openApprove(c);
 
   const dialog = page.getByRole('dialog', { name: 'Approve “Invoice 0002”' });

@@ -4,7 +4,7 @@ import { proposedWhen } from '../logic/fields';
 import { age, fullTime, KIND_LABEL, tildePath, tildeText } from '../logic/format';
 import { evidence, LANE_LABEL, laneReason } from '../logic/lanes';
 import type { PlanAction } from '../api/plans';
-import { FailingDetail } from './PlanList';
+import { FailingDetail, PlanSummary } from './PlanList';
 import { WhyTrail } from './WhyTrail';
 
 export type CardCommand =
@@ -25,6 +25,8 @@ interface Props {
   /** The card's actions that failed or wait to retry (a rule's, run on
    * arrival): shown with their error, to retry or drop. */
   failing?: readonly PlanAction[];
+  /** The current card's plan, for a line saying what approving also runs. */
+  plan?: readonly PlanAction[];
   onCommand: (id: string, c: CardCommand) => void;
   onSelect: (id: string) => void;
   onFocus: (id: string) => void;
@@ -110,6 +112,7 @@ export const Card = memo(function Card(p: Props) {
           {because.join(' · ')}
         </p>
       )}
+      {p.plan && <PlanSummary actions={p.plan} home={p.home} />}
       {p.failing?.map((a) => (
         <FailingDetail key={a.n} a={a} now={p.now} home={p.home} title />
       ))}

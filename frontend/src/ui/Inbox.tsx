@@ -12,7 +12,7 @@ import { BulkBar } from './BulkBar';
 import { Card, type CardCommand } from './Card';
 import { ContentDialog } from './ContentDialog';
 import { InboxEmpty } from './InboxEmpty';
-import { useActions, useNow } from './hooks';
+import { useActions, useLoad, useNow } from './hooks';
 
 interface Props {
   s: AppState;
@@ -40,6 +40,13 @@ export function Inbox({ s, lane, counts, keys }: Props) {
   const listRef = useRef<HTMLOListElement>(null);
 
   useEffect(() => dispatch({ type: 'sync', ids }), [ids]);
+
+  // The current card's plan: its line says what approving also runs.
+  const curId = cur.current;
+  const curPlan = useLoad(
+    () => (curId ? actions.api.plan(curId) : Promise.resolve(undefined)),
+    [curId, curId ? s.planSeq[curId] : 0, s.policies],
+  );
 
   // The lane bar says how far each scout's learner has come.
   const scouts = scoutList(s);
@@ -269,6 +276,7 @@ export function Inbox({ s, lane, counts, keys }: Props) {
                 selected={cur.selected.has(sg.id)}
                 whyOpen={why.has(sg.id)}
                 failing={failing[sg.id]}
+                plan={sg.id === curId && curPlan.state === 'ok' ? curPlan.value?.actions : undefined}
                 onCommand={onCommand}
                 onSelect={onSelect}
                 onFocus={onFocus}

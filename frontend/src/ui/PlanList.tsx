@@ -3,6 +3,7 @@ import { age, fullTime } from '../logic/format';
 import {
   actionLabel,
   isEntityAction,
+  lcFirst,
   lockReason,
   modeLabel,
   modeSourceLabel,
@@ -126,5 +127,27 @@ export function FailingDetail({ a, now, home, title }: { a: PlanAction; now: num
         </button>
       </div>
     </div>
+  );
+}
+
+/** On the current card: what approving it with a key runs besides the
+ * entity, so that t (or n, e, p) never archives or posts unseen. */
+export function PlanSummary({ actions, home }: { actions: readonly PlanAction[]; home?: string }) {
+  const extra = actions.filter((a) => a.state === 'proposed' && !isEntityAction(a));
+  if (extra.length === 0) return null;
+  const on = extra.filter((a) => a.enabled && a.mode !== 'deny');
+  const off = extra.filter((a) => !a.enabled || a.mode === 'deny');
+  return (
+    <p class="card-plan small">
+      <span class="muted">Approving also: </span>
+      {on.length ? on.map((a) => lcFirst(actionLabel(a, home))).join(' · ') : 'nothing else'}
+      {off.length > 0 && (
+        <span class="muted">
+          {' '}
+          (not: {off.map((a) => lcFirst(actionLabel(a, home)) + (a.mode === 'deny' ? ', denied' : '')).join(' · ')})
+        </span>
+      )}
+      <span class="muted"> — Edit… to choose.</span>
+    </p>
   );
 }
