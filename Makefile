@@ -116,7 +116,7 @@ FUZZ_TARGETS := \
 	connectors/directory:FuzzRef \
 	connectors/directory:FuzzFetchRef \
 	connectors/directory:FuzzParseConfig \
-	app/core:FuzzGmailConfig \
+	app/gmaildesk:FuzzConfig \
 	scouts/triage/mailtext:FuzzExtract \
 	scouts/rules:FuzzRules \
 	scouts/rules:FuzzTemplate
