@@ -22,7 +22,9 @@ const maxDeliver = 50 << 20
 //	POST /_fake/deliver?email=[&labels=A,B]     deliver the raw RFC 822 body → {"id","historyId"}
 //	POST /_fake/fail?email=&method=&status=&times=[&retryAfter=2s]
 //	GET  /_fake/quota?email=                    → {"units", "calls"}
-//	GET  /_fake/message?email=&id=              → {"labelIds"} or 404
+//	GET  /_fake/message?email=&id=              → {"labelIds", "labels"} (ids, and names) or 404
+//	GET  /_fake/modifications?email=&id=        → {"calls", "added", "removed"}: modify calls,
+//	                                              labels in effect added/removed, by name
 //	GET  /_fake/history?email=                  → {"historyId"}
 //	POST /_fake/expire?email=&before=           expire history below before
 //	POST /_fake/revoke?email=, /_fake/restore?email=
@@ -72,7 +74,18 @@ func adminHandler(s *gmailfake.Server) http.Handler {
 			http.Error(w, "no such message", http.StatusNotFound)
 			return
 		}
-		reply(w, map[string]any{"labelIds": labels})
+		reply(w, map[string]any{"labelIds": labels, "labels": labelNames(s, email(r), labels)})
+	})
+	m.HandleFunc("GET /_fake/modifications", func(w http.ResponseWriter, r *http.Request) {
+		calls, added, removed := s.Modifications(email(r), r.URL.Query().Get("id"))
+		byName := func(counts map[string]int) map[string]int {
+			out := map[string]int{}
+			for id, n := range counts {
+				out[labelNames(s, email(r), []string{id})[0]] += n
+			}
+			return out
+		}
+		reply(w, map[string]any{"calls": calls, "added": byName(added), "removed": byName(removed)})
 	})
 	m.HandleFunc("GET /_fake/history", func(w http.ResponseWriter, r *http.Request) {
 		reply(w, map[string]string{"historyId": strconv.FormatUint(s.HistoryID(email(r)), 10)})
@@ -127,6 +140,21 @@ func adminHandler(s *gmailfake.Server) http.Handler {
 }
 
 func email(r *http.Request) string { return r.URL.Query().Get("email") }
+
+// labelNames names label ids as a person sees them (a user label's name;
+// a system label's id, which is its name); a label since deleted keeps
+// its id.
+func labelNames(s *gmailfake.Server, email string, ids []string) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		if name, ok := s.LabelName(email, id); ok {
+			out[i] = name
+		} else {
+			out[i] = id
+		}
+	}
+	return out
+}
 
 func reply(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")

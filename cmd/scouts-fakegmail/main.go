@@ -6,6 +6,15 @@
 // by default and must not be exposed: anyone who reaches it can read and
 // change every mailbox.
 //
+// With --oauth it also serves the fake Google OAuth endpoints
+// (fakegoogle/oauthfake) under /oauth, printed on a second line "oauth at
+// URL"; the first mailbox is the account that consents, and the Gmail API
+// then accepts only the access tokens those endpoints issued, as Google
+// does. An agent started with --google-auth-url URL/o/oauth2/v2/auth,
+// --google-token-url URL/token, --google-revoke-url URL/revoke and the
+// fake's client id and secret connects the account as it would Google's:
+// a browser spec drives a real agent's Gmail scout this way.
+//
 //	scouts-fakegmail --mailbox ann@example.com --corpus --limit 200 \
 //	    --pubsub-emulator localhost:8085
 package main
@@ -25,6 +34,7 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/fakegoogle/gmailfake"
+	"github.com/scouts-hq/scouts/fakegoogle/oauthfake"
 	"github.com/scouts-hq/scouts/scouts/triage/corpus"
 )
 
@@ -44,6 +54,7 @@ type config struct {
 	limit      int
 	spamToSpam bool
 	emulator   string
+	oauth      bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -61,6 +72,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.corpus, "corpus", false, "deliver the SpamAssassin development groups into the first mailbox")
 	fs.IntVar(&c.limit, "limit", 0, "with --corpus, deliver at most this many messages (0: all)")
 	fs.BoolVar(&c.spamToSpam, "spam-to-spam", false, "with --corpus, label spam SPAM instead of delivering it to INBOX")
+	fs.BoolVar(&c.oauth, "oauth", false, "also serve fake Google OAuth endpoints under /oauth, for the first mailbox's account; the Gmail API then accepts only their tokens")
 	fs.StringVar(&c.emulator, "pubsub-emulator", os.Getenv("PUBSUB_EMULATOR_HOST"), "Pub/Sub emulator host:port to publish watch notifications to (default $PUBSUB_EMULATOR_HOST)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -85,6 +97,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if c.emulator != "" {
 		o.Publish = gmailfake.EmulatorPublisher(c.emulator, &http.Client{Timeout: 10 * time.Second})
 	}
+	var oauth *oauthfake.Server
+	if c.oauth {
+		oauth = oauthfake.New(oauthfake.Options{Account: c.mailboxes[0]})
+		o.Authorize = oauth.AccessTokenEmail
+	}
 	srv := gmailfake.New(o)
 	for _, m := range c.mailboxes {
 		srv.AddMailbox(m)
@@ -104,6 +121,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	mux := http.NewServeMux()
 	mux.Handle("/_fake/", adminHandler(srv))
+	if oauth != nil {
+		fmt.Fprintf(stdout, "oauth at http://%s/oauth\n", ln.Addr())
+		mux.Handle("/oauth/", http.StripPrefix("/oauth", oauth))
+	}
 	mux.Handle("/", srv)
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/scouts-hq/scouts/fakegoogle/oauthfake"
 	"golang.org/x/oauth2"
 	"google.golang.org/api/gmail/v1"
 	"google.golang.org/api/googleapi"
@@ -122,5 +124,75 @@ func TestFlags(t *testing.T) {
 	}
 	if _, err := parseFlags([]string{"extra"}, io.Discard); err == nil {
 		t.Error("a stray argument was accepted")
+	}
+}
+
+// With --oauth the fake is Google's OAuth too: a token from its
+// authorization-code flow reads the mailbox, a made-up one does not; the
+// admin API tells by name what a client did to a message.
+func TestOAuthAndModifications(t *testing.T) {
+	const ann = "ann@example.com"
+	ctx := context.Background()
+	base := start(t, "--oauth", "--mailbox", ann)
+	ep := oauthfake.EndpointsAt(base + "/oauth")
+	conf := &oauth2.Config{ClientID: oauthfake.DefaultClientID, ClientSecret: oauthfake.DefaultClientSecret,
+		Endpoint: oauth2.Endpoint{AuthURL: ep.Auth, TokenURL: ep.Token}, RedirectURL: "http://127.0.0.1:1/callback",
+		Scopes: []string{gmail.GmailModifyScope}}
+	verifier := oauth2.GenerateVerifier()
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := noFollow.Get(conf.AuthCodeURL("st", oauth2.AccessTypeOffline, oauth2.S256ChallengeOption(verifier)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	loc, err := url.Parse(res.Header.Get("Location"))
+	if res.StatusCode != http.StatusFound || err != nil || loc.Query().Get("code") == "" {
+		t.Fatalf("consent answered %s, to %q", res.Status, res.Header.Get("Location"))
+	}
+	tok, err := conf.Exchange(ctx, loc.Query().Get("code"), oauth2.VerifierOption(verifier))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := gmail.NewService(ctx, option.WithEndpoint(base+"/"), option.WithTokenSource(conf.TokenSource(ctx, tok)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := svc.Users.GetProfile("me").Do(); err != nil || p.EmailAddress != ann {
+		t.Fatalf("profile with the OAuth token: %+v %v", p, err)
+	}
+	forged, err := gmail.NewService(ctx, option.WithEndpoint(base+"/"),
+		option.WithTokenSource(oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "fake-token-for:" + ann})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ge *googleapi.Error
+	if _, err := forged.Users.GetProfile("me").Do(); !errors.As(err, &ge) || ge.Code != 401 {
+		t.Fatalf("a token the OAuth fake never issued: %v", err)
+	}
+
+	var d struct{ ID string }
+	admin(t, "POST", base+"/_fake/deliver?email="+ann, "Subject: hi\r\n\r\nHello.\r\n", &d)
+	label, err := svc.Users.Labels.Create("me", &gmail.Label{Name: "Scouts"}).Do()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the second changes nothing: counted as a call only
+		req := &gmail.ModifyMessageRequest{AddLabelIds: []string{label.Id}, RemoveLabelIds: []string{"INBOX"}}
+		if _, err := svc.Users.Messages.Modify("me", d.ID, req).Do(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var mods struct {
+		Calls          int
+		Added, Removed map[string]int
+	}
+	admin(t, "GET", base+"/_fake/modifications?email="+ann+"&id="+d.ID, "", &mods)
+	if mods.Calls != 2 || mods.Added["Scouts"] != 1 || len(mods.Added) != 1 || mods.Removed["INBOX"] != 1 || len(mods.Removed) != 1 {
+		t.Errorf("modifications %+v", mods)
+	}
+	var m struct{ LabelIDs, Labels []string }
+	admin(t, "GET", base+"/_fake/message?email="+ann+"&id="+d.ID, "", &m)
+	if strings.Join(m.Labels, ",") != "UNREAD,Scouts" || strings.Join(m.LabelIDs, ",") != "UNREAD,"+label.Id {
+		t.Errorf("message %+v", m)
 	}
 }

@@ -197,6 +197,28 @@ func (s *Server) Modifications(email, id string) (calls int, added, removed map[
 	return mb.modifies[id], added, removed
 }
 
+// LabelName returns the name of a label of the mailbox: a user label's
+// name, a system label's id; ok is false for a label the mailbox lacks.
+// A test reads by name what a client labelled (a label it created has an
+// id the test cannot know).
+func (s *Server) LabelName(email, id string) (name string, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	mb := s.mailbox(email)
+	if mb == nil {
+		return "", false
+	}
+	if isSystemLabel(id) {
+		return id, true
+	}
+	for _, l := range mb.labels {
+		if l.id == id {
+			return l.name, true
+		}
+	}
+	return "", false
+}
+
 // HistoryID returns the mailbox's current history id (0: no mailbox).
 func (s *Server) HistoryID(email string) uint64 {
 	s.mu.Lock()
