@@ -95,6 +95,21 @@ func WithActor(ctx context.Context, who string) context.Context {
 	return context.WithValue(ctx, actorKey{}, who)
 }
 
+type writeFileKey struct{}
+
+// WithWriteFile asks that the changes done under ctx to a scout a
+// definitions file manages be written to its file too (the API's
+// ?write_file=true). Without it they are refused: the file decides the
+// scout's definition, and its next edit would silently undo them.
+func WithWriteFile(ctx context.Context) context.Context {
+	return context.WithValue(ctx, writeFileKey{}, true)
+}
+
+func writesFile(ctx context.Context) bool {
+	w, _ := ctx.Value(writeFileKey{}).(bool)
+	return w
+}
+
 // actorOf is who makes the changes under ctx, "api" when nobody said.
 func actorOf(ctx context.Context) string {
 	if a, _ := ctx.Value(actorKey{}).(string); a != "" {

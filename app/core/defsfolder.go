@@ -216,6 +216,32 @@ func (c *Core) managedBy(ctx context.Context, id string) (string, error) {
 	return states[id].ManagedBy, nil
 }
 
+// checkEditable refuses a change under ctx to the definition of a scout a
+// file manages, unless ctx asks to write the file (WithWriteFile).
+func (c *Core) checkEditable(ctx context.Context, id string) error {
+	by, err := c.managedBy(ctx, id)
+	if err != nil {
+		return err
+	}
+	if by != "" && !writesFile(ctx) {
+		return errManaged(by)
+	}
+	return nil
+}
+
+// writeFileAsked writes a scout's definition to the file that manages it
+// when the change made under ctx asked for it (WithWriteFile).
+func (c *Core) writeFileAsked(ctx context.Context, id string) error {
+	if !writesFile(ctx) {
+		return nil
+	}
+	by, err := c.managedBy(ctx, id)
+	if err != nil || by == "" {
+		return err
+	}
+	return c.writeDefinitionFile(ctx, id, by)
+}
+
 // ManagedBy is every managed scout's manager ("file:NAME"), by scout id.
 func (c *Core) ManagedBy(ctx context.Context) (map[string]string, error) {
 	states, err := c.DB.ScoutDefinitionStates(ctx)

@@ -264,8 +264,13 @@ func storedDoc(r rules.Rule) (json.RawMessage, bool) {
 }
 
 // AddRule checks a rule document and adds it to a scout's rules at
-// position (-1: last).
+// position (-1: last). Like every rule change below, it is refused for a
+// scout a definitions file manages (its rules are the file's) unless ctx
+// asks to write the file (WithWriteFile), which then holds the change.
 func (c *Core) AddRule(ctx context.Context, scoutID string, doc []byte, position int) (RuleView, error) {
+	if err := c.checkEditable(ctx, scoutID); err != nil {
+		return RuleView{}, err
+	}
 	return c.addRule(ctx, scoutID, doc, position, true)
 }
 
@@ -300,6 +305,9 @@ func (c *Core) addRule(ctx context.Context, scoutID string, doc []byte, position
 
 // UpdateRule replaces a rule's document; its id cannot change.
 func (c *Core) UpdateRule(ctx context.Context, scoutID, ruleID string, doc []byte) (RuleView, error) {
+	if err := c.checkEditable(ctx, scoutID); err != nil {
+		return RuleView{}, err
+	}
 	s, err := c.ruleScout(ctx, scoutID)
 	if err != nil {
 		return RuleView{}, err
@@ -336,6 +344,9 @@ func withID(doc []byte, id string) ([]byte, error) {
 
 // SetRuleEnabled switches a rule on or off.
 func (c *Core) SetRuleEnabled(ctx context.Context, scoutID, ruleID string, on bool) (RuleView, error) {
+	if err := c.checkEditable(ctx, scoutID); err != nil {
+		return RuleView{}, err
+	}
 	s, err := c.ruleScout(ctx, scoutID)
 	if err != nil {
 		return RuleView{}, err
@@ -369,6 +380,9 @@ func (c *Core) updateRow(ctx context.Context, s scouts.Scout, row localdb.RuleRo
 
 // DeleteRule deletes a rule.
 func (c *Core) DeleteRule(ctx context.Context, scoutID, ruleID string) error {
+	if err := c.checkEditable(ctx, scoutID); err != nil {
+		return err
+	}
 	return c.deleteRule(ctx, scoutID, ruleID, true)
 }
 
@@ -394,6 +408,9 @@ func (c *Core) deleteRule(ctx context.Context, scoutID, ruleID string, record bo
 
 // ReorderRules puts a scout's rules in the order of ids (each once).
 func (c *Core) ReorderRules(ctx context.Context, scoutID string, ids []string) ([]RuleView, error) {
+	if err := c.checkEditable(ctx, scoutID); err != nil {
+		return nil, err
+	}
 	s, err := c.ruleScout(ctx, scoutID)
 	if err != nil {
 		return nil, err
@@ -456,6 +473,9 @@ func (c *Core) afterRuleChange(ctx context.Context, s scouts.Scout, ruleID, note
 	if note != "" {
 		if _, err := c.SnapshotDefinition(ctx, s.ID, actorOf(ctx), note); err != nil {
 			return RuleView{}, fmt.Errorf("core: the rules of %s changed, but their version was not recorded: %w", s.ID, err)
+		}
+		if err := c.writeFileAsked(ctx, s.ID); err != nil {
+			return RuleView{}, err
 		}
 	}
 	c.Bus.Publish(scouts.Event{Type: EventRulesChanged, Data: map[string]string{"scout_id": s.ID}})

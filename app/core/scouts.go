@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 
@@ -221,6 +222,26 @@ func (c *Core) UpdateScout(ctx context.Context, id string, p ScoutPatch) (Create
 	c.Bus.Publish(scouts.Event{Type: scouts.EventScoutUpdated, Data: s})
 	out.Scout = s
 	return out, nil
+}
+
+// SetLearnSettings changes a scout's learner thresholds, which are part of
+// its definition: the change records a version at once, and for a scout a
+// definitions file manages it is refused unless ctx asks to write the
+// file (WithWriteFile).
+func (c *Core) SetLearnSettings(ctx context.Context, id string, set scouts.LearnSettings) error {
+	if _, err := c.DB.GetScout(ctx, id); err != nil {
+		return err
+	}
+	if err := c.checkEditable(ctx, id); err != nil {
+		return err
+	}
+	if err := c.DB.SetLearnSettings(ctx, id, set); err != nil {
+		return err
+	}
+	if _, err := c.SnapshotDefinition(ctx, id, actorOf(ctx), "learning thresholds changed"); err != nil {
+		return fmt.Errorf("core: the learning thresholds of %s changed, but their version was not recorded: %w", id, err)
+	}
+	return c.writeFileAsked(ctx, id)
 }
 
 // DeleteScout stops and deletes a scout. What it produced and the user

@@ -86,6 +86,9 @@ func TestRuleChangesRecordVersions(t *testing.T) {
 		}, "pdf:screen,tmp:skip", `rule "tmp" added`},
 		{"reorder", func() error { _, err := c.ReorderRules(ctx, id, []string{"tmp", "pdf"}); return err }, "tmp:skip,pdf:screen", "rules reordered"},
 		{"delete", func() error { return c.DeleteRule(ctx, id, "tmp") }, "pdf:screen", `rule "tmp" deleted`},
+		{"learning", func() error {
+			return c.SetLearnSettings(ctx, id, scouts.LearnSettings{ColdStart: 12, ScreenBelow: 0.3, SpamAbove: 0.9, MinSpam: 10})
+		}, "pdf:screen", "learning thresholds changed"},
 	}
 	for i, st := range steps {
 		if err := st.change(); err != nil {
@@ -150,5 +153,99 @@ func TestRollbackOfAFileManagedScout(t *testing.T) {
 	}
 	if v, _, _, _ := newestVersion(t, c, id); v != 2 {
 		t.Fatalf("a refused rollback recorded version %d", v)
+	}
+}
+
+// exported is a scout's current definition as an export writes it.
+func exported(t *testing.T, c *core.Core, id string) string {
+	t.Helper()
+	docs, err := c.ExportDefinitions(context.Background(), []string{id})
+	if err != nil || len(docs) != 1 {
+		t.Fatalf("export of %s: %d, %v", id, len(docs), err)
+	}
+	b, _ := definition.Marshal(docs[0])
+	return string(b)
+}
+
+// The rules and learning thresholds of a scout a definitions file manages
+// are its file's: every change through the API is refused (409) naming
+// the file, and nothing changes, unless the change asks to write the file, which then
+// holds the new rules (and reading it back changes nothing more).
+func TestRuleChangesOfAFileManagedScout(t *testing.T) {
+	ctx := context.Background()
+	defs := t.TempDir()
+	c, _ := openCoreWith(t, core.Config{DataDir: t.TempDir(), DefinitionsDir: defs})
+	file := filepath.Join(defs, "scans.yaml")
+	text := folderDef(t, "Scans", t.TempDir()) +
+		"rules:\n  - {id: pdf, when: {ext: {equals: pdf}}, then: {verdict: show}}\n  - {id: tmp, when: {ext: {equals: tmp}}, then: {verdict: skip}}\n"
+	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var id string
+	reconciled(t, c, func() bool {
+		list, _ := c.DB.ListScouts(ctx)
+		if len(list) == 1 {
+			id = list[0].ID
+		}
+		return id != ""
+	})
+	reconciled(t, c, func() bool { l, _ := c.DB.ListScoutVersions(ctx, id); return len(l) == 1 })
+	const before = "pdf:show,tmp:skip"
+	current := exported(t, c, id)
+	for _, ch := range []struct {
+		what   string
+		change func(context.Context) error
+	}{
+		{"add", func(ctx context.Context) error {
+			_, err := c.AddRule(ctx, id, []byte(`{"id":"doc","when":{"ext":{"equals":"doc"}},"then":{"verdict":"show"}}`), -1)
+			return err
+		}},
+		{"edit", func(ctx context.Context) error {
+			_, err := c.UpdateRule(ctx, id, "pdf", []byte(`{"when":{"ext":{"equals":"pdf"}},"then":{"verdict":"screen"}}`))
+			return err
+		}},
+		{"switch off", func(ctx context.Context) error { _, err := c.SetRuleEnabled(ctx, id, "pdf", false); return err }},
+		{"reorder", func(ctx context.Context) error { _, err := c.ReorderRules(ctx, id, []string{"tmp", "pdf"}); return err }},
+		{"move", func(ctx context.Context) error { _, err := c.MoveRule(ctx, id, "tmp", 0); return err }},
+		{"delete", func(ctx context.Context) error { return c.DeleteRule(ctx, id, "tmp") }},
+		{"learning", func(ctx context.Context) error {
+			return c.SetLearnSettings(ctx, id, scouts.LearnSettings{ColdStart: 12, ScreenBelow: 0.3, SpamAbove: 0.9, MinSpam: 10})
+		}},
+	} {
+		err := ch.change(ctx)
+		if scouts.ErrorCode(err) != scouts.EConflict || !strings.Contains(scouts.ErrorMessage(err), "managed by scans.yaml") {
+			t.Fatalf("%s a rule of a file-managed scout: %v", ch.what, err)
+		}
+		if v, _, _, d := newestVersion(t, c, id); v != 1 || ruleState(d) != before {
+			t.Fatalf("a refused %s recorded version %d with rules %q", ch.what, v, ruleState(d))
+		}
+		if now := exported(t, c, id); now != current {
+			t.Fatalf("a refused %s changed the scout:\n%s\nwas\n%s", ch.what, now, current)
+		}
+	}
+	if data, _ := os.ReadFile(file); string(data) != text {
+		t.Fatalf("a refused change wrote the file:\n%s", data)
+	}
+
+	// Asked to write the file: the change is made, recorded once, and the
+	// file holds it.
+	wctx := core.WithWriteFile(core.WithActor(ctx, "window"))
+	if _, err := c.SetRuleEnabled(wctx, id, "tmp", false); err != nil {
+		t.Fatal(err)
+	}
+	v, actor, note, _ := newestVersion(t, c, id)
+	if v != 2 || actor != "window" || note != `rule "tmp" switched off` {
+		t.Fatalf("written change: version %d by %q, %q", v, actor, note)
+	}
+	data, _ := os.ReadFile(file)
+	d, err := definition.Parse("scans.yaml", data)
+	if err != nil || ruleState(d) != "pdf:show,tmp:skip(off)" {
+		t.Fatalf("the file after the change (%v): %s", err, data)
+	}
+	if err := c.ReconcileDefinitions(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if v, _, _, _ := newestVersion(t, c, id); v != 2 || len(c.DefinitionErrors()) != 0 {
+		t.Fatalf("reading the written file back: version %d, errors %+v", v, c.DefinitionErrors())
 	}
 }

@@ -191,9 +191,15 @@ func clientName(r *http.Request) string {
 	return "api"
 }
 
-// withClient makes the changes a request causes record who made them.
+// withClient makes the changes a request causes record who made them;
+// ?write_file=true asks that a change to a scout a definitions file
+// manages be written to its file (else it is refused, 409).
 func withClient(r *http.Request) *http.Request {
-	return r.WithContext(core.WithActor(r.Context(), clientName(r)))
+	ctx := core.WithActor(r.Context(), clientName(r))
+	if r.URL.Query().Get("write_file") == "true" {
+		ctx = core.WithWriteFile(ctx)
+	}
+	return r.WithContext(ctx)
 }
 
 type rawJSON []byte

@@ -69,13 +69,8 @@ func (s *Server) handlePutLearning(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	id := r.PathValue("id")
-	if _, err := s.core.DB.GetScout(r.Context(), id); err != nil {
-		s.fail(w, r, err)
-		return
-	}
 	set := scouts.LearnSettings{ColdStart: in.ColdStart, ScreenBelow: in.ScreenBelow, SpamAbove: in.SpamAbove, MinSpam: in.MinSpam}
-	if err := s.core.DB.SetLearnSettings(r.Context(), id, set); err != nil {
+	if err := s.core.SetLearnSettings(r.Context(), r.PathValue("id"), set); err != nil {
 		s.fail(w, r, err)
 		return
 	}

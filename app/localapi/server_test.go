@@ -21,8 +21,13 @@ const token = "0123456789abcdef0123456789abcdef"
 
 func newServer(t *testing.T) (*httptest.Server, *core.Core) {
 	t.Helper()
+	return newServerWith(t, core.Config{DataDir: t.TempDir(), Version: "test"})
+}
+
+func newServerWith(t *testing.T, cfg core.Config) (*httptest.Server, *core.Core) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	c, err := core.Open(ctx, core.Config{DataDir: t.TempDir(), Version: "test"})
+	c, err := core.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

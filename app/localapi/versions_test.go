@@ -1,12 +1,18 @@
 package localapi_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/scouts-hq/scouts/app/core"
 )
 
 // as calls the API as a client that names itself (X-Scouts-Client).
@@ -93,5 +99,45 @@ func TestCheckDefinition(t *testing.T) {
 	}
 	if code, body = as(t, srv, "", "GET", "/api/v1/definitions/status", ""); code != 200 || !strings.Contains(string(body), `"drafting":false`) {
 		t.Fatalf("status: %d %s", code, body)
+	}
+}
+
+// A scout its definitions file manages: a change to its rules or its
+// learning thresholds through the API is refused (409) naming the file,
+// as an edit of the scout is; with ?write_file=true the change is made
+// and written to the file.
+func TestRuleChangesOfAFileManagedScoutAreRefused(t *testing.T) {
+	defs := t.TempDir()
+	srv, c := newServerWith(t, core.Config{DataDir: t.TempDir(), Version: "test", DefinitionsDir: defs})
+	file := filepath.Join(defs, "scans.yaml")
+	os.WriteFile(file, []byte(fmt.Sprintf("version: 1\nkind: folder\nname: Scans\nsource:\n  path: %s\n", t.TempDir())), 0o600)
+	if err := c.ReconcileDefinitions(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	by, _ := c.ManagedBy(context.Background())
+	var id string
+	for sid := range by {
+		id = sid
+	}
+	if id == "" {
+		t.Fatalf("no scout managed by the file: %+v", c.DefinitionErrors())
+	}
+	rule := `{"id":"pdf","when":{"ext":{"equals":"pdf"}},"then":{"verdict":"screen"}}`
+	for _, req := range []struct{ method, path, body string }{
+		{"POST", "/api/v1/scouts/" + id + "/rules", rule},
+		{"PUT", "/api/v1/scouts/" + id + "/learning", `{"cold_start":12,"screen_below":0.3,"spam_above":0.9,"min_spam":10}`},
+		{"PATCH", "/api/v1/scouts/" + id, `{"name":"Renamed"}`},
+	} {
+		code, e, _ := call(t, srv, req.method, req.path, req.body)
+		if code != http.StatusConflict || !strings.Contains(e.Error, "managed by scans.yaml") {
+			t.Fatalf("%s %s: %d %+v, want 409 naming the file", req.method, req.path, code, e)
+		}
+	}
+	if code, body := as(t, srv, "window", "POST", "/api/v1/scouts/"+id+"/rules?write_file=true", rule); code != http.StatusCreated {
+		t.Fatalf("add a rule writing the file: %d %s", code, body)
+	}
+	data, _ := os.ReadFile(file)
+	if !strings.Contains(string(data), `"pdf"`) {
+		t.Fatalf("the file does not hold the rule:\n%s", data)
 	}
 }
