@@ -53,6 +53,11 @@ func BenchmarkRecordItems(b *testing.B) {
 		if err := db.CreateScout(ctx, sc); err != nil {
 			b.Fatal(err)
 		}
+		// As the agent does for every scout it creates: suggestions then
+		// record the version that produced them.
+		if _, _, err := db.AddScoutVersion(ctx, localdb.ScoutVersion{ScoutID: sc.ID, Document: []byte(`{"name":"CI"}`), CreatedAt: now, Actor: "bench"}); err != nil {
+			b.Fatal(err)
+		}
 		var pages [][]scouts.ItemRecord
 		for i := 0; i < items; i += page {
 			pages = append(pages, pageOf(sc.ID, i, min(page, items-i), now))

@@ -120,8 +120,13 @@ func (d *DB) RecordItems(ctx context.Context, recs []scouts.ItemRecord, loose []
 	return inserted, nil
 }
 
-const suggestionInsert = `INSERT INTO suggestions (` + suggestionCols + `, score)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+// suggestionInsert sets the definition version the suggestion came from
+// itself: the trigger of migration 0007, kept for writers that leave it
+// out, updates the row just inserted (BenchmarkRecordItems, alternated
+// runs: 17,000 → 19,100 items/s without it firing).
+const suggestionInsert = `INSERT INTO suggestions (` + suggestionCols + `, score, definition_version)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+			(SELECT NULLIF(definition_version, 0) FROM scouts WHERE id = ?))
 		ON CONFLICT (scout_id, source_ref) DO NOTHING`
 
 func insertSuggestion(ctx context.Context, tx execer, s scouts.Suggestion) (bool, error) {
@@ -145,7 +150,7 @@ func insertSuggestion(ctx context.Context, tx execer, s scouts.Suggestion) (bool
 		s.ID, s.ScoutID, s.SourceType, s.SourceRef, s.TraceID, s.Title, s.Excerpt, s.Sender, s.Path, s.URL,
 		s.ProposedKind, s.Reason, payload, s.Status, s.CreatedAt.UnixMilli(), s.ExpiresAt.UnixMilli(),
 		store.Millis(s.ResolvedAt), nullStr(string(s.ResolvedKind)), nullStr(s.ResolvedEntityID),
-		lane, string(assessment), s.Rescued, s.ResolvedBy, score)
+		lane, string(assessment), s.Rescued, s.ResolvedBy, score, s.ScoutID)
 	if err != nil {
 		return false, fmt.Errorf("insert suggestion: %w", err)
 	}
