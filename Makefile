@@ -89,9 +89,11 @@ test-ui: $(UI_DEPS)
 	cd frontend && $(NPM) test
 
 # The specs that need a model run bin/scouts-fakellm, the Go tests' fake
-# model (scouts/triage/triagetest) as a process.
+# model (scouts/triage/triagetest) as a process; those that need Gmail run
+# bin/scouts-fakegmail --oauth (the fake Gmail and Google OAuth).
 test-browser: deps-test build
 	$(GO) build -o bin/scouts-fakellm ./cmd/scouts-fakellm
+	$(GO) build -o bin/scouts-fakegmail ./cmd/scouts-fakegmail
 	cd frontend && $(NPM) run e2e
 
 race: deps-test

@@ -32,6 +32,8 @@ export interface Agent {
 export interface AgentOptions {
   /** More arguments for `scouts agent`, given the temporary root folder. */
   args?: (root: string) => string[];
+  /** More environment variables for the agent (a file keyring's passphrase). */
+  env?: Record<string, string>;
 }
 
 export async function startAgent(opts: AgentOptions = {}): Promise<Agent> {
@@ -42,7 +44,7 @@ export async function startAgent(opts: AgentOptions = {}): Promise<Agent> {
   const home = join(root, 'home');
   const data = join(root, 'data');
   mkdirSync(home);
-  const env = { ...process.env, HOME: home, SCOUTS_DATA: '', XDG_DATA_HOME: '', XDG_CONFIG_HOME: '' };
+  const env = { ...process.env, HOME: home, SCOUTS_DATA: '', XDG_DATA_HOME: '', XDG_CONFIG_HOME: '', ...opts.env };
   const args = ['agent', '--ui', '--data', data, '--inbox', '', ...(opts.args?.(root) ?? [])];
   const proc: ChildProcess = spawn(BIN, args, {
     env,
