@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/scouts-hq/scouts/scouts/actions"
@@ -52,8 +51,7 @@ func (e *Engine) Approve(ctx context.Context, id string, a Approval) (Entity, bo
 	// holds the writer.
 	var content *ItemContent
 	var contentNote string
-	var steps []PlanStep
-	var left []string
+	var steps, left []PlanStep
 	if cur.Status == StatusPending {
 		sc, pol, defs, err := e.planContext(ctx, cur.ScoutID)
 		if err != nil {
@@ -102,9 +100,14 @@ func (e *Engine) Approve(ctx context.Context, id string, a Approval) (Entity, bo
 			rec.Audit = append(rec.Audit, AuditEvent{TraceID: s.TraceID, Stage: StageExecute, Type: AuditItemNote, Outcome: OutcomeOK, Summary: contentNote, Refs: refs, At: now})
 		}
 		rec.Actions, rec.Audit = e.recordPlan(s, ent, steps, existing, actor, now, rec.Audit)
-		if len(left) > 0 {
+		// One entry per action left out, each with the mode it would have
+		// run under: the trail says what the person chose not to run, and
+		// what would have allowed it.
+		for _, st := range left {
 			rec.Audit = append(rec.Audit, AuditEvent{TraceID: s.TraceID, Stage: StageDecision, Type: AuditActionLeftOut, Outcome: OutcomeSkipped,
-				Summary: "Left out of the plan by " + actor + ": " + strings.Join(left, ", "), Refs: refs, At: now})
+				Summary: "Left out of the plan by " + actor + ": " + st.Action,
+				Refs: map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "actor": actor, "action": st.Action,
+					"mode": string(st.Mode), "mode_source": string(st.Source), "origin": st.Origin}, At: now})
 		}
 		if a.Always {
 			rec.Policies, rec.Audit = alwaysAllow(s, steps, actor, now, rec.Audit)

@@ -287,7 +287,7 @@ func ranOnArrival(runs []ActionRun, action, origin string) bool {
 // choosePlan turns the person's choices into the steps to record: the
 // entity action for kind first (implied when absent), then the enabled
 // remote actions, each checked. Without choices the proposed plan stands.
-func (e *Engine) choosePlan(ctx context.Context, sc Scout, s Suggestion, kind EntityKind, choices []PlanChoice, proposed []PlanStep) (steps []PlanStep, left []string, err error) {
+func (e *Engine) choosePlan(ctx context.Context, sc Scout, s Suggestion, kind EntityKind, choices []PlanChoice, proposed []PlanStep) (steps, left []PlanStep, err error) {
 	create := actions.CreateAction(string(kind))
 	if choices == nil {
 		if len(proposed) == 0 || proposed[0].Action != create {
@@ -299,7 +299,7 @@ func (e *Engine) choosePlan(ctx context.Context, sc Scout, s Suggestion, kind En
 		for _, p := range proposed {
 			if !p.Enabled {
 				if p.Mode != actions.Deny {
-					left = append(left, p.Action)
+					left = append(left, p)
 				}
 				continue
 			}
@@ -338,8 +338,18 @@ func (e *Engine) choosePlan(ctx context.Context, sc Scout, s Suggestion, kind En
 			}
 			sawCreate = true
 		}
+		origin := origins[c.Action]
+		if origin == "" {
+			origin = "user"
+		}
+		res := pol.Resolve(d, sc.ID)
 		if !c.Enabled {
-			left = append(left, c.Action)
+			// A denied action could not have run: leaving it out is no
+			// one's choice (as when the plan is approved as proposed).
+			if res.Mode != actions.Deny {
+				left = append(left, PlanStep{Action: c.Action, Params: c.Params, Origin: origin, Risk: d.Risk, Where: d.Where,
+					Mode: res.Mode, Source: res.Source, Description: d.Description})
+			}
 			continue
 		}
 		if !d.AppliesTo(string(sc.Kind)) {
@@ -352,7 +362,6 @@ func (e *Engine) choosePlan(ctx context.Context, sc Scout, s Suggestion, kind En
 		if err := e.catalogue().Validate(c.Action, params); err != nil {
 			return nil, nil, Errorf(EInvalid, "action %d: %s", i+1, strings.TrimPrefix(err.Error(), actions.ErrInvalid.Error()+": "))
 		}
-		res := pol.Resolve(d, sc.ID)
 		if res.Mode == actions.Deny {
 			return nil, nil, Errorf(EInvalid, "action %d: %s is denied by the %s policy; untick it to approve, or change the policy (Settings → Policies)", i+1, c.Action, res.Source)
 		}
@@ -364,10 +373,6 @@ func (e *Engine) choosePlan(ctx context.Context, sc Scout, s Suggestion, kind En
 			if err := x.Check(ctx, Invocation{Action: c.Action, Params: params, Scout: sc, Suggestion: s}); err != nil {
 				return nil, nil, planError(i+1, c.Action, err)
 			}
-		}
-		origin := origins[c.Action]
-		if origin == "" {
-			origin = "user"
 		}
 		steps = append(steps, PlanStep{Action: c.Action, Params: params, Enabled: true, Origin: origin, Risk: d.Risk, Where: d.Where,
 			Mode: res.Mode, Source: res.Source, Description: d.Description})

@@ -160,16 +160,18 @@ func (h *harness) audit(trace string) []scouts.AuditEvent {
 	return evs
 }
 
-// checkActionAudit checks that every entry of the trail about an action
-// names its mode and where the mode came from.
+// checkActionAudit checks that every entry of the trail about an action —
+// any action.* or policy.changed entry, and any other naming an action —
+// names the action, its mode and where the mode came from.
 func checkActionAudit(t *testing.T, evs []scouts.AuditEvent) {
 	t.Helper()
 	for _, e := range evs {
-		if e.Refs["action"] == "" {
+		about := strings.HasPrefix(e.Type, "action.") || e.Type == scouts.AuditPolicyChanged
+		if !about && e.Refs["action"] == "" {
 			continue
 		}
-		if e.Refs["mode"] == "" || e.Refs["mode_source"] == "" {
-			t.Errorf("audit %s %q has no mode or mode source: %v", e.Type, e.Summary, e.Refs)
+		if e.Refs["action"] == "" || e.Refs["mode"] == "" || e.Refs["mode_source"] == "" {
+			t.Errorf("audit %s %q does not name its action, its mode and the mode's source: %v", e.Type, e.Summary, e.Refs)
 		}
 	}
 }
@@ -317,9 +319,19 @@ func TestUntickedActionsDoNotRunAndChoicesAreChecked(t *testing.T) {
 		t.Fatalf("recorded %v", names)
 	}
 	h.waitAction(b.ID, 2, scouts.ActionDone)
-	if !slices.Contains(h.trail(b.TraceID), scouts.AuditActionLeftOut) {
+	left := false
+	for _, e := range h.audit(b.TraceID) {
+		if e.Type == scouts.AuditActionLeftOut {
+			left = true
+			if e.Refs["action"] != "gmail.archive" || e.Refs["mode"] != "require_approval" || e.Refs["mode_source"] != "inferred" || e.Refs["origin"] != "default" {
+				t.Errorf("the unticked archive on the trail: %q %v", e.Summary, e.Refs)
+			}
+		}
+	}
+	if !left {
 		t.Error("the unticked archive is not on the trail")
 	}
+	checkActionAudit(t, h.audit(b.TraceID))
 }
 
 func TestDenyIsNeverUpgraded(t *testing.T) {
@@ -392,6 +404,7 @@ func TestApproveAndAlwaysAllowIsVisibleAndRevocable(t *testing.T) {
 	if !slices.Equal(changed, []string{"gmail.archive=allow/scout", "task.create=allow/scout"}) {
 		t.Fatalf("policy changes on the trail: %v", changed)
 	}
+	checkActionAudit(t, h.audit(s.TraceID))
 	ev := h.waitEvent(scouts.EventPolicyChanged).Data.(scouts.PolicyChange)
 	if ev.ScoutID != h.scout.ID || ev.Mode != actions.Allow {
 		t.Fatalf("event %+v", ev)
@@ -561,6 +574,7 @@ func TestAnInterruptedAttemptRunsAgainAfterARestart(t *testing.T) {
 	if !slices.Contains(h.trail(s.TraceID), scouts.AuditActionInterrupted) {
 		t.Errorf("trail %v has no interruption", h.trail(s.TraceID))
 	}
+	checkActionAudit(t, h.audit(s.TraceID))
 }
 
 func TestUndoCancelsWhatHasNotRun(t *testing.T) {
@@ -589,6 +603,10 @@ func TestUndoCancelsWhatHasNotRun(t *testing.T) {
 	if r.Key != scouts.ActionKey(s.ID, 4) || r.Action != "gmail.archive" {
 		t.Fatalf("%+v", r)
 	}
+	if !slices.Contains(h.trail(s.TraceID), scouts.AuditActionCancelled) {
+		t.Errorf("trail %v has no cancellation", h.trail(s.TraceID))
+	}
+	checkActionAudit(t, h.audit(s.TraceID))
 }
 
 func TestADeniedKindCannotBeApproved(t *testing.T) {
