@@ -139,6 +139,9 @@ func (c *Core) ReconcileDefinitions(ctx context.Context) error {
 		}
 	}
 	slices.SortFunc(problems, func(a, b definition.Error) int { return strings.Compare(a.File, b.File) })
+	if problems == nil {
+		problems = []definition.Error{} // on the stream: a list, never null
+	}
 	c.defs.errors = problems
 	c.Bus.Publish(scouts.Event{Type: EventDefinitionsReconciled, Data: map[string]any{"definition_errors": problems}})
 	return nil

@@ -2,10 +2,11 @@
 // changed it and what, the diff between two versions, rollback with a
 // confirmation; a scout its definitions file manages says so, and its
 // rollback is refused by the agent (409) with the reason shown; a broken
-// definitions file is listed on the Scouts view with its line.
+// definitions file is listed on the Scouts view with its line as soon as
+// the agent reads it, and leaves the list once fixed.
 
 import { expect, test, type Page } from '@playwright/test';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ARTIFACTS, startAgent } from './agent';
 
@@ -109,15 +110,25 @@ test('history, diff and rollback of a scout; a file-managed scout refuses rollba
     expect((await agent.api<{ name: string }>(`/scouts/${scansId}`)).name).toBe('Scans 2');
     await fd.getByRole('button', { name: 'Close' }).click();
 
-    // A broken definitions file: listed with its line, nothing changes.
+    // A broken definitions file: listed with its line while the view is
+    // open (the agent says on its stream that it read the folder again),
+    // and nothing changes; fixed, it leaves the list and makes its scout.
     writeFileSync(join(defs, 'broken.yaml'), 'version: 1\nkind: folder\nname: [oops\n');
-    await expect
-      .poll(async () => (await agent.api<{ definition_errors: unknown[] }>('/definitions/status')).definition_errors.length)
-      .toBe(1);
-    // The view reads the folder's status when it opens (and when scouts
-    // come and go).
-    await page.reload();
-    await expect(page.locator('.definition-errors')).toContainText('broken.yaml:3');
+    const broken = page.locator('.definition-errors');
+    await expect(broken).toContainText('broken.yaml:3');
+    await shot(page, 'definitions-broken-file');
+    expect((await agent.api<unknown[]>('/scouts')).length).toBe(2);
+    mkdirSync(join(agent.home, 'Inbox'));
+    writeFileSync(
+      join(defs, 'broken.yaml'),
+      `version: 1\nkind: folder\nname: Fixed\nsource:\n  path: ${JSON.stringify(join(agent.home, 'Inbox'))}\n`,
+    );
+    await expect(page.getByRole('article', { name: 'Fixed' })).toContainText('Managed by the definitions file broken.yaml');
+    await expect(broken).toHaveCount(0);
+    // Its file removed, a scout is off and no longer says a file manages it.
+    rmSync(join(defs, 'scans.json'));
+    await expect(scans2.getByRole('switch', { name: 'Scans 2: on' })).not.toBeChecked();
+    await expect(scans2).not.toContainText('Managed by the definitions file');
     expect(errors).toEqual([]);
   } finally {
     await agent.stop();

@@ -95,6 +95,7 @@ describe('the EventSource stream', () => {
       'scout.run',
       'settings.updated',
       'scouts.paused',
+      'definitions.reconciled',
     ]) {
       expect(h.es().listeners.has(t), t).toBe(true);
     }

@@ -4,6 +4,7 @@
 // Actions, plans, policies and rules are in plans.ts.
 
 import type { ApproveAction, Plan, PlanAction, PlanDefaults, PolicyChange } from './plans';
+import type { DefinitionError } from './definitions';
 
 export const API_BASE = '/api/v1';
 
@@ -339,6 +340,7 @@ export const STREAM_EVENTS = [
   'policy.changed',
   'plan_defaults.changed',
   'scout.rules',
+  'definitions.reconciled',
 ] as const;
 
 export type StreamEventType = (typeof STREAM_EVENTS)[number];
@@ -376,6 +378,8 @@ export interface StreamPayloads {
   'plan_defaults.changed': PlanDefaults;
   /** A scout's rules changed. */
   'scout.rules': { scout_id: string };
+  /** The definitions folder was read again: the files that failed. */
+  'definitions.reconciled': { definition_errors: DefinitionError[] | null };
 }
 
 export type StreamEvent = {

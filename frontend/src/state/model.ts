@@ -56,6 +56,10 @@ export interface AppState {
   /** Bumped when one of a card's recorded actions changes (action.updated),
    * by suggestion id: a shown plan is read again. */
   planSeq: Readonly<Record<string, number>>;
+  /** Bumped when the agent read its definitions folder again
+   * (definitions.reconciled): the Scouts view reads the folder's status
+   * again, its broken files and the scouts its files manage. */
+  definitionsSeq: number;
 }
 
 const empty = <T>(): Collection<T> => ({ loaded: false, items: {} });
@@ -74,6 +78,7 @@ export function initialState(): AppState {
     failing: { loaded: false, items: {} },
     rulesSeq: {},
     planSeq: {},
+    definitionsSeq: 0,
   };
 }
 
@@ -167,9 +172,15 @@ export function applyEvent(s: AppState, ev: StreamEvent): AppState {
       const id = ev.data.scout_id;
       return { ...s, rulesSeq: { ...s.rulesSeq, [id]: (s.rulesSeq[id] ?? 0) + 1 } };
     }
+    case 'definitions.reconciled':
+      return { ...s, definitionsSeq: s.definitionsSeq + 1 };
     case 'reset':
+      // Events were lost (the agent restarted, or this page was away too
+      // long): one of them may have been a reconcile. The store refetches
+      // the lists.
+      return { ...s, definitionsSeq: s.definitionsSeq + 1 };
     case 'scout.run':
-      // Handled by the store: they call for fetching, not for a change.
+      // Handled by the store: it calls for fetching, not for a change.
       return s;
   }
 }

@@ -1,10 +1,10 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { scoutList, type AppState } from '../state/model';
 import { AddFolderScout } from './AddFolderScout';
 import { AddGmailScout } from './AddGmailScout';
 import { ScoutCard } from './ScoutCard';
 import { DescribeScout } from './DescribeScout';
-import { definitionsApi } from '../api/definitions';
+import { definitionsApi, type DefinitionsStatus } from '../api/definitions';
 import { useActions, useLoad, useNow } from './hooks';
 
 export function ScoutsView({ s, add }: { s: AppState; add?: boolean }) {
@@ -15,9 +15,13 @@ export function ScoutsView({ s, add }: { s: AppState; add?: boolean }) {
   const [describing, setDescribing] = useState(false);
   useEffect(() => setAdding(!!add), [add]);
   const api = useActions().api;
-  // Read again when scouts come and go: a definitions file may have made one.
-  const defs = useLoad(() => definitionsApi(api).status(), [scouts.map((x) => x.id).join()]);
-  const status = defs.state === 'ok' ? defs.value : undefined;
+  // Read again whenever the agent has read its definitions folder (a file
+  // added, fixed, broken or removed) and when scouts come and go. The last
+  // answer stays shown while the next one loads, so the list does not blink.
+  const defs = useLoad(() => definitionsApi(api).status(), [scouts.map((x) => x.id).join(), s.definitionsSeq]);
+  const lastStatus = useRef<DefinitionsStatus | undefined>(undefined);
+  if (defs.state === 'ok') lastStatus.current = defs.value;
+  const status = lastStatus.current;
   return (
     <section class="view" aria-labelledby="scouts-h">
       <header class="view-head">
