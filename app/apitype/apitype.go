@@ -230,6 +230,10 @@ type Assessment struct {
 	// SourceTitle the title the source gave when that rule replaced it.
 	RuleID      string `json:"rule_id,omitempty"`
 	SourceTitle string `json:"source_title,omitempty"`
+	// ProposedTitle is the title the categorisation model proposes for
+	// the entity when it differs from the card's, which keeps the
+	// source's (a mail's subject): the approve preview offers it.
+	ProposedTitle string `json:"proposed_title,omitempty"`
 }
 
 // Learning is a scout's learner: where it stands and its thresholds

@@ -212,6 +212,9 @@ export interface Assessment {
   rule_id?: string;
   /** The source's own title, when that rule replaced it. */
   source_title?: string;
+  /** The entity's title the categorisation model proposes, when it differs
+   * from the card's (which keeps the source's): the approve dialog offers it. */
+  proposed_title?: string;
 }
 
 /** A scout's learner thresholds. */

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { sug } from '../state/testdata';
-import { changedFields, emptyForm, formFromEntity, formProblem, proposedFields, proposedForm, proposedWhen } from './fields';
+import {
+  changedFields,
+  emptyForm,
+  formFromEntity,
+  formProblem,
+  proposedFields,
+  proposedForm,
+  proposedWhen,
+  titleOffer,
+} from './fields';
 
 describe('entity fields', () => {
   it('sends only what changed, so untouched fields keep the agent’s value', () => {
@@ -65,6 +74,19 @@ describe('fields the content proposes', () => {
     expect(proposedFields(sg, 'task')).toEqual({ due: '2026-11-27' });
     expect(proposedFields(sg, 'note')).toEqual({});
     expect(proposedForm(sg, emptyForm)).toMatchObject({ starts_at: '2026-11-27T10:00', ends_at: '2026-11-27T11:00' });
+  });
+
+  it('offer the model’s title while the form has another, sent as a change once used', () => {
+    const sg = sug('a', {
+      title: 'Homepage copy for the relaunch',
+      assessment: { approve: -1, spam: -1, kind_from: 'model', proposed_title: 'Send the homepage copy' },
+    });
+    const base = { ...emptyForm, title: sg.title };
+    expect(titleOffer(sg, base.title)).toBe('Send the homepage copy');
+    const used = { ...base, title: titleOffer(sg, base.title) };
+    expect(titleOffer(sg, used.title)).toBe('');
+    expect(changedFields('task', used, base)).toEqual({ title: 'Send the homepage copy' });
+    expect(titleOffer(sug('a'), 'x')).toBe('');
   });
 
   it('leave everything as it was without a proposal', () => {

@@ -105,6 +105,14 @@ export function proposedFields(sg: Suggestion, kind: EntityKind): EntityFields {
   return out;
 }
 
+/** The title the model proposes for the entity, for the approve preview
+ * to offer while the form's title is another: "" when there is none to
+ * offer. */
+export function titleOffer(sg: Suggestion, title: string): string {
+  const proposed = sg.assessment?.proposed_title?.trim() ?? '';
+  return proposed && proposed !== title.trim() ? proposed : '';
+}
+
 /** The approve preview's form for a card: base (its title and text) with
  * every field its content proposes, whichever kind the person picks. */
 export function proposedForm(sg: Suggestion, base: FormFields): FormFields {

@@ -1,6 +1,14 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ENTITY_KINDS, type EntityKind, type Suggestion } from '../api/types';
-import { changedFields, emptyForm, formProblem, proposedFields, proposedForm, type FormFields } from '../logic/fields';
+import {
+  changedFields,
+  emptyForm,
+  formProblem,
+  proposedFields,
+  proposedForm,
+  titleOffer,
+  type FormFields,
+} from '../logic/fields';
 import { KIND_LABEL, tildePath } from '../logic/format';
 import { alwaysAllows, approveActions, initialTicks, type Ticks } from '../logic/plan';
 import { entityList, type AppState } from '../state/model';
@@ -50,6 +58,9 @@ export function ApproveDialog({ s, sg, initialAs, onClose, onDone }: Props) {
   const prefilled = [pre.due && 'the due date', pre.starts_at && 'the time', pre.project_id && 'the project']
     .filter(Boolean)
     .join(' and ');
+  // The card keeps the source's title (a mail's subject); the title a
+  // model proposes for the entity is offered, never put in silently.
+  const offer = titleOffer(sg, form.title);
   const [touchedBody, setTouchedBody] = useState(false);
   useEffect(() => {
     if (!touchedBody) setForm((f) => ({ ...f, body: base.body }));
@@ -114,6 +125,14 @@ export function ApproveDialog({ s, sg, initialAs, onClose, onDone }: Props) {
           autoFocusTitle
           bodyRows={10}
         />
+        {offer && (
+          <p class="muted small title-offer">
+            The model proposes the title “{offer}”.{' '}
+            <button type="button" class="quiet small-btn" onClick={() => setForm((f) => ({ ...f, title: offer }))}>
+              Use it
+            </button>
+          </p>
+        )}
         {prefilled && <p class="muted small">Filled in from the item’s text: {prefilled}. Check before approving.</p>}
         {content.state === 'ok' && content.value.truncated && !binary && (
           <p class="muted small">The text is long: this shows its first megabyte.</p>

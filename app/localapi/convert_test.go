@@ -1,0 +1,28 @@
+package localapi
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/scouts-hq/scouts/scouts"
+)
+
+// The title a model proposes for the entity reaches the API beside the
+// card's own, for the approve preview to offer; a card without one says
+// nothing about it.
+func TestSuggestionCarriesTheProposedTitle(t *testing.T) {
+	s := scouts.Suggestion{ID: "sg_1", Title: "Homepage copy for the relaunch",
+		Assessment: scouts.Assessment{Lane: scouts.LaneInbox, KindFrom: "model", ProposedTitle: "Send the homepage copy"}}
+	b, err := json.Marshal(toSuggestion(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"proposed_title":"Send the homepage copy"`) || !strings.Contains(string(b), `"title":"Homepage copy for the relaunch"`) {
+		t.Fatalf("the suggestion as the API sends it: %s", b)
+	}
+	s.Assessment.ProposedTitle = ""
+	if b, _ := json.Marshal(toSuggestion(s)); strings.Contains(string(b), "proposed_title") {
+		t.Fatalf("a card without a proposed title: %s", b)
+	}
+}
