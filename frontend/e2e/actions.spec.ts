@@ -273,12 +273,22 @@ test('"approve and always allow" writes the scout’s override, shown and remove
   const overrides = policies.getByRole('list', { name: 'Per-scout settings' });
   await expect(overrides.getByRole('listitem')).toHaveCount(2);
   await expect(policies.getByRole('combobox', { name: 'Drop: file.move: mode' })).toHaveValue('allow');
+  // What is in effect for the scout, as the agent resolves it, and why.
+  const effective = policies.getByRole('table', { name: 'What applies to Drop' });
+  await expect(effective.getByRole('row', { name: /file\.move/ })).toContainText('Allowed from your setting for Drop');
+  await expect(effective.getByRole('row', { name: /webhook\.post/ })).toContainText(
+    'Needs approval from the default for a write action',
+  );
+  await expect(effective.getByRole('row', { name: /gmail\./ })).toHaveCount(0);
   // Risk hints beside each action.
   await expect(policies.getByRole('row', { name: /gmail\.trash/ })).toContainText('hard to take back');
   await shot('settings-policies');
 
   await policies.getByRole('button', { name: 'Remove Drop: file.move' }).click();
   await expect(overrides.getByRole('listitem')).toHaveCount(1);
+  await expect(effective.getByRole('row', { name: /file\.move/ })).toContainText(
+    'Needs approval from the default for a write action',
+  );
   await policies.getByRole('button', { name: 'Remove Drop: task.create' }).click();
   await expect(policies.getByText('No scout has its own setting.')).toBeVisible();
   expect((await agent.api<Policies>('/policies')).scouts[scout.id]).toBeUndefined();

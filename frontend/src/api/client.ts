@@ -106,6 +106,8 @@ export class Api {
   retryAction = (id: string, n: number) => this.request<PlanAction>('POST', `/suggestions/${enc(id)}/actions/${n}/retry`, {});
   dropAction = (id: string, n: number) => this.request<PlanAction>('POST', `/suggestions/${enc(id)}/actions/${n}/drop`, {});
   policies = () => this.request<Policies>('GET', '/policies');
+  /** The policies, with `resolved` saying what applies to this scout. */
+  policiesFor = (scoutId: string) => this.request<Policies>('GET', `/policies?scout_id=${enc(scoutId)}`);
   putPolicies = (p: PutPolicies) => this.request<Policies>('PUT', '/policies', p);
 
   // A scout's rules (docs/rules.md).

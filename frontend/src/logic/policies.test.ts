@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { ActionDef, Policies } from '../api/plans';
-import { actionsFor, applyChange, globalRows, overrideModes, overrideRows, riskHint, setGlobal, setOverride } from './policies';
+import {
+  actionsFor,
+  applyChange,
+  effectiveRows,
+  globalRows,
+  overrideModes,
+  overrideRows,
+  riskHint,
+  setGlobal,
+  setOverride,
+} from './policies';
 
 const def = (name: string, risk: string, kinds?: string[]): ActionDef => ({
   name,
@@ -56,6 +66,22 @@ describe('policies', () => {
   it('offer a scout the actions of its kind', () => {
     expect(actionsFor(catalogue, 'folder').map((d) => d.name)).toEqual(['task.create']);
     expect(actionsFor(catalogue, 'gmail').map((d) => d.name)).toEqual(['task.create', 'gmail.archive', 'gmail.trash']);
+  });
+
+  it('say what applies to a scout and why, as the agent resolved it, for the actions of its kind', () => {
+    const resolved = [
+      { action: 'task.create', risk: 'write', mode: 'allow' as const, source: 'scout' as const },
+      { action: 'gmail.archive', risk: 'write', mode: 'require_approval' as const, source: 'inferred' as const },
+      { action: 'gmail.trash', risk: 'danger', mode: 'deny' as const, source: 'global' as const },
+    ];
+    expect(effectiveRows(catalogue, resolved, 'gmail', 'Work mail').map((r) => `${r.action}: ${r.text}`)).toEqual([
+      'task.create: Allowed — your setting for Work mail',
+      'gmail.archive: Needs approval — the default for a write action',
+      'gmail.trash: Denied — your setting for every scout',
+    ]);
+    expect(effectiveRows(catalogue, resolved, 'folder', 'Drop').map((r) => r.action)).toEqual(['task.create']);
+    // An action the agent did not resolve (an older agent) is left out.
+    expect(effectiveRows(catalogue, resolved.slice(1), 'folder')).toEqual([]);
   });
 
   it('follow policy.changed events', () => {

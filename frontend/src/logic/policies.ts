@@ -2,7 +2,8 @@
 // sends (PUT /api/v1/policies is a merge patch) and the cascade's rules
 // that the window can say before the agent does.
 
-import type { ActionDef, Mode, Policies, PutPolicies } from '../api/plans';
+import type { ActionDef, Mode, Policies, PutPolicies, ResolvedMode } from '../api/plans';
+import { modeLabel, modeSourceLabel } from './plan';
 
 export const RISK_HINT: Record<string, string> = {
   read: 'reads only: allowed unless you say otherwise',
@@ -82,6 +83,36 @@ export function setOverride(scoutId: string, action: string, mode: Mode | null):
 /** The actions that apply to a scout kind, for adding an override. */
 export function actionsFor(catalogue: readonly ActionDef[], kind: string | undefined): ActionDef[] {
   return catalogue.filter((d) => !d.kinds || d.kinds.length === 0 || (kind !== undefined && d.kinds.includes(kind)));
+}
+
+export interface EffectiveRow {
+  action: string;
+  mode: Mode;
+  source: string;
+  /** Where the mode comes from, in words: "your setting for Work mail". */
+  why: string;
+  /** "Allowed — your setting for Work mail". */
+  text: string;
+}
+
+/** What applies to one scout, as the agent resolved it (GET
+ * /api/v1/policies?scout_id=): each action its kind can run, in the
+ * catalogue's order, with its mode and where the mode comes from. */
+export function effectiveRows(
+  catalogue: readonly ActionDef[],
+  resolved: readonly ResolvedMode[],
+  kind: string | undefined,
+  scoutName?: string,
+): EffectiveRow[] {
+  const byAction = new Map(resolved.map((r) => [r.action, r]));
+  const rows: EffectiveRow[] = [];
+  for (const d of actionsFor(catalogue, kind)) {
+    const r = byAction.get(d.name);
+    if (!r) continue;
+    const why = modeSourceLabel(r.source, r.risk, scoutName);
+    rows.push({ action: d.name, mode: r.mode, source: r.source, why, text: `${modeLabel(r.mode)} — ${why}` });
+  }
+  return rows;
 }
 
 /** The policies after a policy.changed event (a mode set or removed), so

@@ -1,8 +1,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { MODES, type Mode } from '../api/plans';
+import { asApiError } from '../api/errors';
+import { MODES, type ActionDef, type Mode, type Policies, type ResolvedMode } from '../api/plans';
+import type { Scout } from '../api/types';
 import { modeLabel } from '../logic/plan';
 import {
   actionsFor,
+  effectiveRows,
   globalRows,
   overrideModes,
   overrideRows,
@@ -213,6 +216,8 @@ export function PoliciesSettings({ s }: { s: AppState }) {
             </form>
           )}
 
+          {scouts.length > 0 && <EffectivePolicies scouts={scouts} catalogue={cat} policies={p} />}
+
           <h3>Gmail cards propose</h3>
           <div class="inline">
             <label class="setting-label">
@@ -251,5 +256,86 @@ export function PoliciesSettings({ s }: { s: AppState }) {
         </>
       )}
     </section>
+  );
+}
+
+/** What applies to one scout, as the agent resolves it: each action its
+ * kind can run, with the mode in effect and where it comes from (its own
+ * setting, the one for every scout, or the action's risk). Asked again
+ * whenever the policies change, here or elsewhere. */
+function EffectivePolicies({
+  scouts,
+  catalogue,
+  policies,
+}: {
+  scouts: Scout[];
+  catalogue: readonly ActionDef[];
+  policies: Policies;
+}) {
+  const actions = useActions();
+  const [id, setId] = useState(scouts[0]!.id);
+  const chosen = scouts.find((sc) => sc.id === id) ?? scouts[0]!;
+  // The last answer stays shown while the next is asked for.
+  const [got, setGot] = useState<{ id: string; resolved: ResolvedMode[] } | null>(null);
+  const [error, setError] = useState('');
+  useEffect(() => {
+    let live = true;
+    actions.api.policiesFor(chosen.id).then(
+      (r) => {
+        if (!live) return;
+        setGot({ id: chosen.id, resolved: r.resolved });
+        setError('');
+      },
+      (e) => live && setError(asApiError(e).full),
+    );
+    return () => {
+      live = false;
+    };
+  }, [chosen.id, policies]);
+  const rows = got?.id === chosen.id ? effectiveRows(catalogue, got.resolved, chosen.kind, chosen.name) : null;
+
+  return (
+    <>
+      <h3>What applies to a scout</h3>
+      <div class="inline">
+        <select aria-label="What applies to" value={chosen.id} onChange={(e) => setId(e.currentTarget.value)}>
+          {scouts.map((sc) => (
+            <option key={sc.id} value={sc.id}>
+              {sc.name}
+            </option>
+          ))}
+        </select>
+        <span class="muted small">each action its kind can run, with the mode in effect and where it comes from</span>
+      </div>
+      {error && (
+        <p class="error-text small" role="alert">
+          Could not ask the agent: {error}
+        </p>
+      )}
+      {!rows && !error && <p class="muted small">Loading…</p>}
+      {rows && (
+        <table class="policies effective" aria-label={`What applies to ${chosen.name}`}>
+          <thead>
+            <tr>
+              <th scope="col">Action</th>
+              <th scope="col">In effect</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.action}>
+                <td>
+                  <code>{r.action}</code>
+                </td>
+                <td>
+                  <span class={`badge mode-${r.mode}`}>{modeLabel(r.mode)}</span>{' '}
+                  <span class="muted small">from {r.why}</span>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
   );
 }
