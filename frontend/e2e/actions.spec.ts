@@ -184,21 +184,24 @@ test('rules are reordered, switched off and deleted in the editor', async () => 
 });
 
 test('a card shows its plan; an unticked move leaves the file where it is', async () => {
-  // The rule now also moves the file and posts the card: write actions,
-  // so they wait for the person's approval.
-  await agent.api(`/scouts/${scout.id}/rules/invoices`, json('PUT', {
-    id: 'invoices',
-    name: 'Invoices become tasks',
-    when: { name: { regex: '^invoice-\\d+' } },
-    then: {
-      verdict: 'show',
-      kind: 'task',
-      actions: [
-        { action: 'file.move', params: { to: join(agent.home, 'Archive') } },
-        { action: 'webhook.post', params: { url: receiver.url } },
-      ],
-    },
-  }));
+  // The rule is edited to also move the file and post the card (actions
+  // are written as JSON): write actions, so they wait for the person's
+  // approval.
+  await page.getByRole('button', { name: 'Edit invoices' }).click();
+  const editor = page.getByRole('form', { name: 'Edit rule invoices' });
+  await editor.getByRole('button', { name: 'JSON' }).click();
+  const text = editor.getByLabel(/The rule as JSON/);
+  const doc = JSON.parse(await text.inputValue());
+  doc.then.actions = [
+    { action: 'file.move', params: { to: join(agent.home, 'Archive') } },
+    { action: 'webhook.post', params: { url: receiver.url } },
+  ];
+  await text.fill(JSON.stringify(doc, null, 2));
+  await expect(editor.getByRole('alert')).toHaveCount(0);
+  await editor.getByRole('button', { name: 'Save rule' }).click();
+  await expect(toast('Saved rule invoices')).toBeVisible();
+  const saved = await agent.api<RuleList>(`/scouts/${scout.id}/rules`);
+  expect(saved.rules.map((r) => r.rule.then.actions?.map((x) => x.action))).toEqual([['file.move', 'webhook.post']]);
   await page.getByRole('link', { name: 'Inbox' }).click();
   agent.drop('Drop/invoice-0002.txt', 'Invoice 0002\nFrom ACME, due in two weeks.\n');
   const c = card('Invoice 0002');
