@@ -1,12 +1,13 @@
 // A scout's definition history in a browser against a real agent: who
 // changed it and what, the diff between two versions, rollback with a
-// confirmation; a scout its definitions file manages says so, and its
-// rollback is refused by the agent (409) with the reason shown; a broken
-// definitions file is listed on the Scouts view with its line as soon as
-// the agent reads it, and leaves the list once fixed.
+// confirmation; a scout its definitions file manages says so, its
+// rollback is refused by the agent (409) with the reason shown, and a
+// change on its card is refused with an offer to write it to the file; a
+// broken definitions file is listed on the Scouts view with its line as
+// soon as the agent reads it, and leaves the list once fixed.
 
 import { expect, test, type Page } from '@playwright/test';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ARTIFACTS, startAgent } from './agent';
 
@@ -109,6 +110,18 @@ test('history, diff and rollback of a scout; a file-managed scout refuses rollba
     expect((await agent.api<Version[]>(`/scouts/${scansId}/versions`)).length).toBe(2);
     expect((await agent.api<{ name: string }>(`/scouts/${scansId}`)).name).toBe('Scans 2');
     await fd.getByRole('button', { name: 'Close' }).click();
+
+    // Changed on its card, a file-managed scout is refused with an offer
+    // to write the change to its file, which then holds it.
+    await scans2.getByText('Auto-create').click();
+    const offer = page.locator('.toast').filter({ hasText: 'the definitions file scans.json decides scout “Scans 2”' });
+    await expect(offer).toBeVisible();
+    await expect(scans2.getByRole('radio', { name: 'Review' })).toBeChecked();
+    await shot(page, 'definitions-managed-edit');
+    await offer.getByRole('button', { name: 'Write to scans.json' }).click();
+    await expect(scans2.getByRole('radio', { name: 'Auto-create' })).toBeChecked();
+    expect(JSON.parse(readFileSync(join(defs, 'scans.json'), 'utf8')).review).toBe(false);
+    expect((await agent.api<{ review: boolean }>(`/scouts/${scansId}`)).review).toBe(false);
 
     // A broken definitions file: listed with its line while the view is
     // open (the agent says on its stream that it read the folder again),

@@ -134,7 +134,10 @@ export class Api {
   scouts = () => this.request<Scout[]>('GET', '/scouts');
   scout = (id: string) => this.request<Scout>('GET', `/scouts/${enc(id)}`);
   createScout = (s: CreateScout) => this.request<Scout>('POST', '/scouts', s);
-  updateScout = (id: string, p: PatchScout) => this.request<Scout>('PATCH', `/scouts/${enc(id)}`, p);
+  /** writeFile: a scout a definitions file manages is changed by writing
+   * its file too (else the agent refuses, 409). */
+  updateScout = (id: string, p: PatchScout, writeFile = false) =>
+    this.request<Scout>('PATCH', `/scouts/${enc(id)}${writeFile ? '?write_file=true' : ''}`, p);
   deleteScout = (id: string) => this.request<void>('DELETE', `/scouts/${enc(id)}`);
   runScout = (id: string) => this.request<void>('POST', `/scouts/${enc(id)}/run`, {});
   learning = (id: string) => this.request<Learning>('GET', `/scouts/${enc(id)}/learning`);

@@ -3,6 +3,14 @@
 
 import type { FieldChange, ScoutVersion } from '../api/definitions';
 
+/** The definitions file named by the agent's refusal of a change to a
+ * scout that file manages (409: "managed by NAME — edit the file …"), or
+ * undefined for any other error. */
+export function managedFile(err: { code: string; message: string }): string | undefined {
+  if (err.code !== 'conflict') return undefined;
+  return /^managed by (.+?) — /i.exec(err.message)?.[1];
+}
+
 /** Who made a version, in words ("the window", "the file scans.yaml"). */
 export function actorText(actor: string): string {
   if (actor.startsWith('file:')) return `the file ${actor.slice(5)}`;

@@ -22,6 +22,7 @@ import type {
 } from '../api/types';
 import { ENTITY_KINDS, LANES } from '../api/types';
 import { proposedFields } from '../logic/fields';
+import { managedFile } from '../logic/definitions';
 import { KIND_LABEL, plural, tildePath } from '../logic/format';
 import { LANE_LABEL } from '../logic/lanes';
 import { href } from '../logic/router';
@@ -529,13 +530,27 @@ export class Actions {
     }
   }
 
-  async updateScout(sc: Scout, p: PatchScout): Promise<void> {
+  /** Changes a scout. One a definitions file manages is refused by the
+   * agent unless the change is written to the file: the refusal offers to
+   * (writeFile). */
+  async updateScout(sc: Scout, p: PatchScout, writeFile = false): Promise<void> {
     this.putScout({ ...sc, ...p } as Scout);
     try {
-      this.putScout(await this.api.updateScout(sc.id, p));
-    } catch (err) {
+      this.putScout(await this.api.updateScout(sc.id, p, writeFile));
+    } catch (e) {
       this.putScout(sc);
-      this.fail(`Could not change scout ${quote(sc.name)}.`, err);
+      const err = asApiError(e);
+      const file = writeFile ? undefined : managedFile(err);
+      if (!file) {
+        this.fail(`Could not change scout ${quote(sc.name)}.`, err);
+        return;
+      }
+      const text = `Not changed: the definitions file ${file} decides scout ${quote(sc.name)}. Edit the file, or write this change to it.`;
+      this.toaster.show({
+        tone: 'error',
+        text,
+        action: { label: `Write to ${file}`, run: () => void this.updateScout(sc, p, true) },
+      });
     }
   }
 

@@ -75,7 +75,8 @@ export function ScoutCard({
       <RunSettingsLine sc={sc} now={now} />
       {managedBy && (
         <p class="muted small">
-          Managed by the definitions file <code>{managedBy.replace(/^file:/, '')}</code>: edit the file to change it.
+          Managed by the definitions file <code>{managedBy.replace(/^file:/, '')}</code>: edit the file to change it, or
+          change it here and write the change to the file.
         </p>
       )}
       {h.model_budget?.message && (
