@@ -283,6 +283,16 @@ test('"approve and always allow" writes the scout’s override, shown and remove
     'Needs approval from the default for a write action',
   );
   await expect(effective.getByRole('row', { name: /gmail\./ })).toHaveCount(0);
+  // A mode for every scout, set and taken back in the window.
+  const postMode = policies.getByRole('combobox', { name: 'webhook.post: mode for every scout' });
+  await postMode.selectOption('deny');
+  await expect(effective.getByRole('row', { name: /webhook\.post/ })).toContainText('Denied from your setting for every scout');
+  expect((await agent.api<Policies>('/policies')).global).toEqual({ 'webhook.post': 'deny' });
+  await postMode.selectOption('');
+  await expect(effective.getByRole('row', { name: /webhook\.post/ })).toContainText(
+    'Needs approval from the default for a write action',
+  );
+  expect((await agent.api<Policies>('/policies')).global).toEqual({});
   // Risk hints beside each action.
   await expect(policies.getByRole('row', { name: /gmail\.trash/ })).toContainText('hard to take back');
   await shot('settings-policies');
