@@ -45,3 +45,48 @@ func TestDesktopDoesNotLinkRelayOnlyPackages(t *testing.T) {
 		}
 	}
 }
+
+// TestDecisionPathCrossesEachPackageOnce keeps an approval on a Gmail card
+// going app/localapi → app/core → scouts (decision, plan and outbox in one
+// transaction) → app/gmaildesk (the executor) → connectors/gmail, each
+// package once: Gmail is reached only through its kind's package, and
+// nothing below the core reaches back up into it or the API.
+func TestDecisionPathCrossesEachPackageOnce(t *testing.T) {
+	const mod = "github.com/scouts-hq/scouts/"
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`,
+		"./app/localapi", "./app/core", "./app/gmaildesk", "./scouts", "./connectors/gmail").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	forbidden := map[string][]string{
+		"app/localapi":     {"connectors/gmail"},
+		"app/core":         {"connectors/gmail"},
+		"app/gmaildesk":    {"app/core", "app/localapi"},
+		"scouts":           {"app/", "connectors/"},
+		"connectors/gmail": {"app/"},
+	}
+	seen := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		pkg := strings.TrimPrefix(f[0], mod)
+		bad, ok := forbidden[pkg]
+		if !ok {
+			t.Fatalf("go list answered for %s", f[0])
+		}
+		seen++
+		for _, imp := range f[1:] {
+			imp, ours := strings.CutPrefix(imp, mod)
+			if !ours {
+				continue
+			}
+			for _, b := range bad {
+				if imp == strings.TrimSuffix(b, "/") || (strings.HasSuffix(b, "/") && strings.HasPrefix(imp, b)) {
+					t.Errorf("%s imports %s", pkg, imp)
+				}
+			}
+		}
+	}
+	if seen != len(forbidden) {
+		t.Fatalf("go list listed %d of %d packages:\n%s", seen, len(forbidden), out)
+	}
+}
