@@ -122,17 +122,19 @@ export function ApproveDialog({ s, sg, initialAs, onClose, onDone }: Props) {
           }}
           projects={as === 'task' ? entityList(s, 'project') : undefined}
           bodyNote={bodyNote}
+          titleNote={
+            offer && (
+              <p class="muted small title-offer">
+                The model proposes the title “{offer}”.{' '}
+                <button type="button" class="quiet small-btn" onClick={() => setForm((f) => ({ ...f, title: offer }))}>
+                  Use it
+                </button>
+              </p>
+            )
+          }
           autoFocusTitle
           bodyRows={10}
         />
-        {offer && (
-          <p class="muted small title-offer">
-            The model proposes the title “{offer}”.{' '}
-            <button type="button" class="quiet small-btn" onClick={() => setForm((f) => ({ ...f, title: offer }))}>
-              Use it
-            </button>
-          </p>
-        )}
         {prefilled && <p class="muted small">Filled in from the item’s text: {prefilled}. Check before approving.</p>}
         {content.state === 'ok' && content.value.truncated && !binary && (
           <p class="muted small">The text is long: this shows its first megabyte.</p>

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import type { Entity, EntityKind } from '../api/types';
 import { KIND_FIELDS, type FormFields } from '../logic/fields';
 
@@ -11,10 +12,12 @@ interface Props {
   bodyNote?: string;
   autoFocusTitle?: boolean;
   bodyRows?: number;
+  /** Shown under the title: what else it could be. */
+  titleNote?: ComponentChildren;
 }
 
 /** The editable fields of a task, note, event or project. */
-export function Fields({ kind, value, onChange, projects, bodyNote, autoFocusTitle, bodyRows = 6 }: Props) {
+export function Fields({ kind, value, onChange, projects, bodyNote, autoFocusTitle, bodyRows = 6, titleNote }: Props) {
   const set = (k: keyof FormFields) => (e: Event) =>
     onChange({ ...value, [k]: (e.currentTarget as HTMLInputElement).value });
   const has = (f: keyof FormFields) => KIND_FIELDS[kind].includes(f);
@@ -32,6 +35,7 @@ export function Fields({ kind, value, onChange, projects, bodyNote, autoFocusTit
           autoComplete="off"
         />
       </label>
+      {titleNote}
       {has('due') && (
         <div class="field-row">
           <label class="field">
