@@ -120,7 +120,9 @@ test('history, diff and rollback of a scout; a file-managed scout refuses rollba
     await shot(page, 'definitions-managed-edit');
     await offer.getByRole('button', { name: 'Write to scans.json' }).click();
     await expect(scans2.getByRole('radio', { name: 'Auto-create' })).toBeChecked();
-    expect(JSON.parse(readFileSync(join(defs, 'scans.json'), 'utf8')).review).toBe(false);
+    // The card was seen showing the change before the file held it (one
+    // run in five under load): wait for the file rather than read it once.
+    await expect.poll(() => JSON.parse(readFileSync(join(defs, 'scans.json'), 'utf8')).review).toBe(false);
     expect((await agent.api<{ review: boolean }>(`/scouts/${scansId}`)).review).toBe(false);
 
     // A broken definitions file: listed with its line while the view is

@@ -1,5 +1,5 @@
 import { createContext } from 'preact';
-import { useContext, useEffect, useReducer, useState } from 'preact/hooks';
+import { useContext, useEffect, useMemo, useReducer, useState } from 'preact/hooks';
 import type { ApiError } from '../api/errors';
 import { asApiError } from '../api/errors';
 import { parseHash, type Route } from '../logic/router';
@@ -33,13 +33,17 @@ export function useNow(ms = 30_000): number {
 }
 
 export function useRoute(): Route {
-  const [r, setR] = useState(() => parseHash(location.hash));
+  const [hash, setHash] = useState(() => location.hash);
   useEffect(() => {
-    const on = () => setR(parseHash(location.hash));
+    const on = () => setHash(location.hash);
     addEventListener('hashchange', on);
+    // The hash can change between the first render and this effect (a
+    // link followed while the page loads): that hashchange had no
+    // listener yet, so the route is read again now.
+    on();
     return () => removeEventListener('hashchange', on);
   }, []);
-  return r;
+  return useMemo(() => parseHash(hash), [hash]);
 }
 
 export type Loaded<T> = { state: 'loading' } | { state: 'ok'; value: T } | { state: 'error'; error: ApiError };
