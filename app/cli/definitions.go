@@ -100,7 +100,7 @@ func readInput(arg string, env Env) (string, []byte, error) {
 		defer fh.Close()
 		r = fh
 	}
-	data, err := io.ReadAll(io.LimitReader(r, definition.MaxSize+1))
+	data, err := io.ReadAll(io.LimitReader(r, definition.MaxExportSize+1))
 	if err != nil {
 		return "", nil, fmt.Errorf("read %s: %w", name, err)
 	}

@@ -122,9 +122,16 @@ func actorOf(ctx context.Context) string {
 // new version.
 const EventDefinitionVersion = "scout.version"
 
+// ExportOptions say what an export holds besides the definitions.
+type ExportOptions struct {
+	// History adds each scout's past versions (definition.PastVersion),
+	// oldest first.
+	History bool
+}
+
 // ExportDefinitions returns the definitions of the scouts named (every
 // scout when none is), current versions recorded first.
-func (c *Core) ExportDefinitions(ctx context.Context, ids []string) ([]definition.Document, error) {
+func (c *Core) ExportDefinitions(ctx context.Context, ids []string, o ExportOptions) ([]definition.Document, error) {
 	var list []scouts.Scout
 	if len(ids) == 0 {
 		all, err := c.DB.ListScouts(ctx)
@@ -148,6 +155,11 @@ func (c *Core) ExportDefinitions(ctx context.Context, ids []string) ([]definitio
 		d, err := c.DefinitionOf(ctx, s)
 		if err != nil {
 			return nil, err
+		}
+		if o.History {
+			if d.History, err = c.pastVersions(ctx, s.ID); err != nil {
+				return nil, err
+			}
 		}
 		out = append(out, d)
 	}
@@ -216,6 +228,10 @@ type ImportOptions struct {
 	ManagedBy string
 	// KeepManager leaves who manages a scout as it is (a rollback).
 	KeepManager bool
+	// WithoutHistory imports the definitions alone, leaving out the
+	// history an export may carry (a scout whose own history differs
+	// then gets the definition as a new version).
+	WithoutHistory bool
 }
 
 // DefinitionChange is what importing one definition does or would do.
@@ -231,6 +247,9 @@ type DefinitionChange struct {
 	Version int `json:"version,omitempty"`
 	// HookToken is a new webhook scout's token, shown once.
 	HookToken string `json:"hook_token,omitempty"`
+	// PastVersions are the version numbers the import adds (or would
+	// add) from the definition's history, oldest first.
+	PastVersions []int `json:"past_versions,omitempty"`
 }
 
 // ImportDefinitions matches each document to a scout (by id, else by
@@ -244,7 +263,7 @@ func (c *Core) ImportDefinitions(ctx context.Context, docs []definition.Document
 	type plan struct {
 		doc  definition.Document
 		cur  *scouts.Scout
-		want []byte
+		past []definition.PastVersion
 	}
 	plans := make([]plan, 0, len(docs))
 	seen := map[string]bool{}
@@ -277,15 +296,25 @@ func (c *Core) ImportDefinitions(ctx context.Context, docs []definition.Document
 			return nil, scouts.Errorf(scouts.EInvalid, "definition %d (%s): scout %s is defined twice", i+1, d.Name, key)
 		}
 		seen[key] = true
+		if o.WithoutHistory {
+			p.doc.History = nil
+		}
+		if p.past, err = c.historyToAdd(ctx, i, p.doc, p.cur); err != nil {
+			return nil, err
+		}
+		p.doc.History = nil
 		plans = append(plans, p)
 	}
 	out := make([]DefinitionChange, 0, len(plans))
 	for _, p := range plans {
 		ch := DefinitionChange{Name: p.doc.Name, Kind: p.doc.Kind, ScoutID: p.doc.ID}
+		for _, v := range p.past {
+			ch.PastVersions = append(ch.PastVersions, v.Version)
+		}
 		if p.cur == nil {
 			ch.Action = "create"
 			if o.Apply {
-				if err := c.createFromDefinition(ctx, p.doc, o, &ch); err != nil {
+				if err := c.createFromDefinition(ctx, p.doc, p.past, o, &ch); err != nil {
 					return out, fmt.Errorf("%s: %w", p.doc.Name, err)
 				}
 			}
@@ -307,11 +336,11 @@ func (c *Core) ImportDefinitions(ctx context.Context, docs []definition.Document
 			return out, err
 		}
 		ch.Action = "update"
-		if len(ch.Changes) == 0 {
+		if len(ch.Changes) == 0 && len(p.past) == 0 {
 			ch.Action = "unchanged"
 		}
 		if o.Apply {
-			if err := c.applyDefinition(ctx, *p.cur, cur, p.doc, o, &ch); err != nil {
+			if err := c.applyDefinition(ctx, *p.cur, cur, p.doc, p.past, o, &ch); err != nil {
 				return out, fmt.Errorf("%s: %w", p.doc.Name, err)
 			}
 		}
@@ -320,7 +349,7 @@ func (c *Core) ImportDefinitions(ctx context.Context, docs []definition.Document
 	return out, nil
 }
 
-func (c *Core) createFromDefinition(ctx context.Context, d definition.Document, o ImportOptions, ch *DefinitionChange) error {
+func (c *Core) createFromDefinition(ctx context.Context, d definition.Document, past []definition.PastVersion, o ImportOptions, ch *DefinitionChange) error {
 	in := NewScout{ID: d.ID, Kind: scouts.Kind(d.Kind), Name: d.Name, Review: d.Review, Enabled: d.Enabled, Config: d.Source,
 		Schedule: scheduleOf(d), Budget: budgetOf(d), fromDefinition: true}
 	if c.kinds[in.Kind].hookToken {
@@ -331,10 +360,10 @@ func (c *Core) createFromDefinition(ctx context.Context, d definition.Document, 
 		return err
 	}
 	ch.ScoutID, ch.HookToken = created.Scout.ID, created.HookToken
-	return c.finishDefinition(ctx, created.Scout, definition.Document{}, d, o, ch)
+	return c.finishDefinition(ctx, created.Scout, definition.Document{}, d, past, o, ch)
 }
 
-func (c *Core) applyDefinition(ctx context.Context, s scouts.Scout, cur, d definition.Document, o ImportOptions, ch *DefinitionChange) error {
+func (c *Core) applyDefinition(ctx context.Context, s scouts.Scout, cur, d definition.Document, past []definition.PastVersion, o ImportOptions, ch *DefinitionChange) error {
 	p := ScoutPatch{Name: &d.Name, Enabled: &d.Enabled, Review: &d.Review, fromDefinition: true}
 	sched, budget := scheduleOf(d), budgetOf(d)
 	p.Schedule, p.Budget = &sched, &budget
@@ -348,12 +377,13 @@ func (c *Core) applyDefinition(ctx context.Context, s scouts.Scout, cur, d defin
 	if _, err := c.UpdateScout(ctx, s.ID, p); err != nil {
 		return err
 	}
-	return c.finishDefinition(ctx, s, cur, d, o, ch)
+	return c.finishDefinition(ctx, s, cur, d, past, o, ch)
 }
 
 // finishDefinition writes what a scout row does not hold (rules, learner
-// thresholds, who manages it) and records the version.
-func (c *Core) finishDefinition(ctx context.Context, s scouts.Scout, cur, d definition.Document, o ImportOptions, ch *DefinitionChange) error {
+// thresholds, who manages it), the past versions an export's history
+// brings, and records the version.
+func (c *Core) finishDefinition(ctx context.Context, s scouts.Scout, cur, d definition.Document, past []definition.PastVersion, o ImportOptions, ch *DefinitionChange) error {
 	if !slices.EqualFunc(cur.Rules, d.Rules, func(a, b json.RawMessage) bool { return bytes.Equal(compactJSON(a), compactJSON(b)) }) {
 		if err := c.replaceRules(ctx, s.ID, d.Rules); err != nil {
 			return err
@@ -368,6 +398,9 @@ func (c *Core) finishDefinition(ctx context.Context, s scouts.Scout, cur, d defi
 		if err := c.DB.SetScoutManagedBy(ctx, s.ID, o.ManagedBy); err != nil {
 			return err
 		}
+	}
+	if err := c.addPastVersions(ctx, s.ID, past); err != nil {
+		return err
 	}
 	v, err := c.SnapshotDefinition(ctx, s.ID, o.Actor, o.Note)
 	ch.Version = v

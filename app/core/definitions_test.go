@@ -37,7 +37,7 @@ func TestDefinitionsRoundTrip(t *testing.T) {
 	if _, err := c.AddRule(ctx, cr.Scout.ID, []byte(`{"id":"inv","when":{"name":{"contains":"invoice"}},"then":{"verdict":"show"}}`), -1); err != nil {
 		t.Fatal(err)
 	}
-	docs, err := c.ExportDefinitions(ctx, nil)
+	docs, err := c.ExportDefinitions(ctx, nil, core.ExportOptions{})
 	if err != nil || len(docs) != 1 {
 		t.Fatalf("export %v %v", docs, err)
 	}
@@ -63,7 +63,7 @@ func TestDefinitionsRoundTrip(t *testing.T) {
 	if _, err := c2.ImportDefinitions(ctx, parsed, core.ImportOptions{Apply: true, Actor: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	again, err := c2.ExportDefinitions(ctx, nil)
+	again, err := c2.ExportDefinitions(ctx, nil, core.ExportOptions{})
 	if err != nil || len(again) != 1 {
 		t.Fatal(err)
 	}

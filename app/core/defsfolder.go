@@ -101,6 +101,14 @@ func (c *Core) ReconcileDefinitions(ctx context.Context) error {
 			}
 			continue
 		}
+		if len(d.History) > 0 {
+			// The file decides the definition; the agent keeps its
+			// versions. A history here would be re-checked on every
+			// change and lost on the next write to the file.
+			problems = append(problems, definition.Error{File: name, Line: 1,
+				Reason: "holds a history (an export with --history): import it with scouts import FILE --apply, and keep the definition alone in the folder"})
+			continue
+		}
 		if id, ok := byManager["file:"+name]; ok {
 			d.ID = id
 		}

@@ -83,7 +83,7 @@ func (c *Core) DraftDefinition(ctx context.Context, description string) (Draft, 
 	// Drafts spend the same daily cap as a scout, on their own line of the
 	// ledger: drafting cannot eat a scout's budget, nor pass the cap.
 	allow := llm.Allowance{Budget: c.cfg.ModelBudget, Scout: DraftBudgetKey, DailyTokens: c.cfg.ModelDailyTokens}
-	raw, tokens, err := m.Draft(ctx, description, definition.Schema(), allow)
+	raw, tokens, err := m.Draft(ctx, description, definition.DraftSchema(), allow)
 	if errors.Is(err, llm.ErrBudgetSpent) {
 		return Draft{}, c.draftBudgetSpent(ctx)
 	}
@@ -129,6 +129,9 @@ func (c *Core) checkDraft(ctx context.Context, name string, raw []byte) Draft {
 		out.Definition, _ = json.Marshal(string(raw))
 	}
 	d, err := definition.Parse(name, raw)
+	if err == nil && len(d.History) > 0 {
+		err = &definition.Error{File: name, Reason: "a draft is one definition without history (import an export with history with scouts import)"}
+	}
 	if err == nil {
 		err = checkRules(d)
 	}

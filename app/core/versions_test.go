@@ -101,7 +101,7 @@ func TestRuleChangesRecordVersions(t *testing.T) {
 	}
 
 	// An import replacing the rules: one version for the whole document.
-	docs, err := c.ExportDefinitions(ctx, []string{id})
+	docs, err := c.ExportDefinitions(ctx, []string{id}, core.ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestRollbackOfAFileManagedScout(t *testing.T) {
 // exported is a scout's current definition as an export writes it.
 func exported(t *testing.T, c *core.Core, id string) string {
 	t.Helper()
-	docs, err := c.ExportDefinitions(context.Background(), []string{id})
+	docs, err := c.ExportDefinitions(context.Background(), []string{id}, core.ExportOptions{})
 	if err != nil || len(docs) != 1 {
 		t.Fatalf("export of %s: %d, %v", id, len(docs), err)
 	}

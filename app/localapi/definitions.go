@@ -33,10 +33,16 @@ func (s *Server) definitionRoutes() {
 	m.HandleFunc("POST /api/v1/scouts/{id}/versions/{version}/rollback", s.handleScoutRollback)
 }
 
-// GET /api/v1/definitions?id=A&id=B: the scouts' definitions (all when no
-// id is given). Never a token or a secret's value.
+// GET /api/v1/definitions?id=A&id=B[&history=true]: the scouts'
+// definitions (all when no id is given), with their past versions when
+// history is asked. Never a token or a secret's value.
 func (s *Server) handleExportDefinitions(w http.ResponseWriter, r *http.Request) {
-	docs, err := s.core.ExportDefinitions(r.Context(), r.URL.Query()["id"])
+	history, err := boolParam(r, "history")
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	docs, err := s.core.ExportDefinitions(r.Context(), r.URL.Query()["id"], core.ExportOptions{History: history})
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -47,10 +53,21 @@ func (s *Server) handleExportDefinitions(w http.ResponseWriter, r *http.Request)
 	writeJSON(w, http.StatusOK, docs)
 }
 
-// POST /api/v1/definitions/import[?apply=true]: the body is one definition
-// or an array, JSON or YAML. Without apply it only says what would change.
+// POST /api/v1/definitions/import[?apply=true][&history=false]: the body
+// is one definition or an array, JSON or YAML, with or without history.
+// Without apply it only says what would change; history=false leaves out
+// the history the definitions carry.
 func (s *Server) handleImportDefinitions(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, definition.MaxSize+1))
+	withHistory := true
+	if r.URL.Query().Has("history") {
+		h, err := boolParam(r, "history")
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		withHistory = h
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, definition.MaxExportSize+1))
 	if err != nil {
 		s.fail(w, r, scouts.Errorf(scouts.EInvalid, "read body: %v", err))
 		return
@@ -62,7 +79,8 @@ func (s *Server) handleImportDefinitions(w http.ResponseWriter, r *http.Request)
 		return
 	}
 	apply := r.URL.Query().Get("apply") == "true"
-	changes, err := s.core.ImportDefinitions(r.Context(), docs, core.ImportOptions{Apply: apply, Actor: clientName(r), Note: "import"})
+	changes, err := s.core.ImportDefinitions(r.Context(), docs, core.ImportOptions{Apply: apply, Actor: clientName(r), Note: "import",
+		WithoutHistory: !withHistory})
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -200,6 +218,18 @@ func withClient(r *http.Request) *http.Request {
 		ctx = core.WithWriteFile(ctx)
 	}
 	return r.WithContext(ctx)
+}
+
+// boolParam reads a true/false query parameter (absent: false).
+func boolParam(r *http.Request, name string) (bool, error) {
+	switch v := r.URL.Query().Get(name); v {
+	case "", "false":
+		return false, nil
+	case "true":
+		return true, nil
+	default:
+		return false, scouts.Errorf(scouts.EInvalid, "%s must be true or false, not %q", name, v)
+	}
 }
 
 type rawJSON []byte

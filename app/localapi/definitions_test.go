@@ -43,6 +43,30 @@ func TestDefinitionsAPI(t *testing.T) {
 	if code != 200 || !strings.Contains(string(body), `"name": "Scans"`) && !strings.Contains(string(body), `"name":"Scans"`) {
 		t.Fatalf("export: %d %s", code, body)
 	}
+	// With its history: the three versions, oldest first; no history
+	// without asking.
+	code, _, body = call(t, srv, "GET", "/api/v1/definitions?id="+id+"&history=true", "")
+	var exported []struct {
+		History []struct {
+			Version int    `json:"version"`
+			Actor   string `json:"actor"`
+			Note    string `json:"note"`
+		} `json:"history"`
+	}
+	if code != 200 || json.Unmarshal(body, &exported) != nil || len(exported) != 1 || len(exported[0].History) != 3 ||
+		exported[0].History[0].Version != 1 || exported[0].History[2].Note != "rollback to version 1" {
+		t.Fatalf("export with history: %d %s", code, body)
+	}
+	if _, _, body := call(t, srv, "GET", "/api/v1/definitions", ""); strings.Contains(string(body), `"history"`) {
+		t.Fatalf("history without asking: %s", body)
+	}
+	if code, e, _ := call(t, srv, "GET", "/api/v1/definitions?history=yes", ""); code != http.StatusBadRequest || !strings.Contains(e.Error, "history must be true or false") {
+		t.Fatalf("history=yes: %d %+v", code, e)
+	}
+	// The same history back: nothing to do.
+	if code, _, b := call(t, srv, "POST", "/api/v1/definitions/import?apply=true", string(body)); code != 200 || !strings.Contains(string(b), `"action":"unchanged"`) {
+		t.Fatalf("re-import with history: %d %s", code, b)
+	}
 	code, e, _ := call(t, srv, "POST", "/api/v1/definitions/import", "version: 1\nkind: folder\nname: X\nsource:\n  path: 7\n")
 	if code != http.StatusBadRequest || !strings.Contains(e.Error, "request:5: /source/path") {
 		t.Fatalf("a broken definition: %d %+v", code, e)

@@ -54,6 +54,22 @@ func (d *DB) AddScoutVersion(ctx context.Context, v ScoutVersion) (int, bool, er
 	return v.Version, added, err
 }
 
+// AddPastScoutVersions records versions of a scout's definition as an
+// export's history gives them, with their numbers, dates and authors (an
+// import recreating a scout's history). A number the scout already has
+// fails the whole call: history is never rewritten.
+func (d *DB) AddPastScoutVersions(ctx context.Context, scoutID string, vs []ScoutVersion) error {
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		for _, v := range vs {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO scout_versions (scout_id, version, document, created_at, actor, note)
+				VALUES (?, ?, ?, ?, ?, ?)`, scoutID, v.Version, string(v.Document), v.CreatedAt.UnixMilli(), v.Actor, v.Note); err != nil {
+				return fmt.Errorf("localdb: add version %d of scout %s: %w", v.Version, scoutID, err)
+			}
+		}
+		return nil
+	})
+}
+
 // ListScoutVersions returns a scout's versions, newest first.
 func (d *DB) ListScoutVersions(ctx context.Context, scoutID string) ([]ScoutVersion, error) {
 	rows, err := d.read().QueryContext(ctx, `SELECT scout_id, version, document, created_at, actor, note

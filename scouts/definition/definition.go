@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // FormatVersion is the version of the document format this package writes
@@ -30,6 +31,20 @@ type Document struct {
 	Learning *Learning         `json:"learning,omitempty"`
 	Schedule *Schedule         `json:"schedule,omitempty"`
 	Budget   *Budget           `json:"budget,omitempty"`
+	// History is the scout's past versions, oldest first: only in an
+	// export asked with its history, never part of a version's document.
+	History []PastVersion `json:"history,omitempty"`
+}
+
+// PastVersion is one version of a scout's definition as an export with
+// history carries it: its number, the document as it was (canonical, as
+// Marshal writes it), when, by whom and why.
+type PastVersion struct {
+	Version   int             `json:"version"`
+	CreatedAt time.Time       `json:"created_at"`
+	Actor     string          `json:"actor,omitempty"`
+	Note      string          `json:"note,omitempty"`
+	Document  json.RawMessage `json:"document"`
 }
 
 // Learning are the learner's thresholds.
@@ -75,9 +90,11 @@ func (e *Error) Error() string {
 }
 
 // Marshal writes d as indented JSON, its canonical form (what versions
-// store and diffs compare).
+// store and diffs compare). Its history is left out: a version's document
+// is the definition alone.
 func Marshal(d Document) ([]byte, error) {
 	d.Version = FormatVersion
+	d.History = nil
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -16,10 +16,17 @@ import (
 // MaxSize bounds a definition file.
 const MaxSize = 1 << 20
 
+// MaxExportSize bounds what an import reads: every scout of an agent,
+// with their histories.
+const MaxExportSize = 32 << 20
+
 // Parse reads one definition, JSON or YAML, and checks it against the
 // schema. file names it in errors. Errors are *Error with the line of the
 // file they concern.
 func Parse(file string, data []byte) (Document, error) {
+	if len(data) > MaxSize {
+		return Document{}, &Error{File: file, Reason: fmt.Sprintf("larger than %d bytes", MaxSize)}
+	}
 	docs, err := ParseAll(file, data)
 	if err != nil {
 		return Document{}, err
@@ -33,8 +40,8 @@ func Parse(file string, data []byte) (Document, error) {
 // ParseAll reads what an export writes: one document, a JSON array of
 // documents, or several YAML documents separated by "---".
 func ParseAll(file string, data []byte) ([]Document, error) {
-	if len(data) > MaxSize {
-		return nil, &Error{File: file, Reason: fmt.Sprintf("larger than %d bytes", MaxSize)}
+	if len(data) > MaxExportSize {
+		return nil, &Error{File: file, Reason: fmt.Sprintf("larger than %d bytes", MaxExportSize)}
 	}
 	if t := bytes.TrimSpace(data); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
 		// JSON's own decoder says where JSON breaks, in its terms.
@@ -98,6 +105,18 @@ func fromNode(file string, n *yaml.Node) (Document, error) {
 	if p := validate(raw); p != nil {
 		return Document{}, &Error{File: file, Line: lineOf(n, p.at), Reason: p.String()}
 	}
+	d, err := decode(raw)
+	if err != nil {
+		return Document{}, &Error{File: file, Line: n.Line, Reason: err.Error()}
+	}
+	if err := canonicalHistory(&d); err != nil {
+		return Document{}, &Error{File: file, Line: lineOf(n, err.at), Reason: err.msg}
+	}
+	return d, nil
+}
+
+// decode reads a document the schema has accepted.
+func decode(raw []byte) (Document, error) {
 	var aux struct {
 		Document
 		Enabled *bool `json:"enabled"`
@@ -106,7 +125,7 @@ func fromNode(file string, n *yaml.Node) (Document, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&aux); err != nil {
-		return Document{}, &Error{File: file, Line: n.Line, Reason: err.Error()}
+		return Document{}, err
 	}
 	d := aux.Document
 	// A hand-written definition means a working scout unless it says
@@ -114,6 +133,30 @@ func fromNode(file string, n *yaml.Node) (Document, error) {
 	d.Enabled = aux.Enabled == nil || *aux.Enabled
 	d.Review = aux.Review == nil || *aux.Review
 	return d, nil
+}
+
+// canonicalHistory checks what the schema cannot say of a history (each
+// version number once) and rewrites each past document as Marshal writes
+// it: the form versions are stored and compared in, whatever the file's
+// key order or syntax.
+func canonicalHistory(d *Document) *problem {
+	seen := map[int]bool{}
+	for i := range d.History {
+		h := &d.History[i]
+		at := []string{"history", strconv.Itoa(i)}
+		if seen[h.Version] {
+			return &problem{at: append(at, "version"), msg: fmt.Sprintf("version %d is in the history twice", h.Version)}
+		}
+		seen[h.Version] = true
+		past, err := decode(h.Document)
+		if err != nil {
+			return &problem{at: append(at, "document"), msg: err.Error()}
+		}
+		if h.Document, err = Marshal(past); err != nil {
+			return &problem{at: append(at, "document"), msg: err.Error()}
+		}
+	}
+	return nil
 }
 
 // jsonable turns YAML's decoded maps into JSON objects: keys must be

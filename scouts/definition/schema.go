@@ -3,6 +3,7 @@ package definition
 import (
 	"bytes"
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -22,6 +23,27 @@ const SchemaURL = "https://github.com/scouts-hq/scouts/raw/main/docs/scout.schem
 // Schema returns the definition format as a JSON Schema (draft 2020-12):
 // what GET /api/v1/schema/scout serves and docs/scout.schema.json holds.
 func Schema() []byte { return bytes.Clone(schemaJSON) }
+
+// DraftSchema is the schema a model drafts a definition against: the
+// definition without its history, which only an export carries and a
+// draft must not invent.
+func DraftSchema() []byte {
+	var m map[string]any
+	if err := json.Unmarshal(schemaJSON, &m); err != nil {
+		return Schema() // the embedded schema is checked by the tests
+	}
+	if props, ok := m["properties"].(map[string]any); ok {
+		delete(props, "history")
+	}
+	if defs, ok := m["$defs"].(map[string]any); ok {
+		delete(defs, "version")
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return Schema()
+	}
+	return out
+}
 
 var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
