@@ -28,6 +28,9 @@ type DefinitionChange struct {
 	Version int `json:"version,omitempty"`
 	// HookToken is a new webhook scout's token, shown once.
 	HookToken string `json:"hook_token,omitempty"`
+	// PastVersions are the version numbers the import adds (or would
+	// add) from the definition's history, oldest first.
+	PastVersions []int `json:"past_versions,omitempty"`
 }
 
 // ImportResult answers POST /api/v1/definitions/import.

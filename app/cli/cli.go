@@ -66,9 +66,12 @@ Talking to a running agent:
                                          when the scout runs by itself (docs/schedules.md)
   scouts budget ID [--run N] [--day N]   cap its model tokens per run and per day (never
                                          above the agent's --llm-daily-tokens)
-  export [ID...] [--yaml]                the scouts' definitions as JSON, or YAML (docs/definitions.md)
-  import FILE|- [--apply]                what importing definitions (JSON or YAML) would
-                                         change; --apply changes it
+  export [ID...] [--yaml] [--history]    the scouts' definitions as JSON, or YAML (docs/definitions.md);
+                                         --history adds each one's past versions
+  import FILE|- [--apply] [--no-history] what importing definitions (JSON or YAML) would
+                                         change; --apply changes it. A history is
+                                         recreated where the scout has none to differ;
+                                         --no-history imports the definitions alone
   history SCOUT_ID                       a scout's definition versions
   diff SCOUT_ID FROM TO                  what changed between two versions
   rollback SCOUT_ID VERSION              make an earlier version current again (as a new one)

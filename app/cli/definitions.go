@@ -23,11 +23,12 @@ import (
 func runExport(ctx context.Context, args []string, env Env) error {
 	f := newFlags("export", env, false)
 	asYAML := f.Bool("yaml", false, "print YAML documents separated by --- instead of JSON")
+	history := f.Bool("history", false, "add each scout's past versions (what import needs to recreate them)")
 	ids, c, err := f.start(args)
 	if err != nil {
 		return err
 	}
-	docs, err := c.ExportDefinitions(ctx, ids...)
+	docs, err := c.ExportDefinitions(ctx, *history, ids...)
 	if err != nil {
 		return err
 	}
@@ -55,6 +56,7 @@ func runExport(ctx context.Context, args []string, env Env) error {
 func runImport(ctx context.Context, args []string, env Env) error {
 	f := newFlags("import", env, true)
 	apply := f.Bool("apply", false, "make the changes (default: only show them)")
+	noHistory := f.Bool("no-history", false, "leave out the history an export carries (import the definitions alone)")
 	pos, c, err := f.start(args)
 	if err != nil {
 		return err
@@ -69,7 +71,7 @@ func runImport(ctx context.Context, args []string, env Env) error {
 	if _, err := definition.ParseAll(name, data); err != nil {
 		return err
 	}
-	res, err := c.ImportDefinitions(ctx, data, *apply)
+	res, err := c.ImportDefinitions(ctx, data, localclient.ImportOptions{Apply: *apply, WithoutHistory: *noHistory})
 	if err != nil {
 		var le *localclient.Error
 		if errors.As(err, &le) {
@@ -126,6 +128,13 @@ func printImport(w io.Writer, res apitype.ImportResult, program, arg string) {
 			line += fmt.Sprintf(", version %d", ch.Version)
 		}
 		fmt.Fprintln(w, line)
+		if n := len(ch.PastVersions); n > 0 {
+			verb := "adds"
+			if !res.Applied {
+				verb = "would add"
+			}
+			fmt.Fprintf(w, "    history: %s %s (%s)\n", verb, plural(n, "past version"), versionRange(ch.PastVersions))
+		}
 		for _, fc := range ch.Changes {
 			fmt.Fprintf(w, "    %s\n", fieldChange(fc))
 		}
@@ -144,6 +153,25 @@ func printImport(w io.Writer, res apitype.ImportResult, program, arg string) {
 	case !res.Applied:
 		fmt.Fprintln(w, "Nothing to change.")
 	}
+}
+
+// versionRange writes version numbers as "1", "1–7" or "2, 5".
+func versionRange(vs []int) string {
+	contiguous := true
+	for i := 1; i < len(vs); i++ {
+		contiguous = contiguous && vs[i] == vs[i-1]+1
+	}
+	if len(vs) > 1 && contiguous {
+		return fmt.Sprintf("versions %d–%d", vs[0], vs[len(vs)-1])
+	}
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = strconv.Itoa(v)
+	}
+	if len(s) == 1 {
+		return "version " + s[0]
+	}
+	return "versions " + strings.Join(s, ", ")
 }
 
 func fieldChange(fc apitype.FieldChange) string {

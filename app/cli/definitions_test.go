@@ -128,3 +128,89 @@ func waitOutput(t *testing.T, run func() string, want string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// normalJSON is a JSON answer with its objects' keys in one order, so
+// that two agents' answers compare by meaning.
+func normalJSON(t *testing.T, s string) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, s)
+	}
+	b, _ := json.MarshalIndent(v, "", " ")
+	return string(b)
+}
+
+// The round trip from the command line: export a scout with its history
+// (as YAML), import it into a fresh agent — the dry run says which
+// versions it would add — and the new agent shows the same versions and
+// rules. Where the scout has another history the import is refused,
+// naming --no-history, which imports the definition alone.
+func TestHistoryRoundTripFromTheCommandLine(t *testing.T) {
+	dir, c := startTestAgent(t)
+	ctx := context.Background()
+	drop := filepath.Join(t.TempDir(), "Drop")
+	os.MkdirAll(drop, 0o755)
+	sc, err := c.CreateScout(ctx, apitype.CreateScout{Kind: "folder", Path: drop, Name: "Drop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule := filepath.Join(t.TempDir(), "rule.json")
+	os.WriteFile(rule, []byte(`{"id":"pdfs","when":{"ext":{"equals":"pdf"}},"then":{"verdict":"show"}}`), 0o600)
+	for _, args := range [][]string{{"scouts", "rules", "add", sc.ID, rule}, {"scouts", "rules", "disable", sc.ID, "pdfs"}} {
+		if out, errOut, code := cli(t, dir, args...); code != 0 {
+			t.Fatalf("%v: %d %s %s", args, code, out, errOut)
+		}
+	}
+	export, errOut, code := cli(t, dir, "export", sc.ID, "--history", "--yaml")
+	if code != 0 || !strings.Contains(export, "\nhistory:\n") || !strings.Contains(export, "note: rule \"pdfs\" added") {
+		t.Fatalf("export --history --yaml: %d %q %q", code, export, errOut)
+	}
+	file := filepath.Join(t.TempDir(), "drop.yaml")
+	os.WriteFile(file, []byte(export), 0o600)
+	// The versions as they are; the rules but when each row was written
+	// (not part of a definition: an import writes them anew).
+	state := func(dir string) string {
+		hist, errOut, code := cli(t, dir, "history", sc.ID, "--json")
+		if code != 0 {
+			t.Fatalf("history: %d %s", code, errOut)
+		}
+		out, errOut, code := cli(t, dir, "scouts", "rules", sc.ID, "--json")
+		var rules struct {
+			Rules []map[string]any `json:"rules"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &rules) != nil || len(rules.Rules) != 1 {
+			t.Fatalf("rules: %d %s %s", code, out, errOut)
+		}
+		for _, r := range rules.Rules {
+			delete(r, "created_at")
+			delete(r, "updated_at")
+		}
+		b, _ := json.Marshal(rules)
+		return normalJSON(t, hist) + normalJSON(t, string(b))
+	}
+	want := state(dir)
+
+	fresh, _ := startTestAgent(t)
+	out, errOut, code := cli(t, fresh, "import", file)
+	if code != 0 || !strings.Contains(out, "create  folder scout \"Drop\"") || !strings.Contains(out, "history: would add 3 past versions (versions 1–3)") {
+		t.Fatalf("dry run: %d %q %q", code, out, errOut)
+	}
+	out, errOut, code = cli(t, fresh, "import", file, "--apply")
+	if code != 0 || !strings.Contains(out, "created  folder scout \"Drop\" ("+sc.ID+"), version 3") || !strings.Contains(out, "history: adds 3 past versions") {
+		t.Fatalf("apply: %d %q %q", code, out, errOut)
+	}
+	if got := state(fresh); got != want {
+		t.Fatalf("after the round trip:\n%s\nwant:\n%s", got, want)
+	}
+
+	other, _ := startTestAgent(t)
+	if out, errOut, code := cli(t, other, "import", file, "--apply", "--no-history"); code != 0 || !strings.Contains(out, "version 1") {
+		t.Fatalf("--no-history: %d %q %q", code, out, errOut)
+	}
+	_, errOut, code = cli(t, other, "import", file, "--apply")
+	if code != 1 || !strings.Contains(errOut, "drop.yaml: definition 1 (Drop): scout "+sc.ID+" has another history: its version 1 is not the one in the import") ||
+		!strings.Contains(errOut, "--no-history") {
+		t.Fatalf("history onto another: exit %d, %q", code, errOut)
+	}
+}

@@ -76,9 +76,22 @@ func TestDefinitionsNeverHoldASecretsValue(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"crm-token"`) {
 		t.Fatalf("export names the secret by reference: %d %s %s", code, out, errOut)
 	}
+	// A second version (the rule switched off), so the history has a
+	// past document naming the secret too.
 	list, _ := c.Scouts(bg)
 	for _, s := range list {
-		for _, args := range [][]string{{"history", s.ID, "--json"}, {"export", s.ID}} {
+		if out, errOut, code := cli(t, dir, "scouts", "rules", "disable", s.ID, "pdfs-to-crm"); code != 0 {
+			t.Fatalf("rules disable: %d %s %s", code, out, errOut)
+		}
+	}
+	out, errOut, code = cli(t, dir, "export", "--history")
+	seen.WriteString(out + errOut)
+	if code != 0 || strings.Count(out, `"crm-token"`) != 3 {
+		t.Fatalf("an export with history names the secret by reference, in both versions and the current one: %d %s %s", code, out, errOut)
+	}
+	for _, s := range list {
+		for _, args := range [][]string{{"history", s.ID, "--json"}, {"export", s.ID}, {"export", s.ID, "--history"},
+			{"export", "--history", "--yaml"}} {
 			out, errOut, _ := cli(t, dir, args...)
 			seen.WriteString(out + errOut)
 		}

@@ -227,7 +227,6 @@ func TestImportHistoryAddsNewerVersions(t *testing.T) {
 	}
 }
 
-
 // An export with history put in the definitions folder is reported, not
 // applied: the file decides the definition, the agent keeps its versions.
 func TestDefinitionsFolderRefusesAHistory(t *testing.T) {

@@ -22,11 +22,15 @@ func (c *Client) ScoutSchema(ctx context.Context) (json.RawMessage, error) {
 }
 
 // ExportDefinitions returns the definitions of the scouts named, every
-// scout when none is, one JSON document each.
-func (c *Client) ExportDefinitions(ctx context.Context, ids ...string) ([]json.RawMessage, error) {
+// scout when none is, one JSON document each; with history, each carries
+// its past versions.
+func (c *Client) ExportDefinitions(ctx context.Context, history bool, ids ...string) ([]json.RawMessage, error) {
 	v := url.Values{}
 	for _, id := range ids {
 		v.Add("id", id)
+	}
+	if history {
+		v.Set("history", "true")
 	}
 	path := "/api/v1/definitions"
 	if len(v) > 0 {
@@ -36,12 +40,28 @@ func (c *Client) ExportDefinitions(ctx context.Context, ids ...string) ([]json.R
 	return out, c.call(ctx, http.MethodGet, path, nil, &out)
 }
 
+// ImportOptions say how definitions are imported.
+type ImportOptions struct {
+	// Apply makes the changes; without it the agent only says what they
+	// would be.
+	Apply bool
+	// WithoutHistory leaves out the history the definitions carry.
+	WithoutHistory bool
+}
+
 // ImportDefinitions sends one definition or an array of them, JSON or
-// YAML, as written; without apply the agent only says what would change.
-func (c *Client) ImportDefinitions(ctx context.Context, doc []byte, apply bool) (apitype.ImportResult, error) {
+// YAML, as written.
+func (c *Client) ImportDefinitions(ctx context.Context, doc []byte, o ImportOptions) (apitype.ImportResult, error) {
+	v := url.Values{}
+	if o.Apply {
+		v.Set("apply", "true")
+	}
+	if o.WithoutHistory {
+		v.Set("history", "false")
+	}
 	path := "/api/v1/definitions/import"
-	if apply {
-		path += "?apply=true"
+	if len(v) > 0 {
+		path += "?" + v.Encode()
 	}
 	var out apitype.ImportResult
 	return out, c.sendDocument(ctx, http.MethodPost, path, doc, &out)
