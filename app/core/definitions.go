@@ -278,10 +278,16 @@ func (c *Core) ImportDefinitions(ctx context.Context, docs []definition.Document
 		if p.cur != nil && string(p.cur.Kind) != d.Kind {
 			return nil, scouts.Errorf(scouts.EInvalid, "definition %d (%s): scout %s is a %s scout, not %s", i+1, d.Name, p.cur.ID, p.cur.Kind, d.Kind)
 		}
+		ruleIDs := make(map[string]bool, len(d.Rules))
 		for _, r := range d.Rules {
-			if _, err := rules.Compile(d.Kind, r, rules.Options{}); err != nil {
+			comp, err := rules.Compile(d.Kind, r, rules.Options{})
+			if err != nil {
 				return nil, scouts.Errorf(scouts.EInvalid, "definition %d (%s): rule: %v", i+1, d.Name, err)
 			}
+			if ruleIDs[comp.Rule.ID] {
+				return nil, scouts.Errorf(scouts.EInvalid, "definition %d (%s): two rules have the id %q; a rule's id is unique within its scout", i+1, d.Name, comp.Rule.ID)
+			}
+			ruleIDs[comp.Rule.ID] = true
 		}
 		if d.Learning != nil {
 			if err := scouts.LearnSettings(*d.Learning).Validate(); err != nil {
@@ -408,23 +414,37 @@ func (c *Core) finishDefinition(ctx context.Context, s scouts.Scout, cur, d defi
 }
 
 // replaceRules makes a scout's rules exactly docs, in order, through the
-// rules' own checks.
+// rules' own checks: all are checked first, then written in one
+// transaction, so a failure (or a crash) half way leaves the rules as they
+// were instead of some of them deleted.
 func (c *Core) replaceRules(ctx context.Context, scoutID string, docs []json.RawMessage) error {
-	rows, err := c.DB.ListRules(ctx, scoutID)
+	s, err := c.ruleScout(ctx, scoutID)
 	if err != nil {
 		return err
 	}
-	for _, r := range rows {
-		if err := c.deleteRule(ctx, scoutID, r.ID, false); err != nil {
-			return err
-		}
-	}
+	now := c.now()
+	rows := make([]localdb.RuleRow, 0, len(docs))
 	for _, d := range docs {
-		if _, err := c.addRule(ctx, scoutID, d, -1, false); err != nil {
+		comp, err := c.compileRule(s, d)
+		if err != nil {
 			return err
 		}
+		stored, on := storedDoc(comp.Rule)
+		rows = append(rows, localdb.RuleRow{ScoutID: s.ID, ID: comp.Rule.ID, Enabled: on, Doc: stored, CreatedAt: now, UpdatedAt: now})
 	}
-	return nil
+	c.rules.mu.Lock()
+	if _, err := c.rulesOfLocked(ctx, s); err != nil { // old Gmail rules first, as addRule does
+		c.rules.mu.Unlock()
+		return err
+	}
+	err = c.DB.ReplaceRules(ctx, s.ID, rows, rules.MaxRules)
+	delete(c.rules.sets, s.ID)
+	c.rules.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	_, err = c.afterRuleChange(ctx, s, "", "")
+	return err
 }
 
 // mergeConfig is a definition's source over the scout's stored

@@ -165,6 +165,34 @@ func (d *DB) ReorderRules(ctx context.Context, scoutID string, ids []string, at 
 	})
 }
 
+// ReplaceRules makes a scout's rules exactly rows, in their order, in one
+// transaction: a rollback or an import that fails or is cut short half way
+// leaves the rules it found, never some of them deleted. A scout holds at
+// most max rules; an id twice is a conflict.
+func (d *DB) ReplaceRules(ctx context.Context, scoutID string, rows []RuleRow, max int) error {
+	if len(rows) > max {
+		return scouts.Errorf(scouts.EInvalid, "%d rules, more than the %d a scout can have", len(rows), max)
+	}
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM scout_rules WHERE scout_id = ?`, scoutID); err != nil {
+			return fmt.Errorf("localdb: replace rules: %w", err)
+		}
+		seen := make(map[string]bool, len(rows))
+		for i, r := range rows {
+			if seen[r.ID] {
+				return scouts.Errorf(scouts.EConflict, "scout %s would have the rule %q twice", scoutID, r.ID)
+			}
+			seen[r.ID] = true
+			_, err := tx.ExecContext(ctx, `INSERT INTO scout_rules (`+ruleCols+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+				scoutID, r.ID, i, r.Enabled, string(r.Doc), r.CreatedAt.UnixMilli(), r.UpdatedAt.UnixMilli())
+			if err != nil {
+				return fmt.Errorf("localdb: replace rules: rule %s: %w", r.ID, err)
+			}
+		}
+		return nil
+	})
+}
+
 // MoveGmailRules moves a Gmail scout's old allow/deny rules into the rules
 // table in one transaction: the converted rules go after any the scout
 // already has, and the scout's configuration is replaced by config (the
