@@ -148,12 +148,21 @@ func (s Schedule) compile() (*compiled, error) {
 	if strings.HasPrefix(expr, "TZ=") || strings.HasPrefix(expr, "CRON_TZ=") {
 		return nil, Errorf(EInvalid, "schedule cron: set the zone in time_zone, not in the expression")
 	}
+	// The interval is checked here: robfig/cron silently turns anything
+	// under a second (0s, -5m) into one second and drops fractions.
+	if rest, ok := strings.CutPrefix(expr, "@every "); ok {
+		if d, err := time.ParseDuration(strings.TrimSpace(rest)); err == nil {
+			if d < MinEvery {
+				return nil, Errorf(EInvalid, "schedule cron %q: @every must be at least %s", expr, MinEvery)
+			}
+			if d%time.Second != 0 {
+				return nil, Errorf(EInvalid, "schedule cron %q: @every takes a whole number of seconds", expr)
+			}
+		}
+	}
 	sched, err := cronParser.Parse(expr)
 	if err != nil {
 		return nil, Errorf(EInvalid, "schedule cron %q: %v (want five fields: minute hour day-of-month month day-of-week, e.g. \"*/15 * * * *\", or @hourly, @daily, @every 10m)", expr, err)
-	}
-	if every, ok := sched.(cron.ConstantDelaySchedule); ok && every.Delay < MinEvery {
-		return nil, Errorf(EInvalid, "schedule cron %q: @every must be at least %s", expr, MinEvery)
 	}
 	// A calendar with no date in it (31 February) never fires; say so
 	// rather than wait forever.

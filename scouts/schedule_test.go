@@ -19,6 +19,13 @@ func TestScheduleValidate(t *testing.T) {
 		{scouts.Schedule{Cron: "0 9 * * 1-5", TimeZone: "Europe/Paris", Overlap: scouts.OverlapAllow, CatchUp: scouts.CatchUpSkip}, ""},
 		{scouts.Schedule{Cron: "@every 5m"}, ""},
 		{scouts.Schedule{Cron: "@daily"}, ""},
+		{scouts.Schedule{Cron: "@every 1s"}, ""},
+		// robfig/cron turns any interval under a second into one second:
+		// these once saved as "every second".
+		{scouts.Schedule{Cron: "@every -5m"}, "at least 1s"},
+		{scouts.Schedule{Cron: "@every 0s"}, "at least 1s"},
+		{scouts.Schedule{Cron: "@every 1ms"}, "at least 1s"},
+		{scouts.Schedule{Cron: "@every 1500ms"}, "whole number of seconds"},
 		{scouts.Schedule{Cron: "every day"}, "want five fields"},
 		{scouts.Schedule{Cron: "0 0 0 * * *"}, "want five fields"},
 		{scouts.Schedule{Cron: "0 9 31 2 *"}, "never fires"},
