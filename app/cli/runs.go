@@ -169,8 +169,8 @@ func scheduleScout(ctx context.Context, args []string, env Env) error {
 
 func budgetScout(ctx context.Context, args []string, env Env) error {
 	f := newFlags("scouts budget", env, true)
-	run := f.Int("run", -1, "model tokens one run may spend (0: no cap per run)")
-	day := f.Int("day", -1, "model tokens a UTC day may spend (0: the agent's global cap)")
+	run := f.Int("run", 0, "model tokens one run may spend (0: no cap per run)")
+	day := f.Int("day", 0, "model tokens a UTC day may spend (0: the agent's global cap)")
 	id, c, err := f.oneArg(args, "scout ID")
 	if err != nil {
 		return err
@@ -179,13 +179,17 @@ func budgetScout(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
+	// Only the flags given change the budget; a negative one goes to the
+	// agent, which says why it is refused.
 	b := sc.Budget
-	if *run >= 0 {
-		b.RunTokens = *run
-	}
-	if *day >= 0 {
-		b.DayTokens = *day
-	}
+	f.Visit(func(fl *flag.Flag) {
+		switch fl.Name {
+		case "run":
+			b.RunTokens = *run
+		case "day":
+			b.DayTokens = *day
+		}
+	})
 	out, err := c.PatchScout(ctx, id, apitype.PatchScout{Budget: &b})
 	if err != nil {
 		return err

@@ -74,6 +74,15 @@ func TestScheduleAndBudgetCommands(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "one run could never spend it") {
 		t.Fatalf("a run cap above the day's: %d %s", code, errOut)
 	}
+	// A negative figure is refused, not taken for "not given" while the
+	// command says the budget was set.
+	out, errOut, code = cli(t, dir, "scouts", "budget", sc.ID, "--run", "-5")
+	if code != 1 || !strings.Contains(errOut, "cannot be negative") {
+		t.Fatalf("a negative run cap: %d %s%s", code, out, errOut)
+	}
+	if got, _ := c.Scout(context.Background(), sc.ID); got.Budget.RunTokens != 200 || got.Budget.DayTokens != 1000 {
+		t.Fatalf("budget after the refusals: %+v", got.Budget)
+	}
 }
 
 // Secrets from the command line: the value from standard input, names
