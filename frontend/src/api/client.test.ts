@@ -96,6 +96,33 @@ describe('the API client', () => {
     ]);
   });
 
+  it('asks to write the definitions file only when told, on every change to a scout', async () => {
+    const { f, calls } = fakeFetch(() => json(200, {}));
+    const api = new Api(f);
+    const doc = { id: 'r', when: {}, then: { verdict: 'show' as const } };
+    const settings = { cold_start: 1, screen_below: 0.3, spam_above: 0.9, min_spam: 10 };
+    for (const w of [false, true]) {
+      await api.updateScout('sc_1', { review: false }, w);
+      await api.addRule('sc_1', doc, w);
+      await api.putRule('sc_1', 'r', doc, w);
+      await api.enableRule('sc_1', 'r', false, w);
+      await api.deleteRule('sc_1', 'r', w);
+      await api.reorderRules('sc_1', ['r'], w);
+      await api.setLearning('sc_1', settings, w);
+    }
+    const urls = calls.map((c) => `${c.init.method} ${c.url}`);
+    expect(urls.slice(0, 7).every((u) => !u.includes('write_file'))).toBe(true);
+    expect(urls.slice(7)).toEqual([
+      'PATCH /api/v1/scouts/sc_1?write_file=true',
+      'POST /api/v1/scouts/sc_1/rules?write_file=true',
+      'PUT /api/v1/scouts/sc_1/rules/r?write_file=true',
+      'PATCH /api/v1/scouts/sc_1/rules/r?write_file=true',
+      'DELETE /api/v1/scouts/sc_1/rules/r?write_file=true',
+      'POST /api/v1/scouts/sc_1/rules/reorder?write_file=true',
+      'PUT /api/v1/scouts/sc_1/learning?write_file=true',
+    ]);
+  });
+
   it('calls itself "window" inside the desktop window', () => {
     expect(clientName({ runtime: { EventsOn: () => {} } })).toBe('window');
     expect(clientName({})).toBe('browser');

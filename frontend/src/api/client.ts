@@ -110,16 +110,19 @@ export class Api {
   policiesFor = (scoutId: string) => this.request<Policies>('GET', `/policies?scout_id=${enc(scoutId)}`);
   putPolicies = (p: PutPolicies) => this.request<Policies>('PUT', '/policies', p);
 
-  // A scout's rules (docs/rules.md).
+  // A scout's rules (docs/rules.md). writeFile on a change: as for
+  // updateScout.
   rules = (scoutId: string) => this.request<RuleList>('GET', `/scouts/${enc(scoutId)}/rules`);
-  addRule = (scoutId: string, r: RuleDoc) => this.request<Rule>('POST', `/scouts/${enc(scoutId)}/rules`, r);
-  putRule = (scoutId: string, id: string, r: RuleDoc) =>
-    this.request<Rule>('PUT', `/scouts/${enc(scoutId)}/rules/${enc(id)}`, r);
-  enableRule = (scoutId: string, id: string, enabled: boolean) =>
-    this.request<Rule>('PATCH', `/scouts/${enc(scoutId)}/rules/${enc(id)}`, { enabled });
-  deleteRule = (scoutId: string, id: string) => this.request<void>('DELETE', `/scouts/${enc(scoutId)}/rules/${enc(id)}`);
-  reorderRules = (scoutId: string, ids: string[]) =>
-    this.request<RuleList>('POST', `/scouts/${enc(scoutId)}/rules/reorder`, { ids });
+  addRule = (scoutId: string, r: RuleDoc, writeFile = false) =>
+    this.request<Rule>('POST', `/scouts/${enc(scoutId)}/rules${writing(writeFile)}`, r);
+  putRule = (scoutId: string, id: string, r: RuleDoc, writeFile = false) =>
+    this.request<Rule>('PUT', `/scouts/${enc(scoutId)}/rules/${enc(id)}${writing(writeFile)}`, r);
+  enableRule = (scoutId: string, id: string, enabled: boolean, writeFile = false) =>
+    this.request<Rule>('PATCH', `/scouts/${enc(scoutId)}/rules/${enc(id)}${writing(writeFile)}`, { enabled });
+  deleteRule = (scoutId: string, id: string, writeFile = false) =>
+    this.request<void>('DELETE', `/scouts/${enc(scoutId)}/rules/${enc(id)}${writing(writeFile)}`);
+  reorderRules = (scoutId: string, ids: string[], writeFile = false) =>
+    this.request<RuleList>('POST', `/scouts/${enc(scoutId)}/rules/reorder${writing(writeFile)}`, { ids });
   /** What a rule, saved or not, would have done to the scout's latest 50 items. */
   previewRule = (scoutId: string, r: unknown) =>
     this.request<RulePreview>('POST', `/scouts/${enc(scoutId)}/rules/preview`, r);
@@ -137,11 +140,12 @@ export class Api {
   /** writeFile: a scout a definitions file manages is changed by writing
    * its file too (else the agent refuses, 409). */
   updateScout = (id: string, p: PatchScout, writeFile = false) =>
-    this.request<Scout>('PATCH', `/scouts/${enc(id)}${writeFile ? '?write_file=true' : ''}`, p);
+    this.request<Scout>('PATCH', `/scouts/${enc(id)}${writing(writeFile)}`, p);
   deleteScout = (id: string) => this.request<void>('DELETE', `/scouts/${enc(id)}`);
   runScout = (id: string) => this.request<void>('POST', `/scouts/${enc(id)}/run`, {});
   learning = (id: string) => this.request<Learning>('GET', `/scouts/${enc(id)}/learning`);
-  setLearning = (id: string, s: LearnSettings) => this.request<Learning>('PUT', `/scouts/${enc(id)}/learning`, s);
+  setLearning = (id: string, s: LearnSettings, writeFile = false) =>
+    this.request<Learning>('PUT', `/scouts/${enc(id)}/learning${writing(writeFile)}`, s);
   resetLearning = (id: string) => this.request<Learning>('POST', `/scouts/${enc(id)}/learning/reset`, {});
   /** Starts connecting a Gmail account: the agent opens Google's consent page. */
   connectGmail = () => this.request<{ auth_url: string }>('POST', '/gmail/connect', {});
@@ -171,6 +175,10 @@ export class Api {
 }
 
 const enc = encodeURIComponent;
+
+/** The query that asks the agent to write a change to a scout a
+ * definitions file manages to that file too (docs/definitions.md). */
+const writing = (writeFile: boolean) => (writeFile ? '?write_file=true' : '');
 
 export { ApiError };
 

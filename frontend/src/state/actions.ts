@@ -22,7 +22,6 @@ import type {
 } from '../api/types';
 import { ENTITY_KINDS, LANES } from '../api/types';
 import { proposedFields } from '../logic/fields';
-import { managedFile } from '../logic/definitions';
 import { KIND_LABEL, plural, tildePath } from '../logic/format';
 import { LANE_LABEL } from '../logic/lanes';
 import { href } from '../logic/router';
@@ -33,6 +32,7 @@ import { laneOf, remove, replaceAll, upsert, withRun, type AppState } from './mo
 import type { ApproveAction, PlanAction, PutPolicies } from '../api/plans';
 import { actionLabel, alwaysToast, lcFirst, runKey } from '../logic/plan';
 import { POLICIES_HREF } from '../logic/router';
+import { changeManaged, offerWriteFile, type ManagedRefusal } from './managed';
 import { Store } from './store';
 
 /** Approve (with edits; without, each card's proposed fields; with the
@@ -530,27 +530,41 @@ export class Actions {
     }
   }
 
-  /** Changes a scout. One a definitions file manages is refused by the
-   * agent unless the change is written to the file: the refusal offers to
-   * (writeFile). */
-  async updateScout(sc: Scout, p: PatchScout, writeFile = false): Promise<void> {
+  /** Changes a scout, at once on its card; undone if the agent refuses
+   * (one a definitions file manages: with the offer to write the file). */
+  async updateScout(sc: Scout, p: PatchScout): Promise<void> {
     this.putScout({ ...sc, ...p } as Scout);
+    const made = await this.changeScout(
+      sc.name,
+      `Could not change scout ${quote(sc.name)}.`,
+      (writeFile) => this.api.updateScout(sc.id, p, writeFile),
+      (v) => this.putScout(v),
+    );
+    if (!made) this.putScout(sc);
+  }
+
+  /** Makes a change to a scout (its switches, its rules), then runs then.
+   * A failure says what failed (what); a refusal because a definitions
+   * file manages the scout offers, in the same toast, to make the change
+   * again writing it to the file (state/managed.ts), then runs then.
+   * Resolves to whether the change was made now. */
+  async changeScout<T>(
+    scoutName: string,
+    what: string,
+    change: (writeFile: boolean) => Promise<T>,
+    then?: (v: T) => unknown,
+  ): Promise<boolean> {
     try {
-      this.putScout(await this.api.updateScout(sc.id, p, writeFile));
-    } catch (e) {
-      this.putScout(sc);
-      const err = asApiError(e);
-      const file = writeFile ? undefined : managedFile(err);
-      if (!file) {
-        this.fail(`Could not change scout ${quote(sc.name)}.`, err);
-        return;
+      const r = await changeManaged(scoutName, change);
+      if ('refused' in r) {
+        offerWriteFile(this, r.refused, what, then);
+        return false;
       }
-      const text = `Not changed: the definitions file ${file} decides scout ${quote(sc.name)}. Edit the file, or write this change to it.`;
-      this.toaster.show({
-        tone: 'error',
-        text,
-        action: { label: `Write to ${file}`, run: () => void this.updateScout(sc, p, true) },
-      });
+      await then?.(r.done);
+      return true;
+    } catch (e) {
+      this.fail(what, e);
+      return false;
     }
   }
 
@@ -604,12 +618,19 @@ export class Actions {
     }
   }
 
-  /** Saves a scout's thresholds; resolves to the error, for the form. */
-  async saveLearning(scoutId: string, settings: LearnSettings): Promise<ApiError | undefined> {
-    try {
-      this.putLearning(await this.api.setLearning(scoutId, settings));
+  /** Saves a scout's thresholds; resolves to what the form shows: the
+   * error, or the refusal of a scout a definitions file manages, whose
+   * write() saves them writing the file. */
+  async saveLearning(sc: Scout, settings: LearnSettings): Promise<ApiError | ManagedRefusal<Learning> | undefined> {
+    const save = async (writeFile: boolean) => {
+      const l = await this.api.setLearning(sc.id, settings, writeFile);
+      this.putLearning(l);
       this.say('Learning thresholds saved');
-      return undefined;
+      return l;
+    };
+    try {
+      const r = await changeManaged(sc.name, save);
+      return 'refused' in r ? r.refused : undefined;
     } catch (e) {
       return asApiError(e);
     }

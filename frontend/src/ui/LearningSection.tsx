@@ -3,7 +3,9 @@ import type { ApiError } from '../api/errors';
 import type { Learning, Scout } from '../api/types';
 import { plural } from '../logic/format';
 import { settingsForm, settingsFromForm, type LearnForm } from '../logic/learning';
+import type { ManagedRefusal } from '../state/managed';
 import { useActions } from './hooks';
+import { WriteFileOffer } from './WriteFileOffer';
 
 /** A scout's learner: how far it has come, its thresholds, and a way to
  * make it forget. */
@@ -12,6 +14,7 @@ export function LearningSection({ sc, learning }: { sc: Scout; learning?: Learni
   const [loadError, setLoadError] = useState<ApiError | null>(null);
   const [form, setForm] = useState<LearnForm | null>(null);
   const [problem, setProblem] = useState('');
+  const [refusal, setRefusal] = useState<ManagedRefusal<Learning> | null>(null);
   const [saving, setSaving] = useState(false);
   const [confirming, setConfirming] = useState(false);
 
@@ -37,19 +40,23 @@ export function LearningSection({ sc, learning }: { sc: Scout; learning?: Learni
       return;
     }
     setSaving(true);
-    const err = await actions.saveLearning(sc.id, next);
+    const r = await actions.saveLearning(sc, next);
     setSaving(false);
-    if (err) setProblem(err.message);
-    else {
-      setForm(null);
-      setProblem('');
-    }
+    if (r && 'write' in r) setRefusal(r);
+    else if (r) setProblem(r.message);
+    else clearForm();
+  };
+  const clearForm = () => {
+    setForm(null);
+    setProblem('');
+    setRefusal(null);
   };
 
   const edit = (f: keyof LearnForm) => (e: Event) => {
     if (!shown) return;
     setForm({ ...shown, [f]: (e.target as HTMLInputElement).value });
     setProblem('');
+    setRefusal(null); // the offer was for the values refused
   };
 
   return (
@@ -122,7 +129,7 @@ export function LearningSection({ sc, learning }: { sc: Scout; learning?: Learni
                 {saving ? 'Saving…' : 'Save thresholds'}
               </button>
               {dirty && (
-                <button type="button" class="quiet" onClick={() => (setForm(null), setProblem(''))}>
+                <button type="button" class="quiet" onClick={clearForm}>
                   Cancel
                 </button>
               )}
@@ -161,6 +168,13 @@ export function LearningSection({ sc, learning }: { sc: Scout; learning?: Learni
               <p class="error-text small" role="alert">
                 {problem}
               </p>
+            )}
+            {refusal && (
+              <WriteFileOffer
+                refusal={refusal}
+                onWritten={clearForm}
+                onFailed={(e) => (setRefusal(null), setProblem(e.message))}
+              />
             )}
           </form>
         </>

@@ -16,11 +16,15 @@ import {
   type RuleForm,
   type RuleProblem,
 } from '../logic/rules';
+import { changeManaged, type ManagedRefusal } from '../state/managed';
 import { useActions } from './hooks';
 import { RulePreviewList } from './RulePreviewList';
+import { WriteFileOffer } from './WriteFileOffer';
 
 interface Props {
   scoutId: string;
+  /** The scout's name, for the agent's refusals. */
+  scoutName: string;
   list: RuleList;
   /** The rule edited; absent: a new one. */
   rule?: RuleDoc;
@@ -36,7 +40,7 @@ const PREVIEW_AFTER_MS = 350;
 /** One rule, in a form for the common cases or as JSON for everything,
  * with what it would have done to the scout's latest 50 items before it
  * is saved. */
-export function RuleEditor({ scoutId, list, rule, home, onSaved, onCancel }: Props) {
+export function RuleEditor({ scoutId, scoutName, list, rule, home, onSaved, onCancel }: Props) {
   const actions = useActions();
   const taken = list.rules.map((r) => r.rule.id);
   const initialForm = rule ? formFromDoc(rule) : newRuleForm(list.fields, taken);
@@ -47,6 +51,9 @@ export function RuleEditor({ scoutId, list, rule, home, onSaved, onCancel }: Pro
   );
   const [switchNote, setSwitchNote] = useState('');
   const [saveProblem, setSaveProblem] = useState<RuleProblem | null>(null);
+  // The agent refused the save because a definitions file manages the
+  // scout: the offer to write the file holds for the rule as refused.
+  const [refusal, setRefusal] = useState<ManagedRefusal<unknown> | null>(null);
   const [busy, setBusy] = useState(false);
 
   // The document the editor says now, or what keeps it from being one.
@@ -55,6 +62,7 @@ export function RuleEditor({ scoutId, list, rule, home, onSaved, onCancel }: Pro
     [mode, form, text, list.fields],
   );
   const docJSON = built.doc ? JSON.stringify(built.doc) : '';
+  useEffect(() => setRefusal(null), [docJSON]);
 
   // The live preview: asked for once typing pauses; an older answer never
   // replaces a newer one.
@@ -98,12 +106,15 @@ export function RuleEditor({ scoutId, list, rule, home, onSaved, onCancel }: Pro
   const save = async (e: Event) => {
     e.preventDefault();
     if (!built.doc) return;
+    const doc = built.doc;
     setBusy(true);
     setSaveProblem(null);
     try {
-      if (rule) await actions.api.putRule(scoutId, rule.id, built.doc);
-      else await actions.api.addRule(scoutId, built.doc);
-      onSaved(built.doc);
+      const r = await changeManaged(scoutName, (writeFile) =>
+        rule ? actions.api.putRule(scoutId, rule.id, doc, writeFile) : actions.api.addRule(scoutId, doc, writeFile),
+      );
+      if ('refused' in r) setRefusal(r.refused);
+      else onSaved(doc);
     } catch (err) {
       setSaveProblem(ruleProblem(asApiError(err).message));
     } finally {
@@ -168,6 +179,13 @@ export function RuleEditor({ scoutId, list, rule, home, onSaved, onCancel }: Pro
           )}
           {problem.message}
         </div>
+      )}
+      {refusal && (
+        <WriteFileOffer
+          refusal={refusal}
+          onWritten={() => onSaved(built.doc!)}
+          onFailed={(e) => (setRefusal(null), setSaveProblem(ruleProblem(e.message)))}
+        />
       )}
       <section class="rule-preview" aria-labelledby="preview-h" aria-busy={preview.state === 'loading'}>
         <h3 id="preview-h">What it would have done to the last 50 items</h3>

@@ -31,21 +31,20 @@ export function RulesView({ s, scoutId }: { s: AppState; scoutId: string }) {
   // Changes made elsewhere (the CLI, another window) show at once.
   useEffect(() => void load(), [scoutId, seq]);
 
-  const run = async (what: string, f: () => Promise<unknown>, done?: string) => {
-    setBusy(true);
-    try {
-      await f();
-      await load();
-      if (done) actions.info(done);
-    } catch (e) {
-      actions.fail(what, e);
-    } finally {
-      setBusy(false);
-    }
-  };
-
   const ids = list?.rules.map((r) => r.rule.id) ?? [];
   const name = sc?.name ?? scoutId;
+  // A change to the rules, then the list again. Refused because a
+  // definitions file manages the scout, the toast offers to write it to
+  // the file, as the card's switches do.
+  const run = async (what: string, f: (writeFile: boolean) => Promise<unknown>, done?: string) => {
+    setBusy(true);
+    await actions.changeScout(name, what, f, async () => {
+      await load();
+      if (done) actions.info(done);
+    });
+    setBusy(false);
+  };
+
   return (
     <section class="view" aria-labelledby="rules-h">
       <header class="view-head">
@@ -98,8 +97,8 @@ export function RulesView({ s, scoutId }: { s: AppState; scoutId: string }) {
                           disabled={busy}
                           aria-label={`${id}: on`}
                           onChange={() =>
-                            void run(`Could not switch ${id} ${enabled ? 'off' : 'on'}.`, () =>
-                              actions.api.enableRule(scoutId, id, !enabled),
+                            void run(`Could not switch ${id} ${enabled ? 'off' : 'on'}.`, (w) =>
+                              actions.api.enableRule(scoutId, id, !enabled, w),
                             )
                           }
                         />
@@ -124,8 +123,8 @@ export function RulesView({ s, scoutId }: { s: AppState; scoutId: string }) {
                         aria-label={`Move ${id} up`}
                         disabled={busy || i === 0}
                         onClick={() =>
-                          void run('Could not move the rule.', () =>
-                            actions.api.reorderRules(scoutId, moved(ids, i, -1)),
+                          void run('Could not move the rule.', (w) =>
+                            actions.api.reorderRules(scoutId, moved(ids, i, -1), w),
                           )
                         }
                       >
@@ -137,7 +136,9 @@ export function RulesView({ s, scoutId }: { s: AppState; scoutId: string }) {
                         aria-label={`Move ${id} down`}
                         disabled={busy || i === ids.length - 1}
                         onClick={() =>
-                          void run('Could not move the rule.', () => actions.api.reorderRules(scoutId, moved(ids, i, 1)))
+                          void run('Could not move the rule.', (w) =>
+                            actions.api.reorderRules(scoutId, moved(ids, i, 1), w),
+                          )
                         }
                       >
                         ↓ Down
@@ -160,7 +161,7 @@ export function RulesView({ s, scoutId }: { s: AppState; scoutId: string }) {
                             autoFocus
                             onClick={() => {
                               setConfirming(null);
-                              void run(`Could not delete ${id}.`, () => actions.api.deleteRule(scoutId, id), `Deleted rule ${id}`);
+                              void run(`Could not delete ${id}.`, (w) => actions.api.deleteRule(scoutId, id, w), `Deleted rule ${id}`);
                             }}
                           >
                             Delete
@@ -196,6 +197,7 @@ export function RulesView({ s, scoutId }: { s: AppState; scoutId: string }) {
             <RuleEditor
               key={editing?.rule.id ?? '(new)'}
               scoutId={scoutId}
+              scoutName={name}
               list={list}
               rule={editing?.rule}
               home={s.home}
