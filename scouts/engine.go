@@ -59,6 +59,9 @@ type EngineConfig struct {
 	// RunContext, when set, gives each run its context (the scout's
 	// per-run token allowance rides on it).
 	RunContext func(ctx context.Context, s Scout) context.Context
+	// RunTokens, when set, says what the run carried by ctx (as RunContext
+	// made it) spent on the model; ok is false when that is not known.
+	RunTokens func(ctx context.Context, s Scout) (tokens int, ok bool)
 }
 
 // Engine runs scouts: one serialised runner per enabled scout, each fed by
@@ -247,7 +250,7 @@ func (e *Engine) Trigger(scoutID string) bool {
 	if r == nil {
 		return false
 	}
-	r.trigger()
+	r.trigger(TriggerManual)
 	return true
 }
 
@@ -256,7 +259,7 @@ func (e *Engine) TriggerAll() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, r := range e.runners {
-		r.trigger()
+		r.trigger(TriggerManual)
 	}
 }
 
@@ -272,7 +275,7 @@ func (e *Engine) SetPaused(p bool) {
 	e.mu.Unlock()
 	if !p {
 		for _, r := range rs {
-			r.trigger()
+			r.trigger(TriggerResume)
 		}
 	}
 }
@@ -324,15 +327,16 @@ func (e *Engine) recordRun(ctx context.Context, scoutID string, n int, err error
 	e.emit(Event{Type: EventScoutRun, Data: map[string]any{"scout_id": scoutID, "new": n, "error": res.Error}})
 }
 
-// runOnce lists the scout's new items and records them, page by page.
-func (e *Engine) runOnce(ctx context.Context, s Scout, conn SourceConnector) (int, error) {
-	total := 0
-	err := conn.ListNew(ctx, func(ctx context.Context, items []ItemRef) error {
+// runOnce lists the scout's new items and records them, page by page. It
+// returns how many items the source listed and how many were new.
+func (e *Engine) runOnce(ctx context.Context, s Scout, conn SourceConnector) (seen, total int, err error) {
+	err = conn.ListNew(ctx, func(ctx context.Context, items []ItemRef) error {
+		seen += len(items)
 		n, err := e.processPage(ctx, s, conn, items)
 		total += n
 		return err
 	})
-	return total, err
+	return seen, total, err
 }
 
 func (e *Engine) processPage(ctx context.Context, s Scout, conn SourceConnector, items []ItemRef) (int, error) {

@@ -20,8 +20,8 @@ type runner struct {
 	conn   SourceConnector
 	sched  *compiled // nil: no cron
 	policy Overlap
-	kick   chan struct{} // one run waiting
-	sem    chan struct{} // runs in progress under allow
+	kick   chan RunTrigger // one run waiting, and what asked first for it
+	sem    chan struct{}   // runs in progress under allow
 	cancel context.CancelFunc
 	done   chan struct{}
 
@@ -34,7 +34,7 @@ type runner struct {
 
 func newRunner(e *Engine, s Scout, conn SourceConnector) *runner {
 	r := &runner{e: e, scout: s, conn: conn, policy: s.Schedule.OverlapOrDefault(),
-		kick: make(chan struct{}, 1), sem: make(chan struct{}, MaxParallelRuns), done: make(chan struct{})}
+		kick: make(chan RunTrigger, 1), sem: make(chan struct{}, MaxParallelRuns), done: make(chan struct{})}
 	c, err := s.Schedule.compile()
 	if err != nil {
 		// Checked when saved: a schedule that no longer reads (a time zone
@@ -46,12 +46,13 @@ func newRunner(e *Engine, s Scout, conn SourceConnector) *runner {
 	return r
 }
 
-// trigger asks for a run now.
-func (r *runner) trigger() { r.fire(time.Time{}, "") }
+// trigger asks for a run now; trig says what asks.
+func (r *runner) trigger(trig RunTrigger) { r.fire(time.Time{}, trig, "") }
 
 // fire asks for a run; at is the scheduled time it serves (zero for other
-// triggers) and why names the trigger in a skip's audit.
-func (r *runner) fire(at time.Time, why string) {
+// triggers), trig what asks (of triggers that coalesce into one run, its
+// history names the first) and why names the trigger in a skip's audit.
+func (r *runner) fire(at time.Time, trig RunTrigger, why string) {
 	r.mu.Lock()
 	if r.policy == OverlapSkip && r.active > 0 {
 		noted := r.skipNoted
@@ -61,10 +62,14 @@ func (r *runner) fire(at time.Time, why string) {
 			r.setLastScheduled(at)
 		}
 		if !noted {
+			// Once per run in progress, as the audit: a burst of file
+			// events must not wash the history out.
 			if why == "" {
 				why = "A trigger"
 			}
-			r.audit(AuditRunSkipped, OutcomeSkipped, why+" came while a run was in progress; skipped (the scout's overlap policy is skip)")
+			note := why + " came while a run was in progress; skipped (the scout's overlap policy is skip)"
+			r.audit(AuditRunSkipped, OutcomeSkipped, note)
+			r.e.skippedRun(r.scout.ID, trig, note)
 		}
 		return
 	}
@@ -74,8 +79,8 @@ func (r *runner) fire(at time.Time, why string) {
 	r.wanted = true
 	r.mu.Unlock()
 	select {
-	case r.kick <- struct{}{}:
-	default: // a run is already waiting: triggers coalesce
+	case r.kick <- trig:
+	default: // a run is already waiting: triggers coalesce (the first names it)
 	}
 }
 
@@ -111,23 +116,26 @@ func (r *runner) loop(ctx context.Context) {
 		}()
 	} else {
 		// Catch up on whatever arrived while the scout was not running.
-		r.trigger()
+		r.trigger(TriggerStart)
 	}
 	for {
+		var why RunTrigger
 		select {
 		case <-ctx.Done():
 			return
-		case <-r.kick:
+		case why = <-r.kick:
 		}
 		if r.e.Paused() {
-			// Remember the request; SetPaused(false) triggers every runner.
+			// Remember the request; SetPaused(false) triggers every runner
+			// (the run then is the resume's).
 			r.mu.Lock()
 			r.wanted = len(r.kick) > 0
 			r.mu.Unlock()
 			continue
 		}
 		if r.policy != OverlapAllow {
-			r.run(ctx, log, r.begin())
+			fired := r.begin()
+			r.run(ctx, log, fired, why)
 			if ctx.Err() != nil {
 				return
 			}
@@ -143,7 +151,7 @@ func (r *runner) loop(ctx context.Context) {
 		go func() {
 			defer bg.Done()
 			defer func() { <-r.sem }()
-			r.run(ctx, log, fired)
+			r.run(ctx, log, fired, why)
 		}()
 	}
 }
@@ -170,28 +178,39 @@ func (r *runner) end() {
 
 // run is one run under the scout's lock; fired is the scheduled time it
 // serves, recorded when it finishes so that a run cut short by a crash is
-// caught up at the next start.
-func (r *runner) run(ctx context.Context, log *slog.Logger, fired time.Time) {
+// caught up at the next start. The run goes into the scout's history with
+// trig and the definition version in force once it holds the lock.
+func (r *runner) run(ctx context.Context, log *slog.Logger, fired time.Time, trig RunTrigger) {
 	defer r.end()
-	runCtx, release, ok := r.lock(ctx, log)
+	runCtx, release, ok := r.lock(ctx, log, trig)
 	if !ok {
 		return
 	}
 	defer release()
+	run := r.e.startRun(ctx, r.scout.ID, trig)
 	if r.e.cfg.RunContext != nil {
 		runCtx = r.e.cfg.RunContext(runCtx, r.scout)
 	}
-	n, err := r.e.runOnce(runCtx, r.scout, r.conn)
+	seen, n, err := r.e.runOnce(runCtx, r.scout, r.conn)
+	run.Seen, run.New = seen, n
+	if r.e.cfg.RunTokens != nil {
+		run.Tokens, run.TokensKnown = r.e.cfg.RunTokens(runCtx, r.scout)
+	}
 	if ctx.Err() != nil {
-		return // stopped mid-run: the cursor did not advance, nothing is lost
+		// Stopped mid-run: the cursor did not advance, nothing is lost.
+		run.Outcome = RunStopped
+		r.e.finishRun(ctx, run)
+		return
 	}
 	if err != nil && runCtx.Err() != nil && errors.Is(context.Cause(runCtx), ErrLockLost) {
 		err = fmt.Errorf("run abandoned: %w", ErrLockLost)
 	}
+	run.Outcome = RunOK
 	if err != nil {
 		log.Warn("scout run failed", "err", err)
+		run.Outcome, run.Error = RunFailed, err.Error()
 	}
-	r.e.recordRun(ctx, r.scout.ID, n, err)
+	r.e.finishRun(ctx, run)
 	if !fired.IsZero() {
 		r.setLastScheduled(fired)
 	}
@@ -201,7 +220,7 @@ func (r *runner) run(ctx context.Context, log *slog.Logger, fired time.Time) {
 // RunState), waiting while another live holder runs it — or giving up at
 // once under skip. The returned context ends if the lock is lost, so a
 // run that is no longer the holder stops before it moves any cursor.
-func (r *runner) lock(ctx context.Context, log *slog.Logger) (context.Context, func(), bool) {
+func (r *runner) lock(ctx context.Context, log *slog.Logger, trig RunTrigger) (context.Context, func(), bool) {
 	rs := r.e.cfg.RunState
 	if rs == nil || r.policy == OverlapAllow {
 		return ctx, func() {}, true
@@ -212,7 +231,9 @@ func (r *runner) lock(ctx context.Context, log *slog.Logger) (context.Context, f
 		if err != nil {
 			if ctx.Err() == nil {
 				log.Warn("scout run lock unavailable; run not started", "err", err)
-				r.e.recordRun(ctx, r.scout.ID, 0, fmt.Errorf("the run lock could not be taken: %w", err))
+				run := r.e.startRun(ctx, r.scout.ID, trig)
+				run.Outcome, run.Error = RunFailed, fmt.Errorf("the run lock could not be taken: %w", err).Error()
+				r.e.finishRun(ctx, run)
 			}
 			return nil, nil, false
 		}
@@ -224,7 +245,9 @@ func (r *runner) lock(ctx context.Context, log *slog.Logger) (context.Context, f
 			break
 		}
 		if r.policy == OverlapSkip {
-			r.audit(AuditRunSkipped, OutcomeSkipped, "Another process ("+g.Holder+") is running the scout; skipped (the scout's overlap policy is skip)")
+			note := "Another process (" + g.Holder + ") is running the scout; skipped (the scout's overlap policy is skip)"
+			r.audit(AuditRunSkipped, OutcomeSkipped, note)
+			r.e.skippedRun(r.scout.ID, trig, note)
 			return nil, nil, false
 		}
 		if !waited {
@@ -297,9 +320,11 @@ func (r *runner) schedule(ctx context.Context, log *slog.Logger) {
 		when := missed.In(r.sched.loc).Format("2006-01-02 15:04 MST")
 		if r.scout.Schedule.CatchUpOrDefault() == CatchUpRunOnce {
 			r.audit(AuditRunCaughtUp, OutcomeOK, "The run scheduled for "+when+" was missed while the agent was off; running once now (catch-up run-once)")
-			r.fire(now, "")
+			r.fire(now, TriggerCatchUp, "")
 		} else {
-			r.audit(AuditRunSkipped, OutcomeSkipped, "The run scheduled for "+when+" was missed while the agent was off; waiting for the next scheduled time (catch-up skip)")
+			note := "The run scheduled for " + when + " was missed while the agent was off; waiting for the next scheduled time (catch-up skip)"
+			r.audit(AuditRunSkipped, OutcomeSkipped, note)
+			r.e.skippedRun(r.scout.ID, TriggerCatchUp, note)
 			r.setLastScheduled(now)
 		}
 	}
@@ -317,7 +342,7 @@ func (r *runner) schedule(ctx context.Context, log *slog.Logger) {
 		case <-t.C:
 		}
 		prev = next
-		r.fire(next, "The run scheduled for "+next.In(r.sched.loc).Format("15:04:05 MST"))
+		r.fire(next, TriggerSchedule, "The run scheduled for "+next.In(r.sched.loc).Format("15:04:05 MST"))
 	}
 }
 
@@ -351,7 +376,7 @@ func (r *runner) audit(typ, outcome, summary string) {
 // whose watch fails, is polled: on the scout's schedule when it has one,
 // else every poll interval.
 func (r *runner) watch(ctx context.Context, log *slog.Logger) {
-	err := r.conn.Watch(ctx, r.trigger)
+	err := r.conn.Watch(ctx, func() { r.trigger(TriggerSource) })
 	if ctx.Err() != nil {
 		return
 	}
@@ -374,7 +399,7 @@ func (r *runner) watch(ctx context.Context, log *slog.Logger) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			r.trigger()
+			r.trigger(TriggerPoll)
 		}
 	}
 }

@@ -19,8 +19,9 @@ type gatedSource struct {
 	mu    sync.Mutex
 	items []string // not yet past the cursor
 
-	started   chan struct{} // one value as each run starts
-	release   chan struct{} // one value lets one run finish
+	started   chan struct{}         // one value as each run starts
+	release   chan struct{}         // one value lets one run finish
+	fail      atomic.Pointer[error] // when set, runs fail with it once released
 	active    atomic.Int32
 	maxActive atomic.Int32
 	runs      atomic.Int32
@@ -45,6 +46,9 @@ func (g *gatedSource) ListNew(ctx context.Context, page func(context.Context, []
 	case <-g.release:
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+	if err := g.fail.Load(); err != nil {
+		return *err
 	}
 	g.mu.Lock()
 	batch := make([]scouts.ItemRef, 0, len(g.items))
@@ -363,10 +367,11 @@ func TestRunLockHeldSkips(t *testing.T) {
 // run-once, and not under skip; either way it is audited.
 func TestCatchUp(t *testing.T) {
 	for _, tc := range []struct {
-		policy scouts.CatchUp
-		runs   int32
-		audit  string
-	}{{scouts.CatchUpRunOnce, 1, scouts.AuditRunCaughtUp}, {scouts.CatchUpSkip, 0, scouts.AuditRunSkipped}} {
+		policy  scouts.CatchUp
+		runs    int32
+		audit   string
+		outcome scouts.RunOutcome // of the catch-up in the run history
+	}{{scouts.CatchUpRunOnce, 1, scouts.AuditRunCaughtUp, scouts.RunOK}, {scouts.CatchUpSkip, 0, scouts.AuditRunSkipped, scouts.RunSkipped}} {
 		t.Run(string(tc.policy), func(t *testing.T) {
 			h := newRunHarness(t, scouts.Schedule{Cron: "0 * * * *", TimeZone: "UTC", CatchUp: tc.policy}, "a")
 			rs := h.runState("engine")
@@ -383,6 +388,10 @@ func TestCatchUp(t *testing.T) {
 			h.until("the scout to be idle", h.idle)
 			if n := h.src.runs.Load(); n != tc.runs {
 				t.Fatalf("%d runs at start, want %d", n, tc.runs)
+			}
+			h.until("the catch-up in the run history", func() bool { return len(h.runs()) == 1 })
+			if r := h.runs()[0]; r.Trigger != scouts.TriggerCatchUp || r.Outcome != tc.outcome {
+				t.Fatalf("run history: %+v, want a catch-up, %s", r, tc.outcome)
 			}
 			// Either way the missed time is remembered: no second catch-up.
 			h.until("the last scheduled time to move", func() bool {
@@ -409,6 +418,10 @@ func TestScheduleFires(t *testing.T) {
 	h.waitStarted("the scheduled run")
 	h.src.release <- struct{}{}
 	h.until("the suggestion", func() bool { return h.suggestions() == 1 })
+	h.until("the run in the history", func() bool { return len(h.runs()) > 0 })
+	if r := h.runs(); r[len(r)-1].Trigger != scouts.TriggerSchedule {
+		t.Fatalf("the first run: %+v, want the schedule's", r[len(r)-1])
+	}
 	h.until("the last scheduled time", func() bool {
 		last, err := h.db.RunState(localdb.RunStateOptions{Holder: holder("engine")}).LastScheduled(context.Background(), h.scout.ID)
 		return err == nil && last.After(now)

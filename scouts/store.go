@@ -23,8 +23,16 @@ type Store interface {
 	RecordItems(ctx context.Context, recs []ItemRecord, loose []AuditEvent) ([]ItemRecord, error)
 	// AppendAudit stores audit events.
 	AppendAudit(ctx context.Context, events ...AuditEvent) error
-	// RecordRun stores the outcome of one scout run for its health display.
+	// RecordRun stores the outcome of work for a scout outside its runs (a
+	// watch that failed, a relay's answer) for its health display.
 	RecordRun(ctx context.Context, scoutID string, run RunResult) error
+	// DefinitionVersion is the scout's current definition version (0:
+	// none recorded yet).
+	DefinitionVersion(ctx context.Context, scoutID string) (int, error)
+	// AddRun records a run in its scout's history, keeping the latest
+	// RunsKept, and — unless it was skipped or stopped — its health, in one
+	// transaction.
+	AddRun(ctx context.Context, run Run) error
 
 	// GetSuggestion returns one suggestion.
 	GetSuggestion(ctx context.Context, id string) (Suggestion, error)

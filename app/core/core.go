@@ -147,6 +147,7 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 		Executors:    c.executors(),
 		RunState:     c.runState(),
 		RunContext:   c.runContext,
+		RunTokens:    c.runTokens,
 		Expiry:       c.cfg.Expiry,
 	})
 	return c, nil

@@ -62,9 +62,28 @@ func (c *Core) setupBudget() {
 		Refused: c.budgetRefused}
 }
 
-// runContext gives a run its scout's per-run token allowance.
+// runContext gives a run its scout's per-run token allowance, which also
+// counts what the run spends (runTokens).
 func (c *Core) runContext(ctx context.Context, s scouts.Scout) context.Context {
 	return triage.WithRunAllowance(ctx, s.ID, s.Budget.RunCap(c.cfg.ModelDailyTokens))
+}
+
+// runTokens is what a run spent on the model, for its history; unknown
+// without a model.
+func (c *Core) runTokens(ctx context.Context, s scouts.Scout) (int, bool) {
+	if c.cfg.Model == nil {
+		return 0, false
+	}
+	return triage.RunTokens(ctx, s.ID)
+}
+
+// ScoutRuns returns a scout's latest runs, newest first (limit <= 0:
+// every run its history keeps).
+func (c *Core) ScoutRuns(ctx context.Context, scoutID string, limit int) ([]scouts.Run, error) {
+	if _, err := c.DB.GetScout(ctx, scoutID); err != nil {
+		return nil, err
+	}
+	return c.DB.ListRuns(ctx, scoutID, limit)
 }
 
 // budgetRefused records that a scout's model budget is spent and tells the

@@ -79,6 +79,13 @@ func (c *Core) CreateScout(ctx context.Context, in NewScout) (Created, error) {
 	if err := c.DB.CreateScout(ctx, s); err != nil {
 		return out, err
 	}
+	// The version is recorded before the runner starts, so that its first
+	// run records the version it runs.
+	if !in.fromDefinition {
+		if _, err := c.SnapshotDefinition(ctx, s.ID, actorOf(ctx), "created"); err != nil {
+			return out, err
+		}
+	}
 	// The runner starts before the relay hears of the scout: the relay's
 	// answer may update the scout (a relay-ping topic) and restart it, and
 	// must not be overtaken by this start with the older configuration.
@@ -87,11 +94,6 @@ func (c *Core) CreateScout(ctx context.Context, in NewScout) (Created, error) {
 	// exactly once, even if the desktop is offline now.
 	if err := c.queueScoutOp(ctx, protocol.TypeScoutRegister, s, hookHash); err != nil {
 		return out, err
-	}
-	if !in.fromDefinition {
-		if _, err := c.SnapshotDefinition(ctx, s.ID, actorOf(ctx), "created"); err != nil {
-			return out, err
-		}
 	}
 	c.Bus.Publish(scouts.Event{Type: scouts.EventScoutUpdated, Data: s})
 	out.Scout = s
@@ -201,6 +203,13 @@ func (c *Core) UpdateScout(ctx context.Context, id string, p ScoutPatch) (Create
 	if err := c.DB.UpdateScout(ctx, s); err != nil {
 		return out, err
 	}
+	// The new version before the restarted runner's first run (see
+	// CreateScout).
+	if !p.fromDefinition {
+		if _, err := c.SnapshotDefinition(ctx, s.ID, actorOf(ctx), ""); err != nil {
+			return out, err
+		}
+	}
 	c.Engine.Sync(s) // before the relay's answer can restart it (see CreateScout)
 	var hookHash string
 	if p.RotateHookToken {
@@ -210,9 +219,6 @@ func (c *Core) UpdateScout(ctx context.Context, id string, p ScoutPatch) (Create
 		return out, err
 	}
 	if !p.fromDefinition {
-		if _, err := c.SnapshotDefinition(ctx, s.ID, actorOf(ctx), ""); err != nil {
-			return out, err
-		}
 		if managedBy != "" {
 			if err := c.writeDefinitionFile(ctx, s.ID, managedBy); err != nil {
 				return out, err

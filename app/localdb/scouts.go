@@ -138,17 +138,20 @@ func (d *DB) ListScouts(ctx context.Context) ([]scouts.Scout, error) {
 
 // RecordRun stores the outcome of a scout run.
 func (d *DB) RecordRun(ctx context.Context, scoutID string, r scouts.RunResult) error {
-	return d.tx(ctx, func(tx *sql.Tx) error {
-		var ok any
-		if r.Error == "" {
-			ok = r.At.UnixMilli()
-		}
-		_, err := tx.ExecContext(ctx, `UPDATE scouts SET last_run_at = ?, last_error = ?, last_run_new = ?,
-			total_new = total_new + ?, last_success = COALESCE(?, last_success) WHERE id = ?`,
-			r.At.UnixMilli(), r.Error, r.New, r.New, ok, scoutID)
-		if err != nil {
-			return fmt.Errorf("localdb: record run: %w", err)
-		}
-		return nil
-	})
+	return d.tx(ctx, func(tx *sql.Tx) error { return recordHealth(ctx, tx, scoutID, r) })
+}
+
+// recordHealth makes r the scout's last run, for its health display.
+func recordHealth(ctx context.Context, tx *sql.Tx, scoutID string, r scouts.RunResult) error {
+	var ok any
+	if r.Error == "" {
+		ok = r.At.UnixMilli()
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE scouts SET last_run_at = ?, last_error = ?, last_run_new = ?,
+		total_new = total_new + ?, last_success = COALESCE(?, last_success) WHERE id = ?`,
+		r.At.UnixMilli(), r.Error, r.New, r.New, ok, scoutID)
+	if err != nil {
+		return fmt.Errorf("localdb: record run: %w", err)
+	}
+	return nil
 }

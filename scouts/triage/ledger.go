@@ -143,7 +143,7 @@ func (b *CappedBudget) refused(r Refusal) {
 	}
 }
 
-// runAllowance counts one run's tokens against its cap.
+// runAllowance counts one run's tokens against its cap (0: none).
 type runAllowance struct {
 	scout string
 	cap   int
@@ -155,7 +155,7 @@ type runAllowance struct {
 func (a *runAllowance) reserve(tokens int) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.used+tokens > a.cap {
+	if a.cap > 0 && a.used+tokens > a.cap {
 		return false
 	}
 	a.used += tokens
@@ -172,12 +172,23 @@ type runAllowanceKey struct{}
 
 // WithRunAllowance gives the run carried by ctx a cap of runCap tokens for
 // the scout (0: no per-run cap): every reservation CappedBudget makes for
-// that scout under ctx counts against it.
+// that scout under ctx counts against it, and RunTokens tells what the
+// run spent.
 func WithRunAllowance(ctx context.Context, scout string, runCap int) context.Context {
-	if runCap <= 0 {
-		return ctx
+	return context.WithValue(ctx, runAllowanceKey{}, &runAllowance{scout: scout, cap: max(runCap, 0)})
+}
+
+// RunTokens is what the run carried by ctx has spent on the model for the
+// scout so far (reservations in flight count as reserved); ok is false
+// when ctx carries no allowance for the scout.
+func RunTokens(ctx context.Context, scout string) (tokens int, ok bool) {
+	a := runAllowanceFrom(ctx, scout)
+	if a == nil {
+		return 0, false
 	}
-	return context.WithValue(ctx, runAllowanceKey{}, &runAllowance{scout: scout, cap: runCap})
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.used, true
 }
 
 func runAllowanceFrom(ctx context.Context, scout string) *runAllowance {

@@ -1,0 +1,104 @@
+package scouts
+
+import (
+	"context"
+	"time"
+)
+
+// RunTrigger is what started a run (or would have: a skipped run).
+type RunTrigger string
+
+const (
+	// TriggerStart: the scout's runner started (the agent started, the
+	// scout was enabled or its definition changed) and caught up on what
+	// arrived meanwhile.
+	TriggerStart RunTrigger = "start"
+	// TriggerSchedule: the scout's cron schedule.
+	TriggerSchedule RunTrigger = "schedule"
+	// TriggerCatchUp: a scheduled run missed while the agent was off.
+	TriggerCatchUp RunTrigger = "catch-up"
+	// TriggerManual: a person asked ("Run now", "Sync now").
+	TriggerManual RunTrigger = "manual"
+	// TriggerResume: the scouts were resumed after a pause.
+	TriggerResume RunTrigger = "resume"
+	// TriggerSource: the source said something changed (a file changed in
+	// the folder, the relay relayed a Gmail push).
+	TriggerSource RunTrigger = "source"
+	// TriggerPoll: the poll of a source that cannot be watched, every
+	// --poll-interval (scouts without a schedule only).
+	TriggerPoll RunTrigger = "poll"
+)
+
+// RunOutcome is how a run ended.
+type RunOutcome string
+
+const (
+	RunOK     RunOutcome = "ok"
+	RunFailed RunOutcome = "failed"
+	// RunSkipped: the run did not happen (the overlap policy is skip and a
+	// run was in progress, or a missed scheduled run was not caught up);
+	// Run.Note says why.
+	RunSkipped RunOutcome = "skipped"
+	// RunStopped: the run was cut short because the scout stopped (the
+	// agent quit, the scout was disabled or its definition changed); its
+	// cursor did not move, so the next run reads the same items again.
+	RunStopped RunOutcome = "stopped"
+)
+
+// RunsKept is how many runs of each scout its history keeps; older ones
+// are pruned as each run is recorded.
+const RunsKept = 200
+
+// Run is one run of a scout, as its history keeps it.
+type Run struct {
+	ID         string
+	ScoutID    string
+	Trigger    RunTrigger
+	StartedAt  time.Time
+	FinishedAt time.Time
+	Outcome    RunOutcome
+	Error      string // a failed run's error
+	Note       string // why a run was skipped
+	// Seen is how many items the source listed (known ones included), New
+	// how many became suggestions or entities.
+	Seen, New int
+	// Tokens is what the run spent on the model, when TokensKnown (a model
+	// is configured).
+	Tokens      int
+	TokensKnown bool
+	// DefinitionVersion is the scout's definition version in force when
+	// the run started (0: the scout had none yet).
+	DefinitionVersion int
+}
+
+// startRun is a run of the scout that starts now, with the definition
+// version in force (read now, not when the runner started: a rule changed
+// since is part of what this run runs).
+func (e *Engine) startRun(ctx context.Context, scoutID string, trig RunTrigger) Run {
+	run := Run{ID: NewID("rn"), ScoutID: scoutID, Trigger: trig, StartedAt: e.cfg.Now()}
+	v, err := e.cfg.Store.DefinitionVersion(context.WithoutCancel(ctx), scoutID)
+	if err != nil {
+		e.log.Warn("read the scout's definition version for its run", "scout", scoutID, "err", err)
+	}
+	run.DefinitionVersion = v
+	return run
+}
+
+// finishRun records a run in the scout's history (and, unless it was
+// skipped or stopped, in its health) and tells the window.
+func (e *Engine) finishRun(ctx context.Context, run Run) {
+	run.FinishedAt = e.cfg.Now()
+	if err := e.cfg.Store.AddRun(context.WithoutCancel(ctx), run); err != nil {
+		e.log.Error("record scout run", "scout", run.ScoutID, "err", err)
+	}
+	e.emit(Event{Type: EventScoutRun, Data: map[string]any{"scout_id": run.ScoutID, "new": run.New, "error": run.Error,
+		"run_id": run.ID, "trigger": run.Trigger, "outcome": run.Outcome, "definition_version": run.DefinitionVersion}})
+}
+
+// skippedRun records a run that did not happen, and why.
+func (e *Engine) skippedRun(scoutID string, trig RunTrigger, why string) {
+	ctx := context.Background()
+	run := e.startRun(ctx, scoutID, trig)
+	run.Outcome, run.Note = RunSkipped, why
+	e.finishRun(ctx, run)
+}
