@@ -17,6 +17,7 @@ export function Dialog({ title, onClose, children, wide, subtitle }: Props) {
   const titleId = useId();
   const close = useRef(onClose);
   close.current = onClose;
+  const pressedOutside = useRef(false);
 
   useEffect(() => {
     const d = ref.current!;
@@ -39,9 +40,15 @@ export function Dialog({ title, onClose, children, wide, subtitle }: Props) {
       ref={ref}
       class={wide ? 'dialog wide' : 'dialog'}
       aria-labelledby={titleId}
+      onMouseDown={(e) => {
+        pressedOutside.current = e.target === ref.current;
+      }}
       onClick={(e) => {
-        // A click on the backdrop (the dialog itself, outside its box).
-        if (e.target === ref.current) onClose();
+        // A click on the backdrop (the dialog itself, outside its box),
+        // pressed there too: a text selected inside and released outside
+        // also clicks the dialog, and must not close it.
+        if (e.target === ref.current && pressedOutside.current) onClose();
+        pressedOutside.current = false;
       }}
     >
       <div class="dialog-box">
