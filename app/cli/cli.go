@@ -66,6 +66,10 @@ Talking to a running agent:
                                          when the scout runs by itself (docs/schedules.md)
   scouts budget ID [--run N] [--day N]   cap its model tokens per run and per day (never
                                          above the agent's --llm-daily-tokens)
+                                         These, enable|disable|review|auto, the rules'
+                                         changes and learning take --write-file: a scout
+                                         a definitions file manages refuses a change
+                                         unless it is written to the file too
   export [ID...] [--yaml] [--history]    the scouts' definitions as JSON, or YAML (docs/definitions.md);
                                          --history adds each one's past versions
   import FILE|- [--apply] [--no-history] what importing definitions (JSON or YAML) would
@@ -215,7 +219,7 @@ func Main(args []string, env Env) int {
 			fmt.Fprintf(env.Stderr, "scouts %s: %s\n", cmd, ue.msg)
 			return 2
 		}
-		fmt.Fprintf(env.Stderr, "scouts %s: %v\n", cmd, err)
+		fmt.Fprintf(env.Stderr, "scouts %s: %v\n", cmd, managedHint(err))
 		return 1
 	}
 	return 0
@@ -234,6 +238,8 @@ type flags struct {
 	*flag.FlagSet
 	data string
 	json bool
+	// writeFile: --write-file, for the commands that change a scout.
+	writeFile bool
 }
 
 func newFlags(name string, env Env, withJSON bool) *flags {
@@ -305,8 +311,29 @@ func (f *flags) client() (*localclient.Client, error) {
 		return nil, err
 	}
 	c := localclient.NewSocket(agent.SocketPath(dir))
-	c.ClientName = "cli"
+	c.ClientName, c.WriteFile = "cli", f.writeFile
 	return c, nil
+}
+
+// changesScout gives a command that changes a scout --write-file: a scout
+// a definitions file manages is then changed by writing its file too.
+func (f *flags) changesScout() *flags {
+	f.BoolVar(&f.writeFile, "write-file", false, "for a scout a definitions file manages: make the change and write it to the file")
+	return f
+}
+
+// managedHint names --write-file in the agent's refusal to change a scout
+// a definitions file manages, whose words are for API clients.
+func managedHint(err error) error {
+	var le *localclient.Error
+	if !errors.As(err, &le) || le.Code != "conflict" {
+		return err
+	}
+	const api = " (or ask to write it: ?write_file=true)"
+	if !strings.HasSuffix(le.Message, api) {
+		return err
+	}
+	return errors.New(strings.Replace(err.Error(), api, ", or run the command again with --write-file to write this change to it", 1))
 }
 
 func runAgent(ctx context.Context, args []string, env Env) error {

@@ -197,6 +197,10 @@ func addFolder(ctx context.Context, args []string, env Env) error {
 
 func changeScout(ctx context.Context, sub string, args []string, env Env) error {
 	f := newFlags("scouts "+sub, env, true)
+	switch sub {
+	case "enable", "disable", "review", "auto":
+		f.changesScout()
+	}
 	id, c, err := f.oneArg(args, "scout ID")
 	if err != nil {
 		return err

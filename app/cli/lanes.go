@@ -93,7 +93,7 @@ func (p probability) Set(s string) error {
 }
 
 func runLearning(ctx context.Context, args []string, env Env) error {
-	f := newFlags("learning", env, true)
+	f := newFlags("learning", env, true).changesScout()
 	reset := f.Bool("reset", false, "forget everything this scout's learner learned")
 	var set apitype.LearnSettings
 	f.IntVar(&set.ColdStart, "cold-start", 0, "decisions before the learner screens or files spam on its own")

@@ -23,7 +23,9 @@ const rulesUsage = `usage: scouts rules SCOUT_ID                       list the 
        scouts rules move SCOUT_ID RULE_ID POSITION     0 is first
        scouts rules test SCOUT_ID FILE|-               what the rule would have done to the
                                                        scout's latest 50 items
-       scouts rules schema [KIND]                      the grammar's JSON Schema`
+       scouts rules schema [KIND]                      the grammar's JSON Schema
+A change (add, edit, rm, enable, disable, move) to a scout a definitions file
+manages is refused unless --write-file writes it to the file too.`
 
 func runRules(ctx context.Context, args []string, env Env) error {
 	sub := ""
@@ -144,6 +146,9 @@ func sendRule(ctx context.Context, sub string, args []string, env Env) error {
 	if sub == "add" {
 		f.IntVar(&position, "position", -1, "where to put the rule (0 is first; default last)")
 	}
+	if sub != "test" {
+		f.changesScout()
+	}
 	pos, c, err := f.start(args)
 	if err != nil {
 		return err
@@ -222,7 +227,7 @@ func sendRule(ctx context.Context, sub string, args []string, env Env) error {
 }
 
 func changeRule(ctx context.Context, sub string, args []string, env Env) error {
-	f := newFlags("rules "+sub, env, false)
+	f := newFlags("rules "+sub, env, false).changesScout()
 	pos, c, err := f.start(args)
 	if err != nil {
 		return err
@@ -246,7 +251,7 @@ func changeRule(ctx context.Context, sub string, args []string, env Env) error {
 }
 
 func moveRule(ctx context.Context, args []string, env Env) error {
-	f := newFlags("rules move", env, false)
+	f := newFlags("rules move", env, false).changesScout()
 	pos, c, err := f.start(args)
 	if err != nil {
 		return err

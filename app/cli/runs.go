@@ -126,7 +126,7 @@ func runRevive(ctx context.Context, args []string, env Env) error {
 // scheduleScout: scouts schedule ID [--cron EXPR] [--tz ZONE] [--overlap P]
 // [--catch-up P] | --clear, and scouts budget ID [--run N] [--day N].
 func scheduleScout(ctx context.Context, args []string, env Env) error {
-	f := newFlags("scouts schedule", env, true)
+	f := newFlags("scouts schedule", env, true).changesScout()
 	cron := f.String("cron", "", `cron expression: five fields ("*/15 * * * *") or @hourly, @daily, @every 10m`)
 	tz := f.String("tz", "", "IANA time zone the expression is read in (default: this machine's)")
 	overlap := f.String("overlap", "", "skip, queue-one or allow: what a trigger does during a run")
@@ -168,7 +168,7 @@ func scheduleScout(ctx context.Context, args []string, env Env) error {
 }
 
 func budgetScout(ctx context.Context, args []string, env Env) error {
-	f := newFlags("scouts budget", env, true)
+	f := newFlags("scouts budget", env, true).changesScout()
 	run := f.Int("run", 0, "model tokens one run may spend (0: no cap per run)")
 	day := f.Int("day", 0, "model tokens a UTC day may spend (0: the agent's global cap)")
 	id, c, err := f.oneArg(args, "scout ID")

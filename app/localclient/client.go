@@ -29,6 +29,10 @@ type Client struct {
 	// ClientName is sent as X-Scouts-Client so the audit trail says who
 	// decided (cli, window, tray).
 	ClientName string
+	// WriteFile asks, on every change, that a change to a scout a
+	// definitions file manages be written to that file too
+	// (?write_file=true); without it the agent refuses such changes.
+	WriteFile bool
 }
 
 // NewSocket returns a client for the agent listening on the Unix socket at
@@ -71,6 +75,13 @@ func (c *Client) newRequest(ctx context.Context, method, path string, body any) 
 			return nil, err
 		}
 		rd = bytes.NewReader(b)
+	}
+	if c.WriteFile && method != http.MethodGet {
+		sep := "?"
+		if strings.Contains(path, "?") {
+			sep = "&"
+		}
+		path += sep + "write_file=true"
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
 	if err != nil {
