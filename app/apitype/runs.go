@@ -54,3 +54,26 @@ type Secrets struct {
 type SecretValue struct {
 	Value string `json:"value"`
 }
+
+// Run is one run of a scout, as GET /api/v1/scouts/{id}/runs answers
+// (docs/schedules.md, "Runs").
+type Run struct {
+	ID      string `json:"id"`
+	ScoutID string `json:"scout_id"`
+	// Trigger: start, schedule, catch-up, manual, resume, source or poll.
+	Trigger    string    `json:"trigger"`
+	StartedAt  time.Time `json:"started_at"`
+	FinishedAt time.Time `json:"finished_at"`
+	// Outcome: ok, failed (Error says why), skipped (Note says why) or
+	// stopped (the scout stopped mid-run; nothing was lost).
+	Outcome   string `json:"outcome"`
+	Error     string `json:"error,omitempty"`
+	Note      string `json:"note,omitempty"`
+	ItemsSeen int    `json:"items_seen"`
+	ItemsNew  int    `json:"items_new"`
+	// ModelTokens is what the run spent on the model; null without one.
+	ModelTokens *int `json:"model_tokens"`
+	// DefinitionVersion is the scout's definition version in force when
+	// the run started (GET /api/v1/scouts/{id}/versions); 0: none yet.
+	DefinitionVersion int `json:"definition_version"`
+}

@@ -56,6 +56,8 @@ Talking to a running agent:
   scouts                                 list scouts and their health
   scouts add-folder PATH [--auto] [--name N] [--include GLOB]... [--exclude GLOB]... [--existing] [--force]
   scouts enable|disable|review|auto|run|rm ID
+  scouts runs ID [--limit N]             its latest runs: what started each, what it found,
+                                         the definition version it ran (see history)
   scouts rules SCOUT_ID                  a scout's rules, in order (docs/rules.md)
   scouts rules add|edit|test SCOUT_ID FILE|-
                                          add a rule, replace one, or see what it would

@@ -104,8 +104,10 @@ func runScouts(ctx context.Context, args []string, env Env) error {
 		return scheduleScout(ctx, args, env)
 	case "budget":
 		return budgetScout(ctx, args, env)
+	case "runs":
+		return scoutRuns(ctx, args, env)
 	}
-	return usageErrorf("unknown subcommand %q (want list, add-folder, enable, disable, review, auto, run, rm, rules)", sub)
+	return usageErrorf("unknown subcommand %q (want list, add-folder, enable, disable, review, auto, run, runs, rm, rules)", sub)
 }
 
 func listScouts(ctx context.Context, args []string, env Env) error {

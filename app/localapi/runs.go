@@ -9,13 +9,46 @@ import (
 	"github.com/scouts-hq/scouts/scouts"
 )
 
-// runRoutes serves secrets (names only out, values only in) and bringing
-// an expired suggestion back.
+// runRoutes serves secrets (names only out, values only in), bringing an
+// expired suggestion back and a scout's run history.
 func (s *Server) runRoutes(m *http.ServeMux) {
 	m.HandleFunc("GET /api/v1/secrets", s.handleListSecrets)
 	m.HandleFunc("PUT /api/v1/secrets/{name}", s.handlePutSecret)
 	m.HandleFunc("DELETE /api/v1/secrets/{name}", s.handleDeleteSecret)
 	m.HandleFunc("POST /api/v1/suggestions/{id}/revive", s.handleRevive)
+	m.HandleFunc("GET /api/v1/scouts/{id}/runs", s.handleScoutRuns)
+}
+
+// defaultRunsListed is how many runs GET /api/v1/scouts/{id}/runs answers
+// without ?limit=.
+const defaultRunsListed = 50
+
+// GET /api/v1/scouts/{id}/runs?limit=N: the scout's latest runs, newest
+// first, each with the definition version in force when it started.
+func (s *Server) handleScoutRuns(w http.ResponseWriter, r *http.Request) {
+	limit, err := limitParam(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if limit == 0 {
+		limit = defaultRunsListed
+	}
+	runs, err := s.core.ScoutRuns(r.Context(), r.PathValue("id"), min(limit, scouts.RunsKept))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, convertAll(runs, toRun))
+}
+
+func toRun(r scouts.Run) apitype.Run {
+	out := apitype.Run{ID: r.ID, ScoutID: r.ScoutID, Trigger: string(r.Trigger), StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
+		Outcome: string(r.Outcome), Error: r.Error, Note: r.Note, ItemsSeen: r.Seen, ItemsNew: r.New, DefinitionVersion: r.DefinitionVersion}
+	if r.TokensKnown {
+		out.ModelTokens = &r.Tokens
+	}
+	return out
 }
 
 func toSchedule(sc scouts.Schedule) apitype.Schedule {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"github.com/scouts-hq/scouts/app/apitype"
 )
@@ -29,5 +30,17 @@ func (c *Client) DeleteSecret(ctx context.Context, name string) error {
 func (c *Client) Revive(ctx context.Context, id string) (apitype.Suggestion, error) {
 	var out apitype.Suggestion
 	err := c.call(ctx, http.MethodPost, "/api/v1/suggestions/"+url.PathEscape(id)+"/revive", nil, &out)
+	return out, err
+}
+
+// ScoutRuns returns a scout's latest runs, newest first (limit 0: the
+// agent's default).
+func (c *Client) ScoutRuns(ctx context.Context, scoutID string, limit int) ([]apitype.Run, error) {
+	path := "/api/v1/scouts/" + url.PathEscape(scoutID) + "/runs"
+	if limit > 0 {
+		path += "?limit=" + strconv.Itoa(limit)
+	}
+	var out []apitype.Run
+	err := c.call(ctx, http.MethodGet, path, nil, &out)
 	return out, err
 }

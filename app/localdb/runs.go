@@ -39,7 +39,7 @@ func (d *DB) AddRun(ctx context.Context, r scouts.Run) error {
 			return fmt.Errorf("localdb: add run: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM scout_runs WHERE id IN (SELECT id FROM scout_runs WHERE scout_id = ?
-			ORDER BY started_at DESC, id DESC LIMIT -1 OFFSET ?)`, r.ScoutID, scouts.RunsKept); err != nil {
+			ORDER BY started_at DESC, rowid DESC LIMIT -1 OFFSET ?)`, r.ScoutID, scouts.RunsKept); err != nil {
 			return fmt.Errorf("localdb: prune runs: %w", err)
 		}
 		if r.Outcome != scouts.RunOK && r.Outcome != scouts.RunFailed {
@@ -57,7 +57,7 @@ func (d *DB) ListRuns(ctx context.Context, scoutID string, limit int) ([]scouts.
 	}
 	rows, err := d.read().QueryContext(ctx, `SELECT id, scout_id, run_trigger, started_at, finished_at, outcome, error, note,
 		items_seen, items_new, model_tokens, definition_version FROM scout_runs WHERE scout_id = ?
-		ORDER BY started_at DESC, id DESC LIMIT ?`, scoutID, limit)
+		ORDER BY started_at DESC, rowid DESC LIMIT ?`, scoutID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("localdb: list runs: %w", err)
 	}

@@ -21,5 +21,6 @@ CREATE TABLE scout_runs (
     definition_version INTEGER
 );
 
--- Newest first per scout: the listing and the pruning.
-CREATE INDEX scout_runs_by_scout ON scout_runs (scout_id, started_at DESC, id DESC);
+-- Newest first per scout: the listing and the pruning (runs started in
+-- the same millisecond: the one recorded last first, by rowid).
+CREATE INDEX scout_runs_by_scout ON scout_runs (scout_id, started_at DESC);
