@@ -268,6 +268,9 @@ func (c *Core) ImportDefinitions(ctx context.Context, docs []definition.Document
 	plans := make([]plan, 0, len(docs))
 	seen := map[string]bool{}
 	for i, d := range docs {
+		if from := c.kinds[scouts.Kind(d.Kind)].fromDefinition; from != nil {
+			d.Source = from(d.Source)
+		}
 		p := plan{doc: d}
 		for j := range existing {
 			e := &existing[j]

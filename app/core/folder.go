@@ -33,6 +33,24 @@ func (c *Core) openFolder(ctx context.Context, s scouts.Scout) (scouts.SourceCon
 	})
 }
 
+// folderFromDefinition reads a folder definition's path as written by
+// hand, as docs/definitions.md shows it: a leading "~" is the home folder.
+// Anything else is left to the folder's own checks.
+func folderFromDefinition(source json.RawMessage, home string) json.RawMessage {
+	var m map[string]json.RawMessage
+	var p string
+	if home == "" || json.Unmarshal(source, &m) != nil || json.Unmarshal(m["path"], &p) != nil {
+		return source
+	}
+	rest, ok := strings.CutPrefix(p, "~")
+	if !ok || (rest != "" && rest[0] != '/' && rest[0] != filepath.Separator) {
+		return source // "~bob/x" names another user's home: refused as not absolute
+	}
+	m["path"], _ = json.Marshal(filepath.Join(home, rest))
+	out, _ := json.Marshal(m)
+	return out
+}
+
 // describeFolder is what a folder scout's definition says it will do,
 // and what in it may surprise the user.
 func describeFolder(source json.RawMessage) (sum []string, risks []Risk) {

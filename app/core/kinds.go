@@ -64,6 +64,9 @@ type scoutKind struct {
 	// describe says what a definition of the kind will do, and what in it
 	// may surprise the user (a draft's summary and risks).
 	describe func(source json.RawMessage) (summary []string, risks []Risk)
+	// fromDefinition reads a definition's source as the kind stores it
+	// (a folder's "~/Scans" is the home folder's Scans); nil: as written.
+	fromDefinition func(source json.RawMessage) json.RawMessage
 	// internalKeys are the fields of the kind's stored configuration that
 	// are not part of its definition: set by the agent or the relay (a
 	// mailbox's baseline, a push topic, a webhook's URL with its id), or
@@ -84,10 +87,11 @@ func (c *Core) newKinds() map[scouts.Kind]scoutKind {
 	}
 	return map[scouts.Kind]scoutKind{
 		scouts.KindFolder: {
-			check:    c.checkFolder,
-			describe: describeFolder,
-			admit:    c.checkFolderSize,
-			open:     c.openFolder,
+			check:          c.checkFolder,
+			describe:       describeFolder,
+			fromDefinition: func(src json.RawMessage) json.RawMessage { return folderFromDefinition(src, home) },
+			admit:          c.checkFolderSize,
+			open:           c.openFolder,
 			executors: map[string]scouts.ActionExecutor{
 				actions.FileMove: effects.FileMove{Home: home},
 			},
