@@ -37,3 +37,40 @@ test('selecting text in a dialog and letting go outside it keeps the dialog and 
     await agent.stop();
   }
 });
+
+// "Describe a scout" creates a scout; an import matches a definition
+// without id to a scout of the same name and kind, so Create used to
+// rewrite the person's own "Scans" scout (its folder and rules) with the
+// template's and say "Created".
+test('Describe a scout never changes a scout that has the same name', async ({ page }) => {
+  const agent = await startAgent();
+  try {
+    mkdirSync(join(agent.home, 'Scans'));
+    mkdirSync(join(agent.home, 'Paper'));
+    const mine = await agent.api<{ id: string }>('/scouts', {
+      method: 'POST',
+      body: JSON.stringify({ kind: 'folder', name: 'Scans', path: join(agent.home, 'Paper') }),
+    });
+    await agent.api(`/scouts/${mine.id}/rules`, {
+      method: 'POST',
+      body: JSON.stringify({ id: 'mine', when: { name: { contains: 'receipt' } }, then: { verdict: 'show', kind: 'task' } }),
+    });
+
+    await page.goto(agent.link);
+    await page.goto(agent.origin + '/#/scouts');
+    await page.getByRole('button', { name: 'Describe a scout' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Describe a scout' });
+    await dialog.getByRole('button', { name: 'Files in ~/Scans become notes' }).click();
+    await dialog.getByRole('button', { name: 'Create scout' }).click();
+    await expect(dialog.getByRole('alert')).toContainText('a scout named “Scans” already exists');
+    await expect(dialog).toBeVisible();
+
+    const scout = await agent.api<{ path: string }>(`/scouts/${mine.id}`);
+    expect(scout.path).toBe(join(agent.home, 'Paper'));
+    const rules = await agent.api<{ rules: { rule: { id: string } }[] }>(`/scouts/${mine.id}/rules`);
+    expect(rules.rules.map((r) => r.rule.id)).toEqual(['mine']);
+    expect((await agent.api<unknown[]>('/scouts')).length).toBe(1);
+  } finally {
+    await agent.stop();
+  }
+});

@@ -77,6 +77,18 @@ export function DescribeScout({ drafting, onClose }: { drafting: boolean; onClos
         setProblem(parsed.error);
         return;
       }
+      // An import updates the scout of the same id, or name and kind:
+      // asked first, so that Create never rewrites one of the person's
+      // scouts (its folder, its rules) in place.
+      const plan = (await api.importDefinition(parsed.doc, false)).changes[0];
+      if (plan && plan.action !== 'create') {
+        const id = (parsed.doc as { id?: unknown } | null)?.id;
+        const which = id ? `the scout ${String(id)}` : `a scout named “${plan.name}”`;
+        setProblem(
+          `Not created: ${which} already exists, and this would change it. Give the new scout another name (and no id) in the definition, then Check again.`,
+        );
+        return;
+      }
       const res = await api.importDefinition(parsed.doc, true);
       const ch = res.changes[0];
       if (!ch) throw new Error('the agent created nothing');
