@@ -149,10 +149,16 @@ func (c *Core) checkDraft(ctx context.Context, name string, raw []byte) Draft {
 }
 
 func checkRules(d definition.Document) error {
+	ids := make(map[string]bool, len(d.Rules))
 	for i, r := range d.Rules {
-		if _, err := rules.Compile(d.Kind, r, rules.Options{}); err != nil {
+		comp, err := rules.Compile(d.Kind, r, rules.Options{})
+		if err != nil {
 			return fmt.Errorf("rule %d: %v", i+1, err)
 		}
+		if ids[comp.Rule.ID] {
+			return fmt.Errorf("rule %d: another rule has the id %q; a rule's id is unique within its scout", i+1, comp.Rule.ID)
+		}
+		ids[comp.Rule.ID] = true
 	}
 	return nil
 }

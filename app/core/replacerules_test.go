@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/scouts-hq/scouts/app/core"
@@ -109,5 +110,18 @@ func TestRollbackReplacesRulesWhole(t *testing.T) {
 	}
 	if got := ruleIDs(t, c, cr.Scout.ID); !slices.Equal(got, []string{"old1", "boom", "old2"}) {
 		t.Fatalf("rules after the rollback %v", got)
+	}
+}
+
+// The Describe dialog's check says whether the agent can create a
+// definition: two rules of one id cannot be (the import refuses them), so
+// the check must not call it valid.
+func TestCheckDefinitionRefusesARuleIDTwice(t *testing.T) {
+	c, _ := openCoreIn(t, t.TempDir())
+	d := c.CheckDefinition(context.Background(), []byte(fmt.Sprintf(`{"version":1,"kind":"folder","name":"Dup","source":{"path":%q},"rules":[
+		{"id":"x","when":{"name":{"equals":"1"}},"then":{"verdict":"show"}},
+		{"id":"x","when":{"name":{"equals":"2"}},"then":{"verdict":"show"}}]}`, t.TempDir())))
+	if d.Valid || len(d.Errors) != 1 || !strings.Contains(d.Errors[0].Reason, `"x"`) {
+		t.Fatalf("a rule id twice: valid %v, errors %+v", d.Valid, d.Errors)
 	}
 }
