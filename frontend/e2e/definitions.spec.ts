@@ -57,6 +57,15 @@ test('history, diff and rollback of a scout; a file-managed scout refuses rollba
     await expect(v(2)).toContainText('by the window (in a browser)');
     await expect(v(1)).toContainText('Created');
 
+    // The scout's runs, each with the version it ran: the window's change
+    // restarted it on version 2 (the rule added later restarts nothing).
+    // A run's version shows that version of the history.
+    const runs = dialog.getByRole('region', { name: 'Recent runs' });
+    const ranV2 = runs.getByRole('listitem').filter({ has: page.getByRole('button', { name: 'version 2', exact: true }) });
+    await expect(ranV2.first()).toContainText('Run at');
+    await ranV2.first().getByRole('button', { name: 'version 2', exact: true }).click();
+    await expect(v(2)).toBeFocused();
+
     // What the window changed: review on → off.
     await v(2).getByRole('button', { name: 'Changes from version 1' }).click();
     const diff = v(2).getByLabel('Changes from version 1 to 2');

@@ -7,6 +7,7 @@ import { age, fullTime } from '../logic/format';
 import '../definitions.css';
 import { Dialog } from './Dialog';
 import { useActions, useNow } from './hooks';
+import { ScoutRuns } from './ScoutRuns';
 
 /** The History button of a scout's card, and the dialog it opens. */
 export function ScoutHistoryButton({ sc, managedBy }: { sc: Scout; managedBy?: string }) {
@@ -37,6 +38,14 @@ export function ScoutHistory({ sc, managedBy, onClose }: { sc: Scout; managedBy?
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   const [reload, setReload] = useState(0);
+  // The version a run's link points at: outlined and scrolled to.
+  const [shown, setShown] = useState<number | null>(null);
+  const showVersion = (v: number) => {
+    setShown(v);
+    const el = document.getElementById(`scout-version-${v}`);
+    el?.scrollIntoView({ block: 'nearest' });
+    el?.focus();
+  };
 
   useEffect(() => {
     let live = true;
@@ -93,7 +102,7 @@ export function ScoutHistory({ sc, managedBy, onClose }: { sc: Scout; managedBy?
   const file = managedBy?.replace(/^file:/, '');
   const current = versions?.[0]?.version;
   return (
-    <Dialog title={`History of ${sc.name}`} onClose={onClose} wide subtitle="Every change to the scout's definition, newest first">
+    <Dialog title={`History of ${sc.name}`} onClose={onClose} wide subtitle="Its recent runs and every change to its definition, newest first">
       {file && (
         <p class="small">
           Managed by the file <code>{file}</code>: edit the file to change it or to go back to an earlier version.
@@ -109,6 +118,7 @@ export function ScoutHistory({ sc, managedBy, onClose }: { sc: Scout; managedBy?
           The history could not be read. {loadError.full}
         </p>
       )}
+      <ScoutRuns sc={sc} onVersion={showVersion} />
       {!versions && !loadError && <p class="muted">Loading the history…</p>}
       {versions && (
         <ol class="versions" aria-label="Versions">
@@ -116,7 +126,13 @@ export function ScoutHistory({ sc, managedBy, onClose }: { sc: Scout; managedBy?
             const d = diffs[v.version];
             const prev = previousVersion(versions, v.version);
             return (
-              <li key={v.version} class="version" aria-label={`Version ${v.version}`}>
+              <li
+                key={v.version}
+                id={`scout-version-${v.version}`}
+                tabIndex={-1}
+                class={v.version === shown ? 'version shown' : 'version'}
+                aria-label={`Version ${v.version}`}
+              >
                 <div class="version-head">
                   <strong>Version {v.version}</strong>
                   {v.version === current && <span class="badge">current</span>}
