@@ -294,7 +294,13 @@ func (d *DB) writeBatchTx(ctx context.Context, tx *sql.Tx, now time.Time, reqs [
 		res[i].row.Seq = users[u]
 		users[u]++
 	}
-	if err := d.insertRows(ctx, tx, reqs, res, fresh, now); err != nil {
+	woken := make([]string, 0, len(users))
+	for u := range users {
+		woken = append(woken, u)
+	}
+	slices.Sort(woken)
+	notified, err := d.insertRows(ctx, tx, reqs, res, fresh, now, woken)
+	if err != nil {
 		return nil, nil, err
 	}
 	if err := d.insertHints(ctx, tx, reqs, hints, now); err != nil {
@@ -305,13 +311,10 @@ func (d *DB) writeBatchTx(ctx context.Context, tx *sql.Tx, now time.Time, reqs [
 			res[i] = writeRes{row: res[j].row, dup: true}
 		}
 	}
-	woken := make([]string, 0, len(users))
-	for u := range users {
-		woken = append(woken, u)
-	}
-	slices.Sort(woken)
-	if err := d.notifyInTx(ctx, tx, woken); err != nil {
-		return nil, nil, err
+	if !notified {
+		if err := d.notifyInTx(ctx, tx, woken); err != nil {
+			return nil, nil, err
+		}
 	}
 	return res, woken, nil
 }
@@ -415,7 +418,10 @@ const pgMaxParams = 60000
 // dialects' limits on bound parameters.
 const rowsPerInsert = 256
 
-func (d *DB) insertRows(ctx context.Context, tx *sql.Tx, reqs []*writeReq, res []writeRes, fresh []int, now time.Time) error {
+// insertRows inserts the batch's new rows. On PostgreSQL it also notifies
+// the woken users in the same statement when their ids fit one payload
+// (one round trip fewer per batch), and says so.
+func (d *DB) insertRows(ctx context.Context, tx *sql.Tx, reqs []*writeReq, res []writeRes, fresh []int, now time.Time, woken []string) (notified bool, err error) {
 	var queue, sealed, keys []any
 	for _, i := range fresh {
 		row, it := res[i].row, reqs[i].item
@@ -449,23 +455,31 @@ func (d *DB) insertRows(ctx context.Context, tx *sql.Tx, reqs []*writeReq, res [
 			}
 		}
 		if len(parts) == 0 {
-			return nil
+			return false, nil
 		}
-		if _, err := tx.ExecContext(ctx, d.q(`WITH `+strings.Join(parts, ", ")+` SELECT 1`), args...); err != nil {
-			return fmt.Errorf("insert queue rows: %w", err)
+		// The statement's own result is the notification: a CTE that
+		// only selects would not run unless the main query read it.
+		tail := ` SELECT 1`
+		if payload := strings.Join(woken, ","); len(woken) > 0 && len(payload) <= notifyPayloadMax {
+			tail = ` SELECT pg_notify(?, ?)`
+			args = append(args, NotifyChannel, payload)
+			notified = true
 		}
-		return nil
+		if _, err := tx.ExecContext(ctx, d.q(`WITH `+strings.Join(parts, ", ")+tail), args...); err != nil {
+			return false, fmt.Errorf("insert queue rows: %w", err)
+		}
+		return notified, nil
 	}
 	if err := d.insertMany(ctx, tx, queueInsert, 12, queue); err != nil {
-		return fmt.Errorf("insert queue rows: %w", err)
+		return false, fmt.Errorf("insert queue rows: %w", err)
 	}
 	if err := d.insertMany(ctx, tx, sealedInsert, 3, sealed); err != nil {
-		return fmt.Errorf("insert sealed payloads: %w", err)
+		return false, fmt.Errorf("insert sealed payloads: %w", err)
 	}
 	if err := d.insertMany(ctx, tx, keysInsert, 4, keys); err != nil {
-		return fmt.Errorf("remember idempotency keys: %w", err)
+		return false, fmt.Errorf("remember idempotency keys: %w", err)
 	}
-	return nil
+	return false, nil
 }
 
 func (d *DB) insertHints(ctx context.Context, tx *sql.Tx, reqs []*writeReq, hints []int, now time.Time) error {
