@@ -20,3 +20,27 @@ export function scheduleText(sc: Scout): string {
   if (s.cron && s.catch_up === 'skip') parts.push('a run missed while off is skipped');
   return parts.join(' · ');
 }
+
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+const DAY = 24 * HOUR;
+
+/** When a scheduled run comes: "in 5 min", "in 22 h", then its day and
+ * time ("Thu 24 Dec, 10:00"); "now" once it is due. */
+export function nextRunText(iso: string | undefined, now: number): string {
+  if (!iso) return '';
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return '';
+  const d = t - now;
+  if (d <= 0) return 'now';
+  if (d < MIN) return 'in under a minute';
+  if (d < HOUR) return `in ${Math.ceil(d / MIN)} min`;
+  if (d < DAY) return `in ${Math.floor(d / HOUR)} h`;
+  return new Date(t).toLocaleString(undefined, {
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+    hour: '2-digit',
+    minute: '2-digit',
+  });
+}

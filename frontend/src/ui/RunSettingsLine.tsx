@@ -1,6 +1,6 @@
 import type { Scout } from '../api/types';
-import { age, fullTime } from '../logic/format';
-import { scheduleText } from '../logic/schedule';
+import { fullTime } from '../logic/format';
+import { nextRunText, scheduleText } from '../logic/schedule';
 
 /** A scout's schedule and model budget, in one line of its card. */
 export function RunSettingsLine({ sc, now }: { sc: Scout; now: number }) {
@@ -15,7 +15,7 @@ export function RunSettingsLine({ sc, now }: { sc: Scout; now: number }) {
         <>
           {' · next '}
           <time dateTime={next} title={fullTime(next)}>
-            {age(next, now)}
+            {nextRunText(next, now)}
           </time>
         </>
       )}
