@@ -99,9 +99,31 @@ func ParseTemplate(kind, src string) (*Template, error) {
 	}
 	tp := &Template{src: src, t: t}
 	if _, err := tp.render(SampleData(kind), saveRenderTime); err != nil {
-		return nil, fmt.Errorf("the template fails on an item of a %s scout: %w", kind, err)
+		return nil, fmt.Errorf("the template fails on an item of a %s scout: %s", kind, clipSample(err.Error()))
 	}
 	return tp, nil
+}
+
+// clipSample shortens the runs of one character that SampleItem fills its
+// texts with: text/template quotes the value it fails on, and a 2 KiB run
+// of "x" in an error says nothing more than "xxxx…".
+func clipSample(msg string) string {
+	const keep = 4
+	var b strings.Builder
+	rs := []rune(msg)
+	for i := 0; i < len(rs); {
+		j := i
+		for j < len(rs) && rs[j] == rs[i] {
+			j++
+		}
+		if j-i > 16 {
+			b.WriteString(strings.Repeat(string(rs[i]), keep) + "…")
+		} else {
+			b.WriteString(string(rs[i:j]))
+		}
+		i = j
+	}
+	return b.String()
 }
 
 // treeWalker checks a parse tree's shape.
