@@ -76,13 +76,19 @@ func (c *Core) ReconcileDefinitions(ctx context.Context) error {
 		}
 	}
 	var problems []definition.Error
+	// Every file first: a file naming a scout whose file is gone is that
+	// file renamed, and takes the scout over.
 	present := map[string]bool{}
+	for _, e := range entries {
+		if !e.IsDir() && isDefinitionFile(e.Name()) {
+			present["file:"+e.Name()] = true
+		}
+	}
 	for _, e := range entries {
 		if e.IsDir() || !isDefinitionFile(e.Name()) {
 			continue
 		}
 		name := e.Name()
-		present["file:"+name] = true
 		data, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
@@ -113,7 +119,7 @@ func (c *Core) ReconcileDefinitions(ctx context.Context) error {
 			d.ID = id
 		}
 		if id := d.ID; id != "" {
-			if st, ok := states[id]; ok && st.ManagedBy != "" && st.ManagedBy != "file:"+name {
+			if st, ok := states[id]; ok && st.ManagedBy != "" && st.ManagedBy != "file:"+name && present[st.ManagedBy] {
 				problems = append(problems, definition.Error{File: name, Line: 1,
 					Reason: "scout " + id + " is already managed by " + strings.TrimPrefix(st.ManagedBy, "file:")})
 				continue
@@ -131,8 +137,13 @@ func (c *Core) ReconcileDefinitions(ctx context.Context) error {
 			}
 		}
 	}
+	// The managers now, after the files above: a scout a renamed file
+	// took over is not its old file's to disable.
+	if states, err = c.DB.ScoutDefinitionStates(ctx); err != nil {
+		return err
+	}
 	for by, id := range byManager {
-		if present[by] {
+		if present[by] || states[id].ManagedBy != by {
 			continue
 		}
 		if err := c.DB.SetScoutManagedBy(ctx, id, ""); err != nil && scouts.ErrorCode(err) != scouts.ENotFound {

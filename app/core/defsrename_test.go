@@ -1,0 +1,72 @@
+package core_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/scouts-hq/scouts/app/core"
+)
+
+// Renaming a definitions file is not removing its scout: the scout stays
+// on and is managed by the file under its new name, whether the file
+// names the scout's id (as a file the agent wrote does) or only its name.
+// Read once after the rename, it was disabled and left unmanaged, the new
+// file reported as "already managed by" the old name.
+func TestDefinitionsFileRenamed(t *testing.T) {
+	for _, withID := range []bool{true, false} {
+		t.Run(fmt.Sprintf("id=%v", withID), func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			defs := t.TempDir()
+			// Not started: the test reconciles itself, once per change,
+			// as the watcher does after a quiet moment.
+			c, err := core.Open(ctx, core.Config{DataDir: t.TempDir(), DefinitionsDir: defs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			watched := t.TempDir()
+			if err := os.WriteFile(filepath.Join(defs, "a-scans.yaml"), []byte(folderDef(t, "Scans", watched)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.ReconcileDefinitions(ctx); err != nil {
+				t.Fatal(err)
+			}
+			list, _ := c.DB.ListScouts(ctx)
+			if len(list) != 1 {
+				t.Fatalf("%d scouts", len(list))
+			}
+			id := list[0].ID
+			if withID {
+				doc := fmt.Sprintf("id: %s\n%s", id, folderDef(t, "Scans", watched))
+				if err := os.WriteFile(filepath.Join(defs, "a-scans.yaml"), []byte(doc), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				if err := c.ReconcileDefinitions(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+
+			if err := os.Rename(filepath.Join(defs, "a-scans.yaml"), filepath.Join(defs, "z-scans.yaml")); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.ReconcileDefinitions(ctx); err != nil {
+				t.Fatal(err)
+			}
+			s, err := c.DB.GetScout(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			by, _ := c.ManagedBy(ctx)
+			if !s.Enabled || by[id] != "file:z-scans.yaml" || len(c.DefinitionErrors()) != 0 {
+				t.Fatalf("after the rename: enabled %v, managed by %q, errors %+v", s.Enabled, by[id], c.DefinitionErrors())
+			}
+			if list, _ := c.DB.ListScouts(ctx); len(list) != 1 {
+				t.Fatalf("the rename made %d scouts", len(list))
+			}
+		})
+	}
+}
