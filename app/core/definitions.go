@@ -359,6 +359,8 @@ func (c *Core) ImportDefinitions(ctx context.Context, docs []definition.Document
 }
 
 func (c *Core) createFromDefinition(ctx context.Context, d definition.Document, past []definition.PastVersion, o ImportOptions, ch *DefinitionChange) error {
+	ctx, hold := holdRestarts(ctx)
+	defer c.releaseRestarts(ctx, hold)
 	in := NewScout{ID: d.ID, Kind: scouts.Kind(d.Kind), Name: d.Name, Review: d.Review, Enabled: d.Enabled, Config: d.Source,
 		Schedule: scheduleOf(d), Budget: budgetOf(d), fromDefinition: true}
 	if c.kinds[in.Kind].hookToken {
@@ -373,6 +375,8 @@ func (c *Core) createFromDefinition(ctx context.Context, d definition.Document, 
 }
 
 func (c *Core) applyDefinition(ctx context.Context, s scouts.Scout, cur, d definition.Document, past []definition.PastVersion, o ImportOptions, ch *DefinitionChange) error {
+	ctx, hold := holdRestarts(ctx)
+	defer c.releaseRestarts(ctx, hold)
 	p := ScoutPatch{Name: &d.Name, Enabled: &d.Enabled, Review: &d.Review, fromDefinition: true}
 	sched, budget := scheduleOf(d), budgetOf(d)
 	p.Schedule, p.Budget = &sched, &budget
@@ -501,4 +505,45 @@ func budgetOf(d definition.Document) scouts.Budget {
 func errManaged(by string) error {
 	file := strings.TrimPrefix(by, "file:")
 	return scouts.Errorf(scouts.EConflict, "managed by %s — edit the file (or ask to write it: ?write_file=true)", file)
+}
+
+// restartHold collects the scouts a definition's application would
+// restart on the way (its settings, then its rules), so that they restart
+// once, after the new version is recorded: the first run of a scout an
+// import, a definitions file or a rollback changed then records the new
+// version, not the one before.
+type restartHold struct{ ids map[string]bool }
+
+type restartHoldKey struct{}
+
+func holdRestarts(ctx context.Context) (context.Context, *restartHold) {
+	if h, ok := ctx.Value(restartHoldKey{}).(*restartHold); ok {
+		return ctx, h
+	}
+	h := &restartHold{ids: map[string]bool{}}
+	return context.WithValue(ctx, restartHoldKey{}, h), h
+}
+
+// syncScout (re)starts s's runner now, or once the definition being
+// applied under ctx is recorded.
+func (c *Core) syncScout(ctx context.Context, s scouts.Scout) {
+	if h, ok := ctx.Value(restartHoldKey{}).(*restartHold); ok {
+		h.ids[s.ID] = true
+		return
+	}
+	c.Engine.Sync(s)
+}
+
+// releaseRestarts restarts what h held, each as the database has it now
+// (a relay's answer may have changed the scout meanwhile).
+func (c *Core) releaseRestarts(ctx context.Context, h *restartHold) {
+	for id := range h.ids {
+		s, err := c.DB.GetScout(context.WithoutCancel(ctx), id)
+		if err != nil {
+			c.log.Warn("restart scout after its definition changed", "scout", id, "err", err)
+			continue
+		}
+		c.Engine.Sync(s)
+	}
+	clear(h.ids)
 }

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -457,7 +458,8 @@ func (c *Core) MoveRule(ctx context.Context, scoutID, ruleID string, position in
 // once, so its history shows the change and the next suggestions name
 // that version. It returns the rule changed, if any.
 func (c *Core) afterRuleChange(ctx context.Context, s scouts.Scout, ruleID, note string) (RuleView, error) {
-	if c.kinds[s.Kind].connectorRules {
+	restart := c.kinds[s.Kind].connectorRules
+	if restart {
 		// The scout's definition changed: a newer version restarts its
 		// runner (its pipeline compiles the rules it can apply) and is
 		// what the relay is sent.
@@ -465,15 +467,26 @@ func (c *Core) afterRuleChange(ctx context.Context, s scouts.Scout, ruleID, note
 		if err := c.DB.UpdateScout(ctx, s); err != nil {
 			return RuleView{}, err
 		}
-		c.Engine.Sync(s)
-		if err := c.queueScoutOp(ctx, protocol.TypeScoutUpdate, s, ""); err != nil {
-			return RuleView{}, err
-		}
 	}
+	// The version first, so that the restarted runner's first run
+	// records it; the rules changed either way, so the runner and the
+	// relay hear of them even if it could not be recorded.
+	var snapErr error
 	if note != "" {
 		if _, err := c.SnapshotDefinition(ctx, s.ID, actorOf(ctx), note); err != nil {
-			return RuleView{}, fmt.Errorf("core: the rules of %s changed, but their version was not recorded: %w", s.ID, err)
+			snapErr = fmt.Errorf("core: the rules of %s changed, but their version was not recorded: %w", s.ID, err)
 		}
+	}
+	if restart {
+		c.syncScout(ctx, s)
+		if err := c.queueScoutOp(ctx, protocol.TypeScoutUpdate, s, ""); err != nil {
+			return RuleView{}, errors.Join(err, snapErr)
+		}
+	}
+	if snapErr != nil {
+		return RuleView{}, snapErr
+	}
+	if note != "" {
 		if err := c.writeFileAsked(ctx, s.ID); err != nil {
 			return RuleView{}, err
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/definition"
 	"github.com/scouts-hq/scouts/scouts/triage/triagetest"
 )
 
@@ -91,5 +92,39 @@ func TestRunsRecordTheirVersion(t *testing.T) {
 	}
 	if _, err := c.ScoutRuns(ctx, "sc_missing", 0); scouts.ErrorCode(err) != scouts.ENotFound {
 		t.Fatalf("the runs of a missing scout: %v", err)
+	}
+}
+
+// A scout an import (or a definitions file) or a rollback changes restarts
+// once its new version is recorded: the first run after it records that
+// version, not the one before.
+func TestRunsAfterAnImportOrARollbackRecordTheirVersion(t *testing.T) {
+	srv := triagetest.New(catKey, catModel)
+	t.Cleanup(srv.Close)
+	c, sub, _ := openModelCore(t, srv, t.TempDir(), 100_000)
+	ctx := context.Background()
+	s := folderScout(t, c, t.TempDir(), scouts.Budget{})
+	if first := theRun(t, c, waitFor(t, sub, "the scout's first run", ranBy(s.ID, scouts.TriggerStart, ""))); first.DefinitionVersion != 1 {
+		t.Fatalf("first run: %+v, want version 1", first)
+	}
+	docs, err := c.ExportDefinitions(ctx, []string{s.ID}, core.ExportOptions{})
+	if err != nil || len(docs) != 1 {
+		t.Fatalf("export: %v, %d documents", err, len(docs))
+	}
+	d := docs[0]
+	d.Name = "Contracts"
+	imported, err := c.ImportDefinitions(ctx, []definition.Document{d}, core.ImportOptions{Apply: true, Actor: "file", Note: "edited"})
+	if err != nil || len(imported) != 1 || imported[0].Version != 2 {
+		t.Fatalf("import: %+v, %v", imported, err)
+	}
+	if run := theRun(t, c, waitFor(t, sub, "the run after the import", ranBy(s.ID, scouts.TriggerStart, ""))); run.DefinitionVersion != 2 {
+		t.Fatalf("the run after the import: %+v, want version 2", run)
+	}
+	back, err := c.RollbackScout(ctx, s.ID, 1, "test")
+	if err != nil || back.Version != 3 {
+		t.Fatalf("rollback: %+v, %v", back, err)
+	}
+	if run := theRun(t, c, waitFor(t, sub, "the run after the rollback", ranBy(s.ID, scouts.TriggerStart, ""))); run.DefinitionVersion != 3 {
+		t.Fatalf("the run after the rollback: %+v, want version 3", run)
 	}
 }

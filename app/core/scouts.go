@@ -89,7 +89,7 @@ func (c *Core) CreateScout(ctx context.Context, in NewScout) (Created, error) {
 	// The runner starts before the relay hears of the scout: the relay's
 	// answer may update the scout (a relay-ping topic) and restart it, and
 	// must not be overtaken by this start with the older configuration.
-	c.Engine.Sync(s)
+	c.syncScout(ctx, s)
 	// Registered through the outbox: it reaches the relay when it can,
 	// exactly once, even if the desktop is offline now.
 	if err := c.queueScoutOp(ctx, protocol.TypeScoutRegister, s, hookHash); err != nil {
@@ -210,7 +210,7 @@ func (c *Core) UpdateScout(ctx context.Context, id string, p ScoutPatch) (Create
 			return out, err
 		}
 	}
-	c.Engine.Sync(s) // before the relay's answer can restart it (see CreateScout)
+	c.syncScout(ctx, s) // before the relay's answer can restart it (see CreateScout)
 	var hookHash string
 	if p.RotateHookToken {
 		out.HookToken, hookHash = newHookToken()
