@@ -62,7 +62,9 @@ export function RuleEditor({ scoutId, scoutName, list, rule, home, onSaved, onCa
     [mode, form, text, list.fields],
   );
   const docJSON = built.doc ? JSON.stringify(built.doc) : '';
-  useEffect(() => setRefusal(null), [docJSON]);
+  // A refusal is about the rule as it was saved: once the rule changes,
+  // the preview says what the agent thinks of it now.
+  useEffect(() => (setRefusal(null), setSaveProblem(null)), [docJSON]);
 
   // The live preview: asked for once typing pauses; an older answer never
   // replaces a newer one.
