@@ -36,12 +36,10 @@ func (c *Core) DefinitionOf(ctx context.Context, s scouts.Scout) (definition.Doc
 			return d, err
 		}
 		for _, r := range rows {
-			var m map[string]json.RawMessage
-			if err := json.Unmarshal(r.Doc, &m); err != nil {
+			b, err := definedRule(r.Doc, r.Enabled)
+			if err != nil {
 				return d, fmt.Errorf("core: rule %s of %s: %w", r.ID, s.ID, err)
 			}
-			m["enabled"] = json.RawMessage(fmt.Sprint(r.Enabled))
-			b, _ := json.Marshal(m)
 			d.Rules = append(d.Rules, b)
 		}
 	}
@@ -59,6 +57,17 @@ func (c *Core) DefinitionOf(ctx context.Context, s scouts.Scout) (definition.Doc
 		d.Budget = &definition.Budget{RunTokens: s.Budget.RunTokens, DayTokens: s.Budget.DayTokens}
 	}
 	return d, nil
+}
+
+// definedRule is a rule as a definition holds it: its stored document
+// with its enabled flag.
+func definedRule(stored json.RawMessage, enabled bool) (json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(stored, &m); err != nil {
+		return nil, err
+	}
+	m["enabled"] = json.RawMessage(fmt.Sprint(enabled))
+	return json.Marshal(m)
 }
 
 // SnapshotDefinition records a scout's current definition as a new
@@ -281,7 +290,12 @@ func (c *Core) ImportDefinitions(ctx context.Context, docs []definition.Document
 		if p.cur != nil && string(p.cur.Kind) != d.Kind {
 			return nil, scouts.Errorf(scouts.EInvalid, "definition %d (%s): scout %s is a %s scout, not %s", i+1, d.Name, p.cur.ID, p.cur.Kind, d.Kind)
 		}
+		// Each rule as the scout will hold it (its defaults spelt out), so
+		// that a definition read again compares equal to the scout.
 		ruleIDs := make(map[string]bool, len(d.Rules))
+		if len(d.Rules) > 0 {
+			p.doc.Rules = make([]json.RawMessage, 0, len(d.Rules))
+		}
 		for _, r := range d.Rules {
 			comp, err := rules.Compile(d.Kind, r, rules.Options{})
 			if err != nil {
@@ -291,6 +305,12 @@ func (c *Core) ImportDefinitions(ctx context.Context, docs []definition.Document
 				return nil, scouts.Errorf(scouts.EInvalid, "definition %d (%s): two rules have the id %q; a rule's id is unique within its scout", i+1, d.Name, comp.Rule.ID)
 			}
 			ruleIDs[comp.Rule.ID] = true
+			stored, on := storedDoc(comp.Rule)
+			defined, err := definedRule(stored, on)
+			if err != nil {
+				return nil, err
+			}
+			p.doc.Rules = append(p.doc.Rules, defined)
 		}
 		if d.Learning != nil {
 			if err := scouts.LearnSettings(*d.Learning).Validate(); err != nil {
