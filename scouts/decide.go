@@ -235,16 +235,19 @@ func (e *Engine) Reject(ctx context.Context, id, actor string) (Suggestion, erro
 }
 
 // Undo takes back the decision on a suggestion within the undo window: it
-// is pending again and the entity its approval created is deleted.
+// is pending again, the entity its approval created is deleted, what has
+// not run of its plan is cancelled, and the overrides its "approve and
+// always allow" wrote are taken back.
 func (e *Engine) Undo(ctx context.Context, id, actor string) (Suggestion, error) {
 	if actor == "" {
 		actor = "user"
 	}
 	now := e.cfg.Now()
-	var changed []ActionRun
+	var rec UndoRecord
 	sug, deleted, err := e.cfg.Store.UndoDecision(ctx, id,
 		func(s Suggestion) error { return s.CanUndo(now, e.cfg.UndoWindow) },
-		func(s Suggestion, runs []ActionRun) ([]ActionRun, []AuditEvent) {
+		func(st UndoState) UndoRecord {
+			s := st.Suggestion
 			refs := map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "actor": actor}
 			events := []AuditEvent{{TraceID: s.TraceID, Stage: StageDecision, Type: AuditUndone, Outcome: OutcomeOK,
 				Summary: fmt.Sprintf("Undone by %s: the %s decision is withdrawn and the card is pending again", actor, s.Status), Refs: refs, At: now}}
@@ -253,8 +256,9 @@ func (e *Engine) Undo(ctx context.Context, id, actor string) (Suggestion, error)
 					Summary: fmt.Sprintf("Deleted %s %s created by the undone approval", s.ResolvedKind, s.ResolvedEntityID),
 					Refs:    map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "entity_id": s.ResolvedEntityID, "actor": actor}, At: now})
 			}
-			changed, events = undoActions(runs, actor, now, events)
-			return changed, events
+			rec.Actions, events = undoActions(st.Runs, actor, now, events)
+			rec.Policies, rec.Audit = undoAlwaysAllow(s, st.AlwaysAllowed, actor, now, events)
+			return rec
 		})
 	if err != nil {
 		return Suggestion{}, err
@@ -262,11 +266,50 @@ func (e *Engine) Undo(ctx context.Context, id, actor string) (Suggestion, error)
 	if deleted != nil {
 		e.emit(Event{Type: EventEntityDeleted, Data: map[string]string{"id": deleted.ID, "kind": string(deleted.Kind)}})
 	}
-	for _, r := range changed {
+	for _, r := range rec.Actions {
 		e.emit(Event{Type: EventActionUpdated, Data: r})
+	}
+	for _, p := range rec.Policies {
+		e.emit(Event{Type: EventPolicyChanged, Data: p})
 	}
 	e.emit(Event{Type: EventSuggestionUndone, Data: sug})
 	return sug, nil
+}
+
+// undoAlwaysAllow takes back the overrides an undone "approve and always
+// allow" wrote: each is put back as it was before (removed, or the scout's
+// earlier override restored) when it is still the one the approval wrote.
+// One changed or removed since is the person's, and stays as it is; the
+// trail says which.
+func undoAlwaysAllow(s Suggestion, written []AlwaysAllowed, actor string, now time.Time, audit []AuditEvent) ([]PolicyChange, []AuditEvent) {
+	var out []PolicyChange
+	for _, w := range written {
+		refs := map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "action": w.Action, "actor": actor,
+			"mode": string(w.Mode), "mode_source": string(actions.SourceScout)}
+		if w.Mode != actions.Allow || !w.UpdatedAt.Equal(s.ResolvedAt.Truncate(time.Millisecond)) {
+			since := "removed"
+			if w.Mode != "" {
+				since = "set to " + string(w.Mode)
+			}
+			audit = append(audit, AuditEvent{TraceID: s.TraceID, Stage: StageDecision, Type: AuditPolicyChanged, Outcome: OutcomeSkipped,
+				Summary: fmt.Sprintf("%s stays as it is for this scout: the override \"approve and always allow\" wrote has been %s since, so undo leaves it", w.Action, since),
+				Refs:    refs, At: now})
+			continue
+		}
+		c := PolicyChange{ScoutID: s.ScoutID, Action: w.Action, By: actor, At: now}
+		back := "no longer always allowed for this scout"
+		if w.PreviousSource == actions.SourceScout {
+			c.Mode = w.PreviousMode
+			back = fmt.Sprintf("back to %s for this scout", w.PreviousMode)
+		}
+		// The mode the action resolves to again, as before the approval.
+		refs["mode"], refs["mode_source"], refs["previous_mode"] = string(w.PreviousMode), string(w.PreviousSource), string(actions.Allow)
+		out = append(out, c)
+		audit = append(audit, AuditEvent{TraceID: s.TraceID, Stage: StageDecision, Type: AuditPolicyChanged, Outcome: OutcomeOK,
+			Summary: fmt.Sprintf("%s is %s (was allow, by the undone \"approve and always allow\"), by %s", w.Action, back, actor),
+			Refs:    refs, At: now})
+	}
+	return out, audit
 }
 
 // Content reads a suggestion's item from its source, on demand and

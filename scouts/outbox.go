@@ -47,6 +47,37 @@ type ApprovalRecord struct {
 	Policies []PolicyChange
 }
 
+// UndoState is what an undo is decided from, read in its transaction.
+type UndoState struct {
+	Suggestion Suggestion
+	Runs       []ActionRun
+	// AlwaysAllowed are the scout overrides the approval being undone
+	// wrote with "approve and always allow" (as its trail records them),
+	// each with the override as it is now.
+	AlwaysAllowed []AlwaysAllowed
+}
+
+// AlwaysAllowed is one override written by "approve and always allow".
+type AlwaysAllowed struct {
+	Action string
+	// PreviousMode and PreviousSource are how the action resolved before
+	// the approval; PreviousSource "scout" means the scout had an override
+	// (PreviousMode) that the approval replaced.
+	PreviousMode   actions.Mode
+	PreviousSource actions.Source
+	// Mode and UpdatedAt are the override now: Mode "" when it has been
+	// removed since.
+	Mode      actions.Mode
+	UpdatedAt time.Time
+}
+
+// UndoRecord is what an undo writes besides the suggestion's status.
+type UndoRecord struct {
+	Actions  []ActionRun
+	Policies []PolicyChange
+	Audit    []AuditEvent
+}
+
 // PolicyChange is one mode set (or removed, Mode "") for an action:
 // globally (ScoutID "") or for one scout.
 type PolicyChange struct {

@@ -55,11 +55,11 @@ type Store interface {
 	// UndoDecision puts a decided suggestion back to pending in one
 	// transaction, deleting the entity its approval created. check is
 	// called with the suggestion as stored and may refuse; undo is called
-	// with it and its actions and returns the actions it changed and the
-	// events to write. It returns the suggestion as it now is and the
-	// deleted entity, if any.
+	// with what the decision left (UndoState) and returns the actions it
+	// changed, the policies to write back and the events to write. It
+	// returns the suggestion as it now is and the deleted entity, if any.
 	UndoDecision(ctx context.Context, id string, check func(Suggestion) error,
-		undo func(Suggestion, []ActionRun) ([]ActionRun, []AuditEvent)) (Suggestion, *Entity, error)
+		undo func(UndoState) UndoRecord) (Suggestion, *Entity, error)
 	// MarkSpam decides a pending (or screened) suggestion is spam: it is
 	// rejected into the Spam lane, which teaches the learner spam.
 	MarkSpam(ctx context.Context, id string, at time.Time,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -386,7 +387,7 @@ func (d *DB) RejectSuggestion(ctx context.Context, id, by string, at time.Time, 
 
 // UndoDecision puts a decided suggestion back to pending; see scouts.Store.
 func (d *DB) UndoDecision(ctx context.Context, id string, check func(scouts.Suggestion) error,
-	undo func(scouts.Suggestion, []scouts.ActionRun) ([]scouts.ActionRun, []scouts.AuditEvent)) (scouts.Suggestion, *scouts.Entity, error) {
+	undo func(scouts.UndoState) scouts.UndoRecord) (scouts.Suggestion, *scouts.Entity, error) {
 	var sug scouts.Suggestion
 	var deleted *scouts.Entity
 	err := d.tx(ctx, func(tx *sql.Tx) error {
@@ -402,11 +403,18 @@ func (d *DB) UndoDecision(ctx context.Context, id string, check func(scouts.Sugg
 		if err != nil {
 			return err
 		}
-		changed, events := undo(sug, runs)
-		for _, r := range changed {
+		allowed, err := alwaysAllowed(ctx, tx, sug)
+		if err != nil {
+			return err
+		}
+		rec := undo(scouts.UndoState{Suggestion: sug, Runs: runs, AlwaysAllowed: allowed})
+		for _, r := range rec.Actions {
 			if err := updateAction(ctx, tx, r); err != nil {
 				return err
 			}
+		}
+		if err := setPolicies(ctx, tx, rec.Policies); err != nil {
+			return err
 		}
 		if sug.Status == scouts.StatusApproved && sug.ResolvedEntityID != "" {
 			t, err := tableFor(sug.ResolvedKind)
@@ -440,9 +448,52 @@ func (d *DB) UndoDecision(ctx context.Context, id string, check func(scouts.Sugg
 		if err := d.teach(ctx, tx, sug, time.Now()); err != nil {
 			return err
 		}
-		return insertAudit(ctx, tx, events...)
+		return insertAudit(ctx, tx, rec.Audit...)
 	})
 	return sug, deleted, err
+}
+
+// alwaysAllowed reads the overrides an approval wrote with "approve and
+// always allow" from its trail (the policy.changed entries it recorded
+// with the decision, in the same transaction), each with the override as
+// it is now.
+func alwaysAllowed(ctx context.Context, tx *sql.Tx, sug scouts.Suggestion) ([]scouts.AlwaysAllowed, error) {
+	if sug.Status != scouts.StatusApproved {
+		return nil, nil
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT json_extract(refs, '$.action'), COALESCE(json_extract(refs, '$.previous_mode'), ''),
+		COALESCE(json_extract(refs, '$.previous_source'), '') FROM audit
+		WHERE trace_id = ? AND type = ? AND at = ? AND json_extract(refs, '$.suggestion_id') = ? AND outcome = ? ORDER BY id`,
+		sug.TraceID, scouts.AuditPolicyChanged, sug.ResolvedAt.UnixMilli(), sug.ID, scouts.OutcomeOK)
+	if err != nil {
+		return nil, fmt.Errorf("localdb: undo: read the overrides the approval wrote: %w", err)
+	}
+	var out []scouts.AlwaysAllowed
+	for rows.Next() {
+		var a scouts.AlwaysAllowed
+		if err := rows.Scan(&a.Action, &a.PreviousMode, &a.PreviousSource); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("localdb: undo: read the overrides the approval wrote: %w", err)
+		}
+		out = append(out, a)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("localdb: undo: read the overrides the approval wrote: %w", err)
+	}
+	for i := range out {
+		var at int64
+		err := tx.QueryRowContext(ctx, `SELECT mode, updated_at FROM action_policies WHERE scope = ? AND action = ?`, sug.ScoutID, out[i].Action).
+			Scan(&out[i].Mode, &at)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return nil, fmt.Errorf("localdb: undo: read the override of %s: %w", out[i].Action, err)
+		default:
+			out[i].UpdatedAt = time.UnixMilli(at)
+		}
+	}
+	return out, nil
 }
 
 // MarkSpam rejects a pending suggestion as spam; see scouts.Store.
