@@ -18,7 +18,8 @@ type Change struct {
 }
 
 // Diff lists what differs between two documents (as Marshal writes
-// them), leaf by leaf, in path order. Arrays are compared by index, so a
+// them), leaf by leaf, in path order (an array's items by index: /rules/2
+// before /rules/10). Arrays are compared by index, so a
 // rule inserted at the top shows as each rule after it changing.
 func Diff(a, b []byte) ([]Change, error) {
 	fa, err := flatten(a)
@@ -40,8 +41,41 @@ func Diff(a, b []byte) ([]Change, error) {
 			out = append(out, Change{Path: p, To: vb})
 		}
 	}
-	slices.SortFunc(out, func(x, y Change) int { return strings.Compare(x.Path, y.Path) })
+	slices.SortFunc(out, func(x, y Change) int { return comparePaths(x.Path, y.Path) })
 	return out, nil
+}
+
+// comparePaths orders JSON pointers segment by segment, numbers (array
+// indexes) by value.
+func comparePaths(a, b string) int {
+	sa, sb := strings.Split(a, "/"), strings.Split(b, "/")
+	for i := range min(len(sa), len(sb)) {
+		x, y := sa[i], sb[i]
+		if x == y {
+			continue
+		}
+		if isIndex(x) && isIndex(y) {
+			if len(x) != len(y) {
+				return len(x) - len(y)
+			}
+		}
+		return strings.Compare(x, y)
+	}
+	return len(sa) - len(sb)
+}
+
+// isIndex reports whether a segment is an array index as flatten writes
+// one: digits, without leading zeros.
+func isIndex(s string) bool {
+	if s == "" || (len(s) > 1 && s[0] == '0') {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func flatten(doc []byte) (map[string]string, error) {
