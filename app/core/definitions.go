@@ -86,6 +86,9 @@ func (c *Core) SnapshotDefinition(ctx context.Context, scoutID, actor, note stri
 	if err != nil {
 		return 0, err
 	}
+	if note == "" {
+		note = c.changeNote(ctx, s.ID, doc)
+	}
 	v, added, err := c.DB.AddScoutVersion(ctx, localdb.ScoutVersion{ScoutID: s.ID, Document: doc, CreatedAt: c.now(), Actor: actor, Note: note})
 	if err != nil {
 		return 0, err
@@ -231,8 +234,9 @@ type ImportOptions struct {
 	// Apply makes the changes; without it the answer only says what they
 	// would be.
 	Apply bool
-	// Actor and Note are recorded with each new version.
-	Actor, Note string
+	// Actor and Note are recorded with each new version; CreateNote, when
+	// set, instead of Note with the version of a scout the import creates.
+	Actor, Note, CreateNote string
 	// ManagedBy marks the scouts as managed by a file ("file:NAME").
 	ManagedBy string
 	// KeepManager leaves who manages a scout as it is (a rollback).
@@ -435,7 +439,11 @@ func (c *Core) finishDefinition(ctx context.Context, s scouts.Scout, cur, d defi
 	if err := c.addPastVersions(ctx, s.ID, past); err != nil {
 		return err
 	}
-	v, err := c.SnapshotDefinition(ctx, s.ID, o.Actor, o.Note)
+	note := o.Note
+	if ch.Action == "create" && o.CreateNote != "" {
+		note = o.CreateNote
+	}
+	v, err := c.SnapshotDefinition(ctx, s.ID, o.Actor, note)
 	ch.Version = v
 	return err
 }

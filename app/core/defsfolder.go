@@ -126,7 +126,7 @@ func (c *Core) ReconcileDefinitions(ctx context.Context) error {
 			}
 		}
 		if _, err := c.ImportDefinitions(ctx, []definition.Document{d}, ImportOptions{Apply: true, Actor: "file:" + name,
-			ManagedBy: "file:" + name}); err != nil {
+			Note: "file " + name + " changed", CreateNote: "created from file " + name, ManagedBy: "file:" + name}); err != nil {
 			problems = append(problems, definition.Error{File: name, Reason: scouts.ErrorMessage(err)})
 			continue
 		}

@@ -99,6 +99,17 @@ func (d *DB) GetScoutVersion(ctx context.Context, scoutID string, version int) (
 	return v, nil
 }
 
+// NewestScoutVersion returns a scout's newest version (not found when it
+// has none).
+func (d *DB) NewestScoutVersion(ctx context.Context, scoutID string) (ScoutVersion, error) {
+	v, err := scanVersion(d.read().QueryRowContext(ctx, `SELECT scout_id, version, document, created_at, actor, note
+		FROM scout_versions WHERE scout_id = ? ORDER BY version DESC LIMIT 1`, scoutID))
+	if err != nil {
+		return v, rowsErr(err, "scout version", scoutID)
+	}
+	return v, nil
+}
+
 func scanVersion(row interface{ Scan(...any) error }) (ScoutVersion, error) {
 	var v ScoutVersion
 	var doc string
