@@ -92,7 +92,8 @@ type Core struct {
 	runCtx  context.Context // Start's, for links started later
 	loginMu sync.Mutex      // one login or logout at a time
 
-	defs defsFolder // the definitions folder's state (defsfolder.go)
+	defs    defsFolder      // the definitions folder's state (defsfolder.go)
+	defLock definitionsLock // changes to definitions, one at a time (deflock.go)
 
 	kinds map[scouts.Kind]scoutKind // what each kind of scout does (kinds.go)
 

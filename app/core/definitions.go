@@ -159,6 +159,9 @@ func (c *Core) ExportDefinitions(ctx context.Context, ids []string, o ExportOpti
 		}
 		list = append(list, s)
 	}
+	// A change being saved is its author's, not the export's.
+	ctx, done := c.changeDefinitions(ctx)
+	defer done()
 	out := make([]definition.Document, 0, len(list))
 	for _, s := range list {
 		if _, err := c.SnapshotDefinition(ctx, s.ID, "export", ""); err != nil {
@@ -180,6 +183,10 @@ func (c *Core) ExportDefinitions(ctx context.Context, ids []string, o ExportOpti
 
 // ScoutHistory returns a scout's versions, newest first.
 func (c *Core) ScoutHistory(ctx context.Context, scoutID string) ([]localdb.ScoutVersion, error) {
+	// A change being saved records its own version, with its author,
+	// before this one looks for a change made outside a definition.
+	ctx, done := c.changeDefinitions(ctx)
+	defer done()
 	if _, err := c.SnapshotDefinition(ctx, scoutID, "agent", "changed outside a definition"); err != nil {
 		return nil, err
 	}
@@ -269,6 +276,12 @@ type DefinitionChange struct {
 // name and kind) and creates or updates it. All documents are checked
 // before any is applied; the first that cannot be applied stops the rest.
 func (c *Core) ImportDefinitions(ctx context.Context, docs []definition.Document, o ImportOptions) ([]DefinitionChange, error) {
+	if o.Apply {
+		// What is compared is what is changed: nothing comes between.
+		var done func()
+		ctx, done = c.changeDefinitions(ctx)
+		defer done()
+	}
 	existing, err := c.DB.ListScouts(ctx)
 	if err != nil {
 		return nil, err
@@ -383,8 +396,8 @@ func (c *Core) ImportDefinitions(ctx context.Context, docs []definition.Document
 }
 
 func (c *Core) createFromDefinition(ctx context.Context, d definition.Document, past []definition.PastVersion, o ImportOptions, ch *DefinitionChange) error {
-	ctx, hold := holdRestarts(ctx)
-	defer c.releaseRestarts(ctx, hold)
+	ctx, done := c.changeDefinitions(ctx)
+	defer done()
 	in := NewScout{ID: d.ID, Kind: scouts.Kind(d.Kind), Name: d.Name, Review: d.Review, Enabled: d.Enabled, Config: d.Source,
 		Schedule: scheduleOf(d), Budget: budgetOf(d), fromDefinition: true}
 	if c.kinds[in.Kind].hookToken {
@@ -399,8 +412,8 @@ func (c *Core) createFromDefinition(ctx context.Context, d definition.Document, 
 }
 
 func (c *Core) applyDefinition(ctx context.Context, s scouts.Scout, cur, d definition.Document, past []definition.PastVersion, o ImportOptions, ch *DefinitionChange) error {
-	ctx, hold := holdRestarts(ctx)
-	defer c.releaseRestarts(ctx, hold)
+	ctx, done := c.changeDefinitions(ctx)
+	defer done()
 	p := ScoutPatch{Name: &d.Name, Enabled: &d.Enabled, Review: &d.Review, fromDefinition: true}
 	sched, budget := scheduleOf(d), budgetOf(d)
 	p.Schedule, p.Budget = &sched, &budget

@@ -146,14 +146,7 @@ func (c *Core) ReconcileDefinitions(ctx context.Context) error {
 		if present[by] || states[id].ManagedBy != by {
 			continue
 		}
-		if err := c.DB.SetScoutManagedBy(ctx, id, ""); err != nil && scouts.ErrorCode(err) != scouts.ENotFound {
-			return err
-		}
-		off := false
-		if _, err := c.UpdateScout(ctx, id, ScoutPatch{Enabled: &off, fromDefinition: true}); err != nil && scouts.ErrorCode(err) != scouts.ENotFound {
-			return err
-		}
-		if _, err := c.SnapshotDefinition(ctx, id, by, "its file was removed: disabled"); err != nil && scouts.ErrorCode(err) != scouts.ENotFound {
+		if err := c.disableUnmanaged(ctx, id, by); err != nil {
 			return err
 		}
 	}
@@ -163,6 +156,24 @@ func (c *Core) ReconcileDefinitions(ctx context.Context) error {
 	}
 	c.defs.errors = problems
 	c.Bus.Publish(scouts.Event{Type: EventDefinitionsReconciled, Data: map[string]any{"definition_errors": problems}})
+	return nil
+}
+
+// disableUnmanaged disables a scout whose file (by) was removed, which
+// the file records as the scout's last version.
+func (c *Core) disableUnmanaged(ctx context.Context, id, by string) error {
+	ctx, done := c.changeDefinitions(ctx)
+	defer done()
+	if err := c.DB.SetScoutManagedBy(ctx, id, ""); err != nil && scouts.ErrorCode(err) != scouts.ENotFound {
+		return err
+	}
+	off := false
+	if _, err := c.UpdateScout(ctx, id, ScoutPatch{Enabled: &off, fromDefinition: true}); err != nil && scouts.ErrorCode(err) != scouts.ENotFound {
+		return err
+	}
+	if _, err := c.SnapshotDefinition(ctx, id, by, "its file was removed: disabled"); err != nil && scouts.ErrorCode(err) != scouts.ENotFound {
+		return err
+	}
 	return nil
 }
 

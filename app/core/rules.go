@@ -269,6 +269,8 @@ func storedDoc(r rules.Rule) (json.RawMessage, bool) {
 // scout a definitions file manages (its rules are the file's) unless ctx
 // asks to write the file (WithWriteFile), which then holds the change.
 func (c *Core) AddRule(ctx context.Context, scoutID string, doc []byte, position int) (RuleView, error) {
+	ctx, done := c.changeDefinitions(ctx)
+	defer done()
 	if err := c.checkEditable(ctx, scoutID); err != nil {
 		return RuleView{}, err
 	}
@@ -306,6 +308,8 @@ func (c *Core) addRule(ctx context.Context, scoutID string, doc []byte, position
 
 // UpdateRule replaces a rule's document; its id cannot change.
 func (c *Core) UpdateRule(ctx context.Context, scoutID, ruleID string, doc []byte) (RuleView, error) {
+	ctx, done := c.changeDefinitions(ctx)
+	defer done()
 	if err := c.checkEditable(ctx, scoutID); err != nil {
 		return RuleView{}, err
 	}
@@ -345,6 +349,8 @@ func withID(doc []byte, id string) ([]byte, error) {
 
 // SetRuleEnabled switches a rule on or off.
 func (c *Core) SetRuleEnabled(ctx context.Context, scoutID, ruleID string, on bool) (RuleView, error) {
+	ctx, done := c.changeDefinitions(ctx)
+	defer done()
 	if err := c.checkEditable(ctx, scoutID); err != nil {
 		return RuleView{}, err
 	}
@@ -381,6 +387,8 @@ func (c *Core) updateRow(ctx context.Context, s scouts.Scout, row localdb.RuleRo
 
 // DeleteRule deletes a rule.
 func (c *Core) DeleteRule(ctx context.Context, scoutID, ruleID string) error {
+	ctx, done := c.changeDefinitions(ctx)
+	defer done()
 	if err := c.checkEditable(ctx, scoutID); err != nil {
 		return err
 	}
@@ -409,6 +417,8 @@ func (c *Core) deleteRule(ctx context.Context, scoutID, ruleID string, record bo
 
 // ReorderRules puts a scout's rules in the order of ids (each once).
 func (c *Core) ReorderRules(ctx context.Context, scoutID string, ids []string) ([]RuleView, error) {
+	ctx, done := c.changeDefinitions(ctx)
+	defer done()
 	if err := c.checkEditable(ctx, scoutID); err != nil {
 		return nil, err
 	}
@@ -431,6 +441,8 @@ func (c *Core) ReorderRules(ctx context.Context, scoutID string, ids []string) (
 
 // MoveRule moves a rule to position (0 is first; past the end is last).
 func (c *Core) MoveRule(ctx context.Context, scoutID, ruleID string, position int) ([]RuleView, error) {
+	ctx, done := c.changeDefinitions(ctx) // the order read is the order changed
+	defer done()
 	list, err := c.ListRules(ctx, scoutID)
 	if err != nil {
 		return nil, err

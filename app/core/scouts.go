@@ -76,6 +76,8 @@ func (c *Core) CreateScout(ctx context.Context, in NewScout) (Created, error) {
 		}
 		out.Warnings = w
 	}
+	ctx, done := c.changeDefinitions(ctx)
+	defer done()
 	if err := c.DB.CreateScout(ctx, s); err != nil {
 		return out, err
 	}
@@ -141,6 +143,8 @@ type ScoutPatch struct {
 // UpdateScout applies p to a scout and restarts it with the new settings.
 func (c *Core) UpdateScout(ctx context.Context, id string, p ScoutPatch) (Created, error) {
 	var out Created
+	ctx, done := c.changeDefinitions(ctx)
+	defer done()
 	s, err := c.DB.GetScout(ctx, id)
 	if err != nil {
 		return out, err
@@ -235,6 +239,8 @@ func (c *Core) UpdateScout(ctx context.Context, id string, p ScoutPatch) (Create
 // definitions file manages it is refused unless ctx asks to write the
 // file (WithWriteFile).
 func (c *Core) SetLearnSettings(ctx context.Context, id string, set scouts.LearnSettings) error {
+	ctx, done := c.changeDefinitions(ctx)
+	defer done()
 	if _, err := c.DB.GetScout(ctx, id); err != nil {
 		return err
 	}
