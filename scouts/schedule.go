@@ -1,6 +1,7 @@
 package scouts
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -160,7 +161,7 @@ func (s Schedule) compile() (*compiled, error) {
 			}
 		}
 	}
-	sched, err := cronParser.Parse(expr)
+	sched, err := cronParser.Parse(sundayAsZero(expr))
 	if err != nil {
 		return nil, Errorf(EInvalid, "schedule cron %q: %v (want five fields: minute hour day-of-month month day-of-week, e.g. \"*/15 * * * *\", or @hourly, @daily, @every 10m)", expr, err)
 	}
@@ -170,6 +171,49 @@ func (s Schedule) compile() (*compiled, error) {
 		return nil, Errorf(EInvalid, "schedule cron %q never fires", expr)
 	}
 	return &compiled{sched: sched, loc: loc}, nil
+}
+
+// sundayAsZero spells a Sunday written 7 in the day-of-week field of a
+// five-field expression as 0, the only Sunday robfig/cron knows (Vixie
+// cron and most dialects take both): alone (7, 3,7, 7-7) or ending a range
+// (5-7 is 5-6 and 0; 1-7/2 is 1-6/2 and 0, since its steps reach 7).
+// Anything else is left for the parser to judge.
+func sundayAsZero(expr string) string {
+	f := strings.Fields(expr)
+	if len(f) != 5 {
+		return expr
+	}
+	parts := strings.Split(f[4], ",")
+	for i, p := range parts {
+		rng, step, stepped := strings.Cut(p, "/")
+		lo, hi, ranged := strings.Cut(rng, "-")
+		switch {
+		case !ranged && !stepped && rng == "7":
+			parts[i] = "0"
+		case ranged && hi == "7" && lo == "7" && !stepped:
+			parts[i] = "0"
+		case ranged && hi == "7":
+			from, err := strconv.Atoi(lo)
+			if err != nil || from < 0 || from > 6 {
+				continue
+			}
+			n := 1
+			if stepped {
+				if n, err = strconv.Atoi(step); err != nil || n < 1 {
+					continue
+				}
+			}
+			parts[i] = lo + "-6"
+			if stepped {
+				parts[i] += "/" + step
+			}
+			if (7-from)%n == 0 {
+				parts[i] += ",0"
+			}
+		}
+	}
+	f[4] = strings.Join(parts, ",")
+	return strings.Join(f, " ")
 }
 
 // Next is the first scheduled time strictly after t, or the zero time
