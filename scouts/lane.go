@@ -124,9 +124,11 @@ func (s LearnSettings) Validate() error {
 	switch {
 	case s.ColdStart < 0 || s.ColdStart > 100000:
 		return Errorf(EInvalid, "cold_start must be between 0 and 100000 decisions")
-	case s.ScreenBelow < 0 || s.ScreenBelow > 0.5:
+	// Written as "not within" so that NaN, which compares false to
+	// everything, is refused too.
+	case !(s.ScreenBelow >= 0 && s.ScreenBelow <= 0.5):
 		return Errorf(EInvalid, "screen_below must be between 0 and 0.5 (it screens what the person is unlikely to approve)")
-	case s.SpamAbove < 0.5 || s.SpamAbove > 1:
+	case !(s.SpamAbove >= 0.5 && s.SpamAbove <= 1):
 		return Errorf(EInvalid, "spam_above must be between 0.5 and 1")
 	case s.MinSpam < 0 || s.MinSpam > 100000:
 		return Errorf(EInvalid, "min_spam must be between 0 and 100000 decisions")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -82,6 +83,11 @@ func (p probability) String() string {
 func (p probability) Set(s string) error {
 	pct := strings.HasSuffix(s, "%")
 	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(s, "%")), 64)
+	// NaN and infinities parse, and 1e999 parses to one; none is a
+	// probability, and none could reach the agent (JSON has no such number).
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Errorf("%s is not a finite number: want a probability such as 0.1 or 10%%", s)
+	}
 	if err != nil {
 		return fmt.Errorf("want a probability such as 0.1 or 10%%")
 	}

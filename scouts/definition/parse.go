@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -90,6 +91,10 @@ func ParseAll(file string, data []byte) ([]Document, error) {
 // fromNode converts one document's node to JSON, validates it and decodes
 // it; n keeps the lines that errors name.
 func fromNode(file string, n *yaml.Node) (Document, error) {
+	if bad := nonFinite(n); bad != nil {
+		return Document{}, &Error{File: file, Line: bad.Line,
+			Reason: fmt.Sprintf("%s is not a finite number (a definition is JSON, which has no NaN or infinity)", bad.Value)}
+	}
 	var v any
 	if err := n.Decode(&v); err != nil {
 		return Document{}, yamlSyntax(file, err)
@@ -154,6 +159,24 @@ func canonicalHistory(d *Document) *problem {
 		}
 		if h.Document, err = Marshal(past); err != nil {
 			return &problem{at: append(at, "document"), msg: err.Error()}
+		}
+	}
+	return nil
+}
+
+// nonFinite finds a number YAML reads as NaN or an infinity (.nan, .inf,
+// or one too large, 1e999): JSON cannot hold it, and it is no threshold.
+func nonFinite(n *yaml.Node) *yaml.Node {
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!float" {
+		var f float64
+		if n.Decode(&f) == nil && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			return n
+		}
+		return nil
+	}
+	for _, c := range n.Content {
+		if bad := nonFinite(c); bad != nil {
+			return bad
 		}
 	}
 	return nil
