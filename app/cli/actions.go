@@ -290,6 +290,15 @@ func setPolicy(ctx context.Context, args []string, env Env, set bool) error {
 	if (set && len(pos) != 2) || (!set && len(pos) != 1) {
 		return usageErrorf("want %s", want)
 	}
+	// The agent's refusal of an unknown action points to its API; asked
+	// here, the command names the command that lists them.
+	defs, err := c.Actions(ctx)
+	if err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(defs, func(d apitype.ActionDef) bool { return d.Name == pos[0] }) {
+		return fmt.Errorf("unknown action %q (scouts actions lists them)", pos[0])
+	}
 	var mode *string
 	if set {
 		mode = &pos[1]
