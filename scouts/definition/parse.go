@@ -67,7 +67,11 @@ func ParseAll(file string, data []byte) ([]Document, error) {
 			root = root.Content[0]
 		}
 		if root.Kind == yaml.SequenceNode {
-			for _, el := range root.Content {
+			for i, el := range root.Content {
+				if el.Kind != yaml.MappingNode {
+					return nil, &Error{File: file, Line: el.Line,
+						Reason: fmt.Sprintf("item %d of the list is not a definition object (YAML or JSON mapping)", i+1)}
+				}
 				d, err := fromNode(file, el)
 				if err != nil {
 					return nil, err
@@ -75,6 +79,10 @@ func ParseAll(file string, data []byte) ([]Document, error) {
 				out = append(out, d)
 			}
 			continue
+		}
+		// Words, a number: the schema would say "got string, want object".
+		if root.Kind != yaml.MappingNode {
+			return nil, &Error{File: file, Line: max(root.Line, 1), Reason: "the file does not hold a definition object (YAML or JSON mapping)"}
 		}
 		d, err := fromNode(file, root)
 		if err != nil {
