@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -50,6 +51,30 @@ func isDefinitionFile(name string) bool {
 	return false
 }
 
+// notRegular says why what is at path, named like a definition, is not a
+// file the folder can hold one in (a folder, a link to nothing); "" for a
+// file, a link to one, or nothing (removed while read: the next event
+// says so). Skipped without a word, a definition moved into a folder by
+// mistake would vanish.
+func notRegular(path string) string {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if li, lerr := os.Lstat(path); lerr == nil && li.Mode()&os.ModeSymlink != 0 {
+			target, _ := os.Readlink(path)
+			return fmt.Sprintf("not a regular file: a symbolic link to %s, which does not exist", target)
+		}
+		return ""
+	case err != nil:
+		return "" // reading it says why
+	case fi.IsDir():
+		return "not a regular file: a folder (definitions are files directly in the definitions folder)"
+	case !fi.Mode().IsRegular():
+		return "not a regular file"
+	}
+	return ""
+}
+
 // ReconcileDefinitions makes the scouts match the definitions folder: a
 // new file creates its scout, a changed one makes a new version, a file
 // gone disables its scout (its suggestions and entities stay). A file that
@@ -85,10 +110,14 @@ func (c *Core) ReconcileDefinitions(ctx context.Context) error {
 		}
 	}
 	for _, e := range entries {
-		if e.IsDir() || !isDefinitionFile(e.Name()) {
+		if !isDefinitionFile(e.Name()) {
 			continue
 		}
 		name := e.Name()
+		if why := notRegular(filepath.Join(dir, name)); why != "" {
+			problems = append(problems, definition.Error{File: name, Reason: why})
+			continue
+		}
 		data, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
