@@ -54,7 +54,7 @@ const DraftBudgetKey = "agent:draft"
 // Risk is one thing a draft does that a person should decide knowingly.
 type Risk struct {
 	// Code is auto_create, runs_without_approval, danger_action,
-	// broad_folder, broad_glob or missing_secret.
+	// broad_folder, broad_glob, missing_folder or missing_secret.
 	Code    string `json:"code"`
 	Message string `json:"message"`
 }

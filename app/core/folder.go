@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -52,14 +53,24 @@ func folderFromDefinition(source json.RawMessage, home string) json.RawMessage {
 }
 
 // describeFolder is what a folder scout's definition says it will do,
-// and what in it may surprise the user.
-func describeFolder(source json.RawMessage) (sum []string, risks []Risk) {
+// and what in it may surprise the user; home is what its "~" stands for.
+func describeFolder(source json.RawMessage, home string) (sum []string, risks []Risk) {
 	var src struct {
 		Path    string   `json:"path"`
 		Include []string `json:"include"`
 	}
 	json.Unmarshal(source, &src)
 	sum = append(sum, fmt.Sprintf("Watches the folder %s.", cmpOr(src.Path, "(no path given)")))
+	// Creating the scout refuses a folder that is not there: say so when
+	// the draft is checked, not after Create.
+	var abs struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal(folderFromDefinition(source, home), &abs) == nil && filepath.IsAbs(abs.Path) {
+		if _, err := os.Stat(abs.Path); errors.Is(err, os.ErrNotExist) {
+			risks = append(risks, Risk{"missing_folder", fmt.Sprintf("The folder %s does not exist yet: make it before creating the scout, which needs it.", src.Path)})
+		}
+	}
 	if broad := broadFolder(src.Path); broad != "" {
 		risks = append(risks, Risk{"broad_folder", fmt.Sprintf("It watches %s (%s): every file there and below becomes an item.", src.Path, broad)})
 	}

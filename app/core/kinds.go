@@ -88,7 +88,7 @@ func (c *Core) newKinds() map[scouts.Kind]scoutKind {
 	return map[scouts.Kind]scoutKind{
 		scouts.KindFolder: {
 			check:          c.checkFolder,
-			describe:       describeFolder,
+			describe:       func(src json.RawMessage) ([]string, []Risk) { return describeFolder(src, home) },
 			fromDefinition: func(src json.RawMessage) json.RawMessage { return folderFromDefinition(src, home) },
 			admit:          c.checkFolderSize,
 			open:           c.openFolder,

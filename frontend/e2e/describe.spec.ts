@@ -67,6 +67,15 @@ test('a drafted scout shows its risks, is edited, checked again and created', as
     await shot(page, 'describe-risky-draft');
     expect(await model.requests()).toBe(1);
 
+    // A folder that is not there yet: the check says so before Create
+    // would refuse it.
+    const elsewhere = { ...risky, review: true, source: { path: join(agent.home, 'Receipts') } };
+    await dialog.getByLabel('Definition (JSON; edit it if you like)').fill(JSON.stringify(elsewhere, null, 2));
+    await dialog.getByRole('button', { name: 'Check again' }).click();
+    await expect(dialog.getByRole('status')).toContainText('Valid, but its folder does not exist yet');
+    await expect(dialog.getByLabel('Risks')).toContainText('Missing folder');
+    await expect(dialog.getByLabel('Risks')).toContainText('Receipts does not exist yet');
+
     // Made safe by hand: review, a folder of its own, no glob.
     const safe = { ...risky, name: 'Inbox notes', review: true, source: { path: join(agent.home, 'Inbox') } };
     await dialog.getByLabel('Definition (JSON; edit it if you like)').fill(JSON.stringify(safe, null, 2));

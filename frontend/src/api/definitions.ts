@@ -67,7 +67,8 @@ export type RiskCode =
   | 'danger_action'
   | 'broad_folder'
   | 'broad_glob'
-  | 'missing_secret';
+  | 'missing_secret'
+  | 'missing_folder';
 
 export interface Risk {
   code: RiskCode | string;

@@ -8,6 +8,7 @@ import {
   pathText,
   previousVersion,
   riskLabel,
+  validityText,
   versionWhat,
 } from './definitions';
 
@@ -79,5 +80,14 @@ describe('definition text', () => {
   it('names the risk flags', () => {
     expect(riskLabel('auto_create')).toBe('Auto-create');
     expect(riskLabel('new_code')).toBe('new code');
+    expect(riskLabel('missing_folder')).toBe('Missing folder');
+  });
+  it('says a valid draft cannot be created until its folder exists', () => {
+    expect(validityText({ risks: [{ code: 'broad_glob', message: '' }] })).toBe(
+      'Valid: the agent can create this scout.',
+    );
+    expect(validityText({ risks: [{ code: 'missing_folder', message: '' }] })).toBe(
+      'Valid, but its folder does not exist yet: make it, then create the scout.',
+    );
   });
 });

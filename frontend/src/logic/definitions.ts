@@ -1,7 +1,7 @@
 // Words for a scout's definition history and drafts: who made a version,
 // what a change was, how risky a draft is.
 
-import type { FieldChange, ScoutVersion } from '../api/definitions';
+import type { Draft, FieldChange, ScoutVersion } from '../api/definitions';
 
 /** The definitions file named by the agent's refusal of a change to a
  * scout that file manages (409: "managed by NAME — edit the file …"), or
@@ -104,8 +104,17 @@ export const RISK_LABEL: Record<string, string> = {
   broad_folder: 'Broad folder',
   broad_glob: 'Broad pattern',
   missing_secret: 'Missing secret',
+  missing_folder: 'Missing folder',
 };
 
 export function riskLabel(code: string): string {
   return RISK_LABEL[code] ?? code.replace(/_/g, ' ');
+}
+
+/** What a valid draft's check says: the agent refuses a folder that is not there yet. */
+export function validityText(d: Pick<Draft, 'risks'>): string {
+  if ((d.risks ?? []).some((r) => r.code === 'missing_folder')) {
+    return 'Valid, but its folder does not exist yet: make it, then create the scout.';
+  }
+  return 'Valid: the agent can create this scout.';
 }

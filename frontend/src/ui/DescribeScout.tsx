@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { definitionsApi, type Draft } from '../api/definitions';
 import { asApiError } from '../api/errors';
-import { definitionText, parseDefinitionText, riskLabel } from '../logic/definitions';
+import { definitionText, parseDefinitionText, riskLabel, validityText } from '../logic/definitions';
 import '../definitions.css';
 import { Dialog } from './Dialog';
 import { useActions } from './hooks';
@@ -220,7 +220,7 @@ function Review(p: {
         </p>
       ) : d.valid ? (
         <p class="ok-text" role="status">
-          Valid: the agent can create this scout.
+          {validityText(d)}
         </p>
       ) : (
         <div class="error-text" role="alert">
