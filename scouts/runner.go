@@ -188,6 +188,7 @@ func (r *runner) run(ctx context.Context, log *slog.Logger, fired time.Time, tri
 	}
 	defer release()
 	run := r.e.startRun(ctx, r.scout.ID, trig)
+	r.e.beginRun(ctx, run)
 	if r.e.cfg.RunContext != nil {
 		runCtx = r.e.cfg.RunContext(runCtx, r.scout)
 	}

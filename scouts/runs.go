@@ -43,6 +43,13 @@ const (
 	// agent quit, the scout was disabled or its definition changed); its
 	// cursor did not move, so the next run reads the same items again.
 	RunStopped RunOutcome = "stopped"
+	// RunRunning: the run is in progress. Its row is written when it
+	// starts and finished in place when it ends.
+	RunRunning RunOutcome = "running"
+	// RunInterrupted: the agent stopped (killed, crashed, the machine went
+	// down) before the run ended; found at the agent's next start, and
+	// Run.Note says so. Like a stopped run, its cursor did not move.
+	RunInterrupted RunOutcome = "interrupted"
 )
 
 // RunsKept is how many runs of each scout its history keeps; older ones
@@ -51,10 +58,11 @@ const RunsKept = 200
 
 // Run is one run of a scout, as its history keeps it.
 type Run struct {
-	ID         string
-	ScoutID    string
-	Trigger    RunTrigger
-	StartedAt  time.Time
+	ID        string
+	ScoutID   string
+	Trigger   RunTrigger
+	StartedAt time.Time
+	// FinishedAt is zero while the run runs, and for an interrupted run.
 	FinishedAt time.Time
 	Outcome    RunOutcome
 	Error      string // a failed run's error
@@ -82,6 +90,14 @@ func (e *Engine) startRun(ctx context.Context, scoutID string, trig RunTrigger) 
 	}
 	run.DefinitionVersion = v
 	return run
+}
+
+// beginRun records a run as running, so that the history keeps it even
+// if the agent dies before it ends.
+func (e *Engine) beginRun(ctx context.Context, run Run) {
+	if err := e.cfg.Store.StartRun(context.WithoutCancel(ctx), run); err != nil {
+		e.log.Warn("record scout run start", "scout", run.ScoutID, "err", err)
+	}
 }
 
 // finishRun records a run in the scout's history (and, unless it was

@@ -33,6 +33,14 @@ func (h *runHarness) newVersion(note string) int {
 	return v
 }
 
+// ended says whether the history holds n runs, the newest one ended.
+func (h *runHarness) ended(n int) func() bool {
+	return func() bool {
+		runs := h.runs()
+		return len(runs) == n && runs[0].Outcome != scouts.RunRunning
+	}
+}
+
 // Each run is kept with what started it, what it found and the definition
 // version in force when it started: after an edit, the next run has the
 // new one. A failed run is kept with its error, and is the scout's health.
@@ -41,8 +49,13 @@ func TestRunHistory(t *testing.T) {
 	v1 := h.newVersion("first")
 	h.start()
 	h.waitStarted("the start's run")
+	// In the history from its start: a crash now would leave it there.
+	if runs := h.runs(); len(runs) != 1 || runs[0].Outcome != scouts.RunRunning || !runs[0].FinishedAt.IsZero() ||
+		runs[0].Trigger != scouts.TriggerStart || runs[0].DefinitionVersion != v1 {
+		t.Fatalf("while the start's run runs: %+v, want it running, unfinished, at version %d", runs, v1)
+	}
 	h.src.release <- struct{}{}
-	h.until("the start's run in the history", func() bool { return len(h.runs()) == 1 })
+	h.until("the start's run in the history", h.ended(1))
 	r := h.runs()[0]
 	if r.Trigger != scouts.TriggerStart || r.Outcome != scouts.RunOK || r.Seen != 2 || r.New != 2 || r.DefinitionVersion != v1 ||
 		r.Error != "" || r.TokensKnown || r.FinishedAt.Before(r.StartedAt) {
@@ -53,7 +66,7 @@ func TestRunHistory(t *testing.T) {
 	h.engine.Trigger(h.scout.ID)
 	h.waitStarted("the manual run")
 	h.src.release <- struct{}{}
-	h.until("the manual run in the history", func() bool { return len(h.runs()) == 2 })
+	h.until("the manual run in the history", h.ended(2))
 	r = h.runs()[0]
 	if r.Trigger != scouts.TriggerManual || r.Outcome != scouts.RunOK || r.DefinitionVersion != v2 || r.Seen != 0 || r.New != 0 {
 		t.Fatalf("the run after the edit: %+v, want manual, ok, version %d, nothing seen", r, v2)
@@ -64,7 +77,7 @@ func TestRunHistory(t *testing.T) {
 	h.engine.Trigger(h.scout.ID)
 	h.waitStarted("the failing run")
 	h.src.release <- struct{}{}
-	h.until("the failed run in the history", func() bool { return len(h.runs()) == 3 })
+	h.until("the failed run in the history", h.ended(3))
 	r = h.runs()[0]
 	if r.Outcome != scouts.RunFailed || r.Error != boom.Error() || r.DefinitionVersion != v2 {
 		t.Fatalf("the failed run: %+v, want failed with %q at version %d", r, boom, v2)

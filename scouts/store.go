@@ -29,9 +29,13 @@ type Store interface {
 	// DefinitionVersion is the scout's current definition version (0:
 	// none recorded yet).
 	DefinitionVersion(ctx context.Context, scoutID string) (int, error)
-	// AddRun records a run in its scout's history, keeping the latest
-	// RunsKept, and — unless it was skipped or stopped — its health, in one
-	// transaction.
+	// StartRun records a run as running (RunRunning) in its scout's
+	// history, keeping the latest RunsKept.
+	StartRun(ctx context.Context, run Run) error
+	// AddRun records a finished run in its scout's history — the one
+	// StartRun recorded, finished in place, or a new one — keeping the
+	// latest RunsKept, and — unless it was skipped or stopped — its
+	// health, in one transaction.
 	AddRun(ctx context.Context, run Run) error
 
 	// GetSuggestion returns one suggestion.

@@ -61,11 +61,13 @@ type Run struct {
 	ID      string `json:"id"`
 	ScoutID string `json:"scout_id"`
 	// Trigger: start, schedule, catch-up, manual, resume, source or poll.
-	Trigger    string    `json:"trigger"`
-	StartedAt  time.Time `json:"started_at"`
-	FinishedAt time.Time `json:"finished_at"`
-	// Outcome: ok, failed (Error says why), skipped (Note says why) or
-	// stopped (the scout stopped mid-run; nothing was lost).
+	Trigger   string    `json:"trigger"`
+	StartedAt time.Time `json:"started_at"`
+	// FinishedAt is null while the run runs, and for an interrupted run.
+	FinishedAt *time.Time `json:"finished_at"`
+	// Outcome: ok, failed (Error says why), skipped (Note says why),
+	// stopped (the scout stopped mid-run; nothing was lost), running, or
+	// interrupted (the agent died before the run ended; Note says so).
 	Outcome   string `json:"outcome"`
 	Error     string `json:"error,omitempty"`
 	Note      string `json:"note,omitempty"`

@@ -163,6 +163,15 @@ func (c *Core) Start(ctx context.Context) error {
 	if err := c.migrateGmailRules(ctx); err != nil {
 		return err
 	}
+	// Before any scout runs: the runs an agent that died left running
+	// are kept in their history as interrupted.
+	cut, err := c.DB.InterruptRuns(ctx)
+	if err != nil {
+		return err
+	}
+	for _, r := range cut {
+		c.log.Warn("a run was cut short when the agent stopped", "scout", r.ScoutID, "run", r.ID)
+	}
 	if err := c.Engine.Start(ctx); err != nil {
 		return err
 	}

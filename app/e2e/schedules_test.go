@@ -275,6 +275,31 @@ func TestAgentKilledHoldingTheRunLock(t *testing.T) {
 	if got, want := sourceRefs(t, a, scout), slices.Sorted(slices.Values(ids)); !slices.Equal(got, want) {
 		t.Fatalf("cards %v, want each mail once %v", got, want)
 	}
+	// The killed run stays in the history, interrupted, saying why; the
+	// run after the takeover found the mail.
+	runs, err := a.client.ScoutRuns(ctx, scout, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cut []apitype.Run
+	found := 0
+	for _, r := range runs {
+		switch r.Outcome {
+		case "interrupted":
+			cut = append(cut, r)
+		case "running":
+			t.Errorf("a run still running once the scout is idle: %+v", r)
+		case "ok":
+			found += r.ItemsNew
+		}
+	}
+	if len(cut) != 1 || cut[0].Trigger != "manual" || cut[0].FinishedAt != nil ||
+		!strings.Contains(cut[0].Note, fmt.Sprintf("process %d is gone", held[0].Holder.PID)) {
+		t.Fatalf("the killed run in the history: %+v (all: %+v), want it interrupted, naming the killed agent", cut, runs)
+	}
+	if found != len(ids) {
+		t.Fatalf("runs after the takeover found %d new mails, want %d: %+v", found, len(ids), runs)
+	}
 	db, err = localdb.Open(ctx, filepath.Join(dataDir, "scouts.db"))
 	if err != nil {
 		t.Fatal(err)

@@ -43,8 +43,11 @@ func (s *Server) handleScoutRuns(w http.ResponseWriter, r *http.Request) {
 }
 
 func toRun(r scouts.Run) apitype.Run {
-	out := apitype.Run{ID: r.ID, ScoutID: r.ScoutID, Trigger: string(r.Trigger), StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
+	out := apitype.Run{ID: r.ID, ScoutID: r.ScoutID, Trigger: string(r.Trigger), StartedAt: r.StartedAt,
 		Outcome: string(r.Outcome), Error: r.Error, Note: r.Note, ItemsSeen: r.Seen, ItemsNew: r.New, DefinitionVersion: r.DefinitionVersion}
+	if !r.FinishedAt.IsZero() {
+		out.FinishedAt = &r.FinishedAt
+	}
 	if r.TokensKnown {
 		out.ModelTokens = &r.Tokens
 	}

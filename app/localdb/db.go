@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/scouts-hq/scouts/app/procid"
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/learn"
 	"github.com/scouts-hq/scouts/store"
@@ -31,6 +32,8 @@ type DB struct {
 	// learned keeps recently used models' counts in memory.
 	learned *learnCache
 	path    string
+	// self is this process, as the runs it starts name it (StartRun).
+	self LockHolder
 	// shared holds the hot inserts, prepared once (see stmtCache).
 	shared map[string]*sql.Stmt
 
@@ -85,7 +88,9 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		sdb.Close()
 		return nil, err
 	}
-	return &DB{db: sdb, learned: newLearnCache(), path: path, shared: shared}, nil
+	me := procid.Self()
+	return &DB{db: sdb, learned: newLearnCache(), path: path, shared: shared,
+		self: LockHolder{PID: me.PID, BootID: me.BootID, Start: me.Start}}, nil
 }
 
 // Close closes the database.

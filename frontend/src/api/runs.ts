@@ -12,9 +12,11 @@ export interface ScoutRunEntry {
   scout_id: string;
   trigger: RunTrigger | string;
   started_at: string;
-  finished_at: string;
-  /** ok, failed (error says why), skipped (note says why) or stopped. */
-  outcome: 'ok' | 'failed' | 'skipped' | 'stopped' | string;
+  /** null while the run runs, and for an interrupted run. */
+  finished_at: string | null;
+  /** ok, failed (error says why), skipped (note says why), stopped,
+   * running, or interrupted (the agent died before it ended; note says so). */
+  outcome: 'ok' | 'failed' | 'skipped' | 'stopped' | 'running' | 'interrupted' | string;
   error?: string;
   note?: string;
   items_seen: number;

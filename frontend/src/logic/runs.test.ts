@@ -31,6 +31,15 @@ describe('runs in words', () => {
     expect(runResult(run({ outcome: 'stopped' }))).toContain('nothing was lost');
   });
 
+  it('shows a run in progress, and one the agent died in with why', () => {
+    expect(runResult(run({ outcome: 'running', finished_at: null }))).toBe('running…');
+    const note = 'The agent stopped before this run ended (process 42 is gone): it was killed, it crashed or the machine went down.';
+    expect(runResult(run({ outcome: 'interrupted', finished_at: null, note }))).toBe(`cut short: ${note}`);
+    expect(runResult(run({ outcome: 'interrupted', finished_at: null }))).toBe(
+      'cut short: the agent stopped before the run ended',
+    );
+  });
+
   it('names every trigger the agent records, and an unknown one as itself', () => {
     for (const t of ['start', 'schedule', 'catch-up', 'manual', 'resume', 'source', 'poll']) {
       expect(triggerText(t)).not.toBe(t);

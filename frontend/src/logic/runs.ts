@@ -42,6 +42,10 @@ export function runResult(r: ScoutRunEntry): string {
       return `skipped${r.note ? `: ${r.note}` : ''}`;
     case 'stopped':
       return 'stopped before it finished (nothing was lost)';
+    case 'running':
+      return 'running…';
+    case 'interrupted':
+      return `cut short: ${r.note || 'the agent stopped before the run ended'}`;
   }
   if (r.items_new === 0) return r.items_seen > 0 ? `nothing new (${plural(r.items_seen, 'item')} seen)` : 'nothing new';
   const n = plural(r.items_new, 'new item');
