@@ -74,14 +74,20 @@ test('history, diff and rollback of a scout; a file-managed scout refuses rollba
     await expect(v(3).getByRole('button', { name: 'Changes from version 2' })).toBeVisible();
     await shot(page, 'definitions-history');
 
-    // Rollback asks first; Keep changes nothing.
-    await v(1).getByRole('button', { name: 'Roll back to this version' }).click();
+    // Each version's rollback is named by its version. Rollback asks
+    // first; Keep changes nothing and gives the focus back to the button.
+    await expect(v(2).getByRole('button', { name: 'Roll back to version 2' })).toBeVisible();
+    const toV1 = v(1).getByRole('button', { name: 'Roll back to version 1' });
+    await toV1.click();
     await expect(v(1)).toContainText('Roll back to version 1?');
     await v(1).getByRole('button', { name: 'Keep' }).click();
+    await expect(toV1).toBeFocused();
     expect((await agent.api<Version[]>(`/scouts/${sc.id}/versions`)).length).toBe(3);
-    await v(1).getByRole('button', { name: 'Roll back to this version' }).click();
+    await toV1.click();
     await v(1).getByRole('button', { name: 'Roll back', exact: true }).click();
     await expect(v(4)).toContainText('Rolled back to version 1');
+    // The focus goes to the version the rollback made.
+    await expect(v(4)).toBeFocused();
     await expect(v(4)).toContainText('by the window (in a browser)');
     await expect(page.locator('.toast').filter({ hasText: 'Docs is back to version 1, as version 4' })).toBeVisible();
     const back = await agent.api<{ review: boolean }>(`/scouts/${sc.id}`);
@@ -112,9 +118,10 @@ test('history, diff and rollback of a scout; a file-managed scout refuses rollba
     await expect(fd).toContainText('Managed by the file scans.json');
     await expect(fd.getByRole('listitem', { name: 'Version 2', exact: true })).toContainText('by the file scans.json');
     const fv1 = fd.getByRole('listitem', { name: 'Version 1', exact: true });
-    await fv1.getByRole('button', { name: 'Roll back to this version' }).click();
+    await fv1.getByRole('button', { name: 'Roll back to version 1' }).click();
     await fv1.getByRole('button', { name: 'Roll back', exact: true }).click();
     await expect(fd.getByRole('alert')).toContainText('Not rolled back. Managed by scans.json');
+    await expect(fv1.getByRole('button', { name: 'Roll back to version 1' })).toBeFocused();
     await shot(page, 'definitions-managed-rollback');
     expect((await agent.api<Version[]>(`/scouts/${scansId}/versions`)).length).toBe(2);
     expect((await agent.api<{ name: string }>(`/scouts/${scansId}`)).name).toBe('Scans 2');

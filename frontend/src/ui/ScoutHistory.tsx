@@ -38,6 +38,17 @@ export function ScoutHistory({ sc, managedBy, onClose }: { sc: Scout; managedBy?
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   const [reload, setReload] = useState(0);
+  // What takes the focus once rendered: the row's rollback button after
+  // Keep or a refusal (the confirmation that held the focus is gone), the
+  // new current version after a rollback (once the list is read again).
+  const [focusId, setFocusId] = useState<string | null>(null);
+  useEffect(() => {
+    const el = focusId ? document.getElementById(focusId) : null;
+    if (el) {
+      el.focus();
+      setFocusId(null);
+    }
+  }, [focusId, versions]);
   // The version a run's link points at: outlined and scrolled to.
   const [shown, setShown] = useState<number | null>(null);
   const showVersion = (v: number) => {
@@ -81,6 +92,7 @@ export function ScoutHistory({ sc, managedBy, onClose }: { sc: Scout; managedBy?
       setConfirming(null);
       setDiffs({});
       setReload((n) => n + 1);
+      setFocusId(`scout-version-${ch.version}`);
       actions.info(
         ch.action === 'unchanged'
           ? `${sc.name} is already as in version ${v}: nothing changed`
@@ -89,6 +101,7 @@ export function ScoutHistory({ sc, managedBy, onClose }: { sc: Scout; managedBy?
     } catch (e) {
       const err = asApiError(e);
       setConfirming(null);
+      setFocusId(`rollback-version-${v}`);
       setProblem(
         err.status === 409
           ? `Not rolled back. ${err.message} Its file decides what it is, so the rollback would be undone the next time the file changes.`
@@ -158,13 +171,21 @@ export function ScoutHistory({ sc, managedBy, onClose }: { sc: Scout; managedBy?
                         <button type="button" class="danger" autoFocus disabled={busy} onClick={() => void rollback(v.version)}>
                           {busy ? 'Rolling back…' : 'Roll back'}
                         </button>
-                        <button type="button" disabled={busy} onClick={() => setConfirming(null)}>
+                        <button
+                          type="button"
+                          disabled={busy}
+                          onClick={() => (setConfirming(null), setFocusId(`rollback-version-${v.version}`))}
+                        >
                           Keep
                         </button>
                       </span>
                     ) : (
-                      <button type="button" onClick={() => (setConfirming(v.version), setProblem(null))}>
-                        Roll back to this version
+                      <button
+                        type="button"
+                        id={`rollback-version-${v.version}`}
+                        onClick={() => (setConfirming(v.version), setProblem(null))}
+                      >
+                        Roll back to version {v.version}
                       </button>
                     ))}
                 </div>
