@@ -320,7 +320,8 @@ func (c *Core) ManagedBy(ctx context.Context) (map[string]string, error) {
 }
 
 // writeDefinitionFile writes a file-managed scout's current definition to
-// its file (JSON, which YAML readers read too), atomically.
+// its file, atomically: JSON, or YAML keeping the person's comments
+// (definitionFileText).
 func (c *Core) writeDefinitionFile(ctx context.Context, id, by string) error {
 	name := strings.TrimPrefix(by, "file:")
 	if c.cfg.DefinitionsDir == "" || name == by || filepath.Base(name) != name {
@@ -334,7 +335,7 @@ func (c *Core) writeDefinitionFile(ctx context.Context, id, by string) error {
 	if err != nil {
 		return err
 	}
-	data, err := definition.Marshal(d)
+	data, err := c.definitionFileText(name, s.Kind, d)
 	if err != nil {
 		return err
 	}
