@@ -64,7 +64,7 @@ func TestVersionsNameTheClient(t *testing.T) {
 	for _, v := range vs {
 		got = append(got, v.Actor+": "+v.Note)
 	}
-	want := []string{"browser: rollback to version 1", "api: ", `cli: rule "pdf" added`, "window: created"}
+	want := []string{"browser: rollback to version 1", "api: name changed", `cli: rule "pdf" added`, "window: created"}
 	if strings.Join(got, " | ") != strings.Join(want, " | ") {
 		t.Fatalf("history:\n got %q\nwant %q", got, want)
 	}
