@@ -2,11 +2,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Api } from '../api/client';
 import { ApiError, offlineError } from '../api/errors';
 import type { StreamSink } from '../api/stream';
-import type { Approve, Entity, Lane, Suggestion } from '../api/types';
+import type { Approve, Entity, Lane, Scout, Suggestion } from '../api/types';
 import { UNDO_TOAST_MS } from '../logic/undo';
 import { Actions } from './actions';
 import { laneCards, laneCounts, pendingCards } from './model';
-import { ent, sug } from './testdata';
+import { ent, scout, sug } from './testdata';
 
 /** An agent in memory, with hooks to make calls fail or wait. */
 class FakeApi extends Api {
@@ -29,7 +29,7 @@ class FakeApi extends Api {
   }
 
   override status = async () => ({ paused: false }) as never;
-  override scouts = async () => [];
+  override scouts = async (): Promise<Scout[]> => [];
   override settings = async () => ({ notifications: true, autostart: false });
   override folders = async () => ({ path: '/home/ann', dirs: [] });
   override suggestions = async (_status?: string, limit = 1000, lane?: Lane, order?: 'likely') => {
@@ -302,5 +302,49 @@ describe('lanes', () => {
     // Edits from the approve preview replace the proposal; a note has no date.
     await a.decide(['b'], { as: 'note' });
     expect(sent).toEqual([{ as: 'task', due: expect.stringMatching(/^2026-11-2[67]$/) }, { as: 'note' }]);
+  });
+});
+
+describe('loading while the stream connects', () => {
+  it('loads again once the stream says hello, so what changed before it subscribed is not missed', async () => {
+    const { api, a, sink } = setup();
+    await vi.runAllTimersAsync(); // the first load: no scout yet
+    expect(a.store.state.scouts.items).toEqual({});
+    // A definitions file made a scout while the page loaded, before the
+    // stream subscribed: no event will tell of it.
+    api.scouts = async () => [scout('sc_file', { name: 'Scans' })];
+    sink().event({ type: 'hello', data: { paused: false } as never });
+    await vi.runAllTimersAsync();
+    expect(Object.keys(a.store.state.scouts.items)).toEqual(['sc_file']);
+    // A later hello (a reconnection resuming from its last id) does not
+    // load everything again.
+    api.scouts = async () => [];
+    sink().event({ type: 'hello', data: { paused: false } as never });
+    await vi.runAllTimersAsync();
+    expect(Object.keys(a.store.state.scouts.items)).toEqual(['sc_file']);
+  });
+
+  it('keeps the newer load when an older one answers last', async () => {
+    const api = new FakeApi();
+    let sink!: StreamSink;
+    let answerFirst!: () => void;
+    const firstGate = new Promise<void>((r) => (answerFirst = r));
+    let n = 0;
+    api.scouts = async () => {
+      n++;
+      if (n === 1) {
+        await firstGate;
+        return [];
+      }
+      return [scout('sc_new')];
+    };
+    const a = new Actions(api, { start: (s) => ((sink = s), () => {}) });
+    a.start(); // first load, held
+    sink.event({ type: 'hello', data: { paused: false } as never }); // second load
+    await vi.runAllTimersAsync();
+    expect(Object.keys(a.store.state.scouts.items)).toEqual(['sc_new']);
+    answerFirst();
+    await vi.runAllTimersAsync();
+    expect(Object.keys(a.store.state.scouts.items)).toEqual(['sc_new']);
   });
 });

@@ -58,6 +58,11 @@ export class Actions {
   readonly undoHistory: UndoHistory;
   readonly toaster: Toaster;
   private stopStream?: () => void;
+  /** Counts loadAll calls: the answers of one a later call overtook are
+   * dropped, so an older snapshot never replaces a newer one. */
+  private loads = 0;
+  /** Whether the stream has said hello since start. */
+  private greeted = false;
   private scoutRefresh = new Map<string, ReturnType<typeof setTimeout>>();
   private learningRefresh = new Map<string, ReturnType<typeof setTimeout>>();
   private statusRefresh?: ReturnType<typeof setTimeout>;
@@ -85,6 +90,17 @@ export class Actions {
       event: (ev) => {
         this.store.event(ev);
         switch (ev.type) {
+          case 'hello':
+            // The first load starts with the page, before the stream is
+            // subscribed: what changed in between (a scout a definitions
+            // file made while the page loaded) is in neither. The agent
+            // says hello once it has subscribed, so a load from then on
+            // misses nothing; later hellos resume from their last id.
+            if (!this.greeted) {
+              this.greeted = true;
+              void this.loadAll();
+            }
+            break;
           case 'reset':
             void this.loadAll();
             break;
@@ -131,25 +147,33 @@ export class Actions {
   /** Loads everything the inbox needs, and the entity lists already shown. */
   async loadAll(): Promise<void> {
     const st = this.store;
+    const load = ++this.loads;
+    /** put, unless a later loadAll started meanwhile. */
+    const latest =
+      <T>(put: (s: AppState, v: T) => AppState) =>
+      (s: AppState, v: T): AppState =>
+        load === this.loads ? put(s, v) : s;
     try {
       await Promise.all([
-        st.load(this.api.status, (s, status) => ({ ...s, status })),
+        st.load(this.api.status, latest((s, status) => ({ ...s, status }))),
         st.load(
           () => Promise.all(LANES.map((l) => this.api.suggestions('pending', LANE_LIMIT[l], l, 'likely'))),
-          (s, lists) => {
+          latest((s, lists) => {
             const truncated: Partial<Record<Lane, true>> = {};
             LANES.forEach((l, i) => {
               if (lists[i]!.length >= LANE_LIMIT[l]) truncated[l] = true;
             });
             return { ...s, suggestions: keepDecided(s, lists.flat()), truncated };
-          },
+          }),
         ),
-        st.load(this.api.scouts, (s, list) => ({ ...s, scouts: replaceAll(list) })),
-        st.load(this.api.settings, (s, settings) => ({ ...s, settings })),
+        st.load(this.api.scouts, latest((s, list) => ({ ...s, scouts: replaceAll(list) }))),
+        st.load(this.api.settings, latest((s, settings) => ({ ...s, settings }))),
         ...ENTITY_KINDS.filter((k) => st.state.entities[k].loaded).map((k) => this.loadEntities(k)),
       ]);
+      if (load !== this.loads) return;
       st.update((s) => (s.problem ? { ...s, problem: undefined } : s));
     } catch (e) {
+      if (load !== this.loads) return;
       st.update((s) => ({ ...s, problem: asApiError(e) }));
       return;
     }
