@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/scouts-hq/scouts/app/core"
+	"github.com/scouts-hq/scouts/scouts/definition"
 )
 
 // as calls the API as a client that names itself (X-Scouts-Client).
@@ -136,8 +137,10 @@ func TestRuleChangesOfAFileManagedScoutAreRefused(t *testing.T) {
 	if code, body := as(t, srv, "window", "POST", "/api/v1/scouts/"+id+"/rules?write_file=true", rule); code != http.StatusCreated {
 		t.Fatalf("add a rule writing the file: %d %s", code, body)
 	}
+	// The file is YAML, and a change is written in the person's own YAML.
 	data, _ := os.ReadFile(file)
-	if !strings.Contains(string(data), `"pdf"`) {
-		t.Fatalf("the file does not hold the rule:\n%s", data)
+	d, err := definition.Parse(file, data)
+	if err != nil || len(d.Rules) != 1 || !strings.Contains(string(d.Rules[0]), `"pdf"`) {
+		t.Fatalf("the file does not hold the rule (%v):\n%s", err, data)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"slices"
@@ -183,6 +184,11 @@ func (s *Server) handleDevice(w http.ResponseWriter, r *http.Request) {
 		lastRecv: now, sent: hello.LastAckedSeq,
 		tokens: float64(s.cfg.FrameBurst), lastTick: now, waiter: newReadWaiter(nc, br)}
 	sess.cond.L = &sess.wmu
+	// The heartbeat timer exists before the hub knows the session: from
+	// then on a revocation or a shutdown can end it, and finish stops the
+	// timer (it found none and panicked when that came first). It is armed
+	// once the session is set up.
+	sess.hb = time.AfterFunc(time.Duration(math.MaxInt64), sess.heartbeat)
 	s.hub.add(sess)
 	s.hub.wg.Add(1)
 	s.metrics.connections.Inc()
@@ -190,7 +196,7 @@ func (s *Server) handleDevice(w http.ResponseWriter, r *http.Request) {
 	if s.cfg.Gmail != nil {
 		s.workers.do(func() { s.cfg.Gmail.DeviceConnected(ctx, dev.UserID) })
 	}
-	sess.hb = time.AfterFunc(s.cfg.Heartbeat, sess.heartbeat)
+	sess.hb.Reset(s.cfg.Heartbeat)
 	sess.poke() // what the device has not received yet
 	go sess.readLoop()
 	// This goroutine, with the stack the request and the handshake grew,
