@@ -44,7 +44,7 @@ func (h gmailHost) QueueScoutOp(ctx context.Context, typ string, s scouts.Scout)
 	return h.c.queueScoutOp(ctx, typ, s, "")
 }
 
-func (h gmailHost) Restart(s scouts.Scout) { h.c.Engine.Sync(s) }
+func (h gmailHost) Restart(ctx context.Context, s scouts.Scout) { h.c.syncScout(ctx, s) }
 
 func (h gmailHost) Publish(ev scouts.Event) { h.c.Bus.Publish(ev) }
 

@@ -433,6 +433,11 @@ func (l *relayLink) OpDone(ctx context.Context, key string, res protocol.ConfigR
 		return nil
 	}
 	l.c.Engine.RecordHealth(ctx, res.ScoutID, 0, nil)
+	// What the relay answered (a webhook's address, a push topic) is
+	// written into the scout as it is now, under the definitions lock: a
+	// copy read before a change the person made meanwhile would undo it.
+	ctx, release := l.c.changeDefinitions(ctx)
+	defer release()
 	if s, err := l.c.DB.GetScout(ctx, res.ScoutID); err == nil {
 		if done := l.c.kinds[s.Kind].relayDone; done != nil {
 			done(ctx, s, res)

@@ -100,7 +100,7 @@ func (d *Desk) connected(ctx context.Context, email string, addScout bool) {
 		if g.Mode == RelayTriage {
 			d.o.Host.ClearRelayHealth(ctx, s.ID)
 		}
-		d.o.Host.Restart(s)
+		d.o.Host.Restart(ctx, s)
 		// A reconnect hands the relay the new token.
 		if err := d.o.Host.QueueScoutOp(ctx, protocol.TypeScoutUpdate, s); err != nil {
 			d.log.Warn("gmail: hand the relay the new token", "scout", s.ID, "err", err)

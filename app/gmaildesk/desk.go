@@ -59,8 +59,9 @@ type Host interface {
 	// QueueScoutOp tells the relay, through the outbox, about a scout it
 	// runs (Desk.RelayOp is what it sends).
 	QueueScoutOp(ctx context.Context, typ string, s scouts.Scout) error
-	// Restart runs a scout anew with the given version of it.
-	Restart(s scouts.Scout)
+	// Restart runs a scout anew with the given version of it (or, while a
+	// change to the scouts' definitions holds under ctx, once it is done).
+	Restart(ctx context.Context, s scouts.Scout)
 	// Publish sends an event to the live stream.
 	Publish(ev scouts.Event)
 	// AddScout creates a Gmail scout with this configuration, enabled and

@@ -96,7 +96,7 @@ func (d *Desk) RelayDone(ctx context.Context, s scouts.Scout, res protocol.Confi
 		return
 	}
 	d.log.Info("gmail: relay-ping scout watches the relay's topic", "scout", s.ID, "topic", topic)
-	d.o.Host.Restart(s)
+	d.o.Host.Restart(ctx, s)
 	d.log.Info("gmail: restarted", "scout", s.ID)
 	d.o.Host.Publish(scouts.Event{Type: scouts.EventScoutUpdated, Data: s})
 }
