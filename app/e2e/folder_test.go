@@ -94,7 +94,10 @@ func TestFolderScoutApprovalLoopSurvivesSIGKILL(t *testing.T) {
 	}
 
 	want := dropTwenty(t, watched, outside)
-	live := collect[apitype.Suggestion](t, stream, "suggestion.created", len(want))
+	live := collectOr(t, stream, "suggestion.created", len(want), func(got []apitype.Suggestion) string {
+		pending, err := a.client.Suggestions(ctx, localclient.SuggestionQuery{Status: "pending"})
+		return fmt.Sprintf("events for %q; the API has %d pending %q (%v)", titles(got), len(pending), titles(pending), err)
+	})
 	pending, err := a.client.Suggestions(ctx, localclient.SuggestionQuery{Status: "pending"})
 	if err != nil {
 		t.Fatal(err)

@@ -188,6 +188,14 @@ func (a *agentProc) events(t *testing.T) <-chan apitype.StreamEvent {
 // collect waits for n events of type typ, failing after the deadline.
 func collect[T any](t *testing.T, ch <-chan apitype.StreamEvent, typ string, n int) []T {
 	t.Helper()
+	return collectOr[T](t, ch, typ, n, nil)
+}
+
+// collectOr is collect, saying more when the deadline passes: what
+// missing returns, given what arrived (which items, where the API has
+// them), so that a slow event and a lost item read differently.
+func collectOr[T any](t *testing.T, ch <-chan apitype.StreamEvent, typ string, n int, missing func([]T) string) []T {
+	t.Helper()
 	var out []T
 	deadline := time.After(30 * time.Second)
 	for len(out) < n {
@@ -205,7 +213,11 @@ func collect[T any](t *testing.T, ch <-chan apitype.StreamEvent, typ string, n i
 			}
 			out = append(out, v)
 		case <-deadline:
-			t.Fatalf("got %d of %d %s events within 30s", len(out), n, typ)
+			more := ""
+			if missing != nil {
+				more = ": " + missing(out)
+			}
+			t.Fatalf("got %d of %d %s events within 30s%s", len(out), n, typ, more)
 		}
 	}
 	return out
