@@ -1,27 +1,17 @@
 package core_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/scouts-hq/scouts/app/core"
 )
 
 // A folder or a broken symbolic link named like a definition is reported
 // on the folder's status, as a broken file is; both were skipped without
 // a word, so a definition moved into a folder by mistake vanished.
 func TestDefinitionsFolderReportsWhatIsNotAFile(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	defs := t.TempDir()
-	c, err := core.Open(ctx, core.Config{DataDir: t.TempDir(), DefinitionsDir: defs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	ctx, c, defs := unstartedWithDefinitions(t)
 	if err := os.Mkdir(filepath.Join(defs, "old.json"), 0o755); err != nil {
 		t.Fatal(err)
 	}

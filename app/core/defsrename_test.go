@@ -18,16 +18,9 @@ import (
 func TestDefinitionsFileRenamed(t *testing.T) {
 	for _, withID := range []bool{true, false} {
 		t.Run(fmt.Sprintf("id=%v", withID), func(t *testing.T) {
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			defs := t.TempDir()
 			// Not started: the test reconciles itself, once per change,
 			// as the watcher does after a quiet moment.
-			c, err := core.Open(ctx, core.Config{DataDir: t.TempDir(), DefinitionsDir: defs})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
+			ctx, c, defs := unstartedWithDefinitions(t)
 			watched := t.TempDir()
 			if err := os.WriteFile(filepath.Join(defs, "a-scans.yaml"), []byte(folderDef(t, "Scans", watched)), 0o600); err != nil {
 				t.Fatal(err)
@@ -69,4 +62,21 @@ func TestDefinitionsFileRenamed(t *testing.T) {
 			}
 		})
 	}
+}
+
+// unstartedWithDefinitions opens a core with a definitions folder of its
+// own, not started: the test reconciles the folder itself
+// (ReconcileDefinitions), once per change, as the watcher does after a
+// quiet moment.
+func unstartedWithDefinitions(t *testing.T) (context.Context, *core.Core, string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defs := t.TempDir()
+	c, err := core.Open(ctx, core.Config{DataDir: t.TempDir(), DefinitionsDir: defs})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(); cancel() })
+	return ctx, c, defs
 }

@@ -46,14 +46,7 @@ func TestSettingsVersionsSayWhatChanged(t *testing.T) {
 
 // A definitions file's versions name the file.
 func TestDefinitionsFileVersionsNameTheFile(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	defs := t.TempDir()
-	c, err := core.Open(ctx, core.Config{DataDir: t.TempDir(), DefinitionsDir: defs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	ctx, c, defs := unstartedWithDefinitions(t)
 	watched := t.TempDir()
 	file := filepath.Join(defs, "scans.yaml")
 	for i, step := range []struct{ doc, note string }{
