@@ -134,13 +134,37 @@ func TestDefinitionHistoryRollback(t *testing.T) {
 
 func reconciled(t *testing.T, c *core.Core, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	// Subscribed before the first look: whatever makes cond true after it
+	// (a reconcile, the scout's start) publishes on the bus and wakes the
+	// next look.
+	sub, _, _ := c.Bus.Subscribe(0, 1024)
+	defer func() { sub.Close() }()
+	deadline := time.After(30 * time.Second)
 	for !cond() {
-		if time.Now().After(deadline) {
+		select {
+		case _, ok := <-sub.C:
+			if !ok { // dropped for being slow: look again, listening anew
+				sub, _, _ = c.Bus.Subscribe(0, 1024)
+			}
+		case <-deadline:
 			t.Fatalf("not reconciled; errors %+v", c.DefinitionErrors())
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// onlyScout waits for the definitions folder to make the core's one
+// scout, and returns its id.
+func onlyScout(t *testing.T, c *core.Core) string {
+	t.Helper()
+	var id string
+	reconciled(t, c, func() bool {
+		list, _ := c.DB.ListScouts(context.Background())
+		if len(list) == 1 {
+			id = list[0].ID
+		}
+		return id != ""
+	})
+	return id
 }
 
 // The definitions folder: a file creates its scout, an edit makes a new

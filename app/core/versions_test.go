@@ -131,14 +131,7 @@ func TestRollbackOfAFileManagedScout(t *testing.T) {
 	if err := os.WriteFile(file, []byte(folderDef(t, "Scans", watched)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var id string
-	reconciled(t, c, func() bool {
-		list, _ := c.DB.ListScouts(ctx)
-		if len(list) == 1 {
-			id = list[0].ID
-		}
-		return id != ""
-	})
+	id := onlyScout(t, c)
 	if err := os.WriteFile(file, []byte(folderDef(t, "Renamed", watched)), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -181,14 +174,7 @@ func TestRuleChangesOfAFileManagedScout(t *testing.T) {
 	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var id string
-	reconciled(t, c, func() bool {
-		list, _ := c.DB.ListScouts(ctx)
-		if len(list) == 1 {
-			id = list[0].ID
-		}
-		return id != ""
-	})
+	id := onlyScout(t, c)
 	reconciled(t, c, func() bool { l, _ := c.DB.ListScoutVersions(ctx, id); return len(l) == 1 })
 	const before = "pdf:show,tmp:skip"
 	current := exported(t, c, id)
