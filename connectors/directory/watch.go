@@ -140,7 +140,8 @@ func (w *watcher) event(ctx context.Context, ev fsnotify.Event) bool {
 	c.markDirty(parent)
 	if isDir && !protected {
 		w.addTree(ctx, rel)
-		// Files may have arrived before the new watch was in place.
+		// Files may have arrived before the new watch was in place (addTree
+		// marks the directories below it).
 		c.markDirty(rel)
 	}
 	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
@@ -167,6 +168,13 @@ func (c *Connector) relOf(name string) (string, bool) {
 // caller or is added here when it is not the root), never through a link,
 // never into an excluded directory, Scouts' own folders or a system
 // pseudo-filesystem.
+//
+// Below a new directory (rel != ""), each directory it watches is marked
+// dirty (the caller marks rel): a file written into one before its watch
+// was in place raises no event, and a scan may already have indexed the
+// directory empty, so that an incremental scan of its parent would not
+// descend into it. The root's tree needs no marks: Watch asks for a full
+// scan once it is watched.
 func (w *watcher) addTree(ctx context.Context, rel string) {
 	if w.degraded {
 		return
@@ -209,6 +217,9 @@ func (w *watcher) addTree(ctx context.Context, rel string) {
 				if !w.add(sub) {
 					f.Close()
 					return
+				}
+				if rel != "" {
+					c.markDirty(sub)
 				}
 				dev, _ := devOf(fi)
 				stack = append(stack, dirOn{sub, dev})

@@ -225,3 +225,43 @@ func TestRootMovedOrRemoved(t *testing.T) {
 		t.Errorf("index %v; want b.md alone", m)
 	}
 }
+
+// A file written into a subdirectory of a new directory after a scan has
+// indexed that subdirectory empty, but before the watcher has put a watch
+// on it, raises no event. The watcher must still have the subdirectory
+// listed again, not only the directory whose creation it saw: an
+// incremental scan does not descend into a directory it already knows.
+func TestWatchNewSubtreeFileBeforeItsWatch(t *testing.T) {
+	e := newEnv(t)
+	c := e.open(e.cfg())
+	entered, release := make(chan struct{}), make(chan struct{})
+	directory.SetAddWatch(c, func(rel string) error {
+		if rel == "sub" {
+			close(entered)
+			<-release
+		}
+		return nil
+	})
+	n := watch(t, c)
+	list(t, c)
+
+	if err := os.MkdirAll(filepath.Join(e.root, "sub", "deeper"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-entered: // the watcher saw "sub" and is about to watch it
+	case <-time.After(deadline):
+		t.Fatal("the watcher did not start watching the new directory")
+	}
+	// A scan meanwhile (the root is dirty) indexes sub and sub/deeper, empty.
+	if got := list(t, c); len(got) != 0 {
+		t.Fatalf("scan of empty new folders found %v", paths(t, got))
+	}
+	e.write("sub/deeper/plan.md", "# Plan\n")
+	n.drain()
+	close(release)
+	n.wait(t, "the new directory was watched")
+	if got := paths(t, list(t, c)); !slices.Equal(got, []string{"sub/deeper/plan.md"}) {
+		t.Errorf("found %v; want sub/deeper/plan.md, written before its folder was watched", got)
+	}
+}
