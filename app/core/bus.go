@@ -63,9 +63,14 @@ func (b *Bus) Publish(ev scouts.Event) {
 // Subscription receives messages on C until it is closed or dropped
 // (then C is closed).
 type Subscription struct {
-	C  <-chan Message
-	ch chan Message
-	b  *Bus
+	C <-chan Message
+	// Last is the id of the last message published before the
+	// subscription started: everything after it arrives on C (or in the
+	// backlog). A stream's first event carries it, so that a client
+	// resuming from that event misses nothing published meanwhile.
+	Last int64
+	ch   chan Message
+	b    *Bus
 }
 
 // Close ends the subscription.
@@ -85,7 +90,7 @@ func (b *Bus) Subscribe(after int64, buffer int) (sub *Subscription, backlog []M
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	ch := make(chan Message, buffer)
-	sub = &Subscription{C: ch, ch: ch, b: b}
+	sub = &Subscription{C: ch, Last: b.seq, ch: ch, b: b}
 	b.subs[sub] = struct{}{}
 	complete = true
 	if after > 0 && after < b.seq {

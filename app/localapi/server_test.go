@@ -1,6 +1,7 @@
 package localapi_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -9,12 +10,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/scouts-hq/scouts/app/apitype"
 	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/app/localapi"
+	"github.com/scouts-hq/scouts/scouts"
 )
 
 const token = "0123456789abcdef0123456789abcdef"
@@ -200,3 +203,47 @@ func TestStreamResumesFromLastEventID(t *testing.T) {
 }
 
 func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }
+
+// The stream's hello carries the id the events after it continue from,
+// even when events are published while the stream opens: a client that
+// resumes after hello's id must not skip the ones published meanwhile.
+func TestStreamHelloIDPrecedesItsEvents(t *testing.T) {
+	srv, c := newServer(t)
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				c.Bus.Publish(scouts.Event{Type: "test.tick", Data: map[string]int{}})
+			}
+		}
+	}()
+	defer func() { close(stop); <-stopped }()
+	req, _ := http.NewRequest("GET", srv.URL+"/api/v1/stream", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	var ids []int64
+	for len(ids) < 2 && sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "id: "); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, n)
+		}
+	}
+	if len(ids) < 2 {
+		t.Fatalf("stream ended after ids %v: %v", ids, sc.Err())
+	}
+	if ids[1] != ids[0]+1 {
+		t.Fatalf("hello has id %d, the first event after it %d; want %d", ids[0], ids[1], ids[0]+1)
+	}
+}

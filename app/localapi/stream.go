@@ -53,7 +53,10 @@ func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	lastID := s.core.Bus.LastID()
+	// Not Bus.LastID(): events published since Subscribe (while the
+	// status was read) come after hello on this stream, and a client that
+	// resumed after hello's id would never see them.
+	lastID := sub.Last
 	if len(backlog) > 0 {
 		lastID = backlog[0].ID - 1
 	}
