@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/scouts-hq/scouts/app/agent"
 	"github.com/scouts-hq/scouts/app/apitype"
+	"github.com/scouts-hq/scouts/app/localclient"
 )
 
 // Export a scout, edit the file, see the dry run, apply it, read the
@@ -110,23 +112,19 @@ func TestDefinitionsFolderFromTheCommandLine(t *testing.T) {
 	os.WriteFile(filepath.Join(defs, "scans.json"), good, 0o600)
 	os.WriteFile(filepath.Join(defs, "bad.yaml"), []byte("version: 1\nkind: folder\nname: Bad\nreview: maybe\n"), 0o600)
 
-	waitOutput(t, func() string { out, _, _ := cli(t, dir, "status"); return out }, "bad.yaml:4")
-	waitOutput(t, func() string { out, _, _ := cli(t, dir, "scouts"); return out }, "managed by scans.json")
+	waitOutput(t, dir, func() string { out, _, _ := cli(t, dir, "status"); return out }, "bad.yaml:4")
+	waitOutput(t, dir, func() string { out, _, _ := cli(t, dir, "scouts"); return out }, "managed by scans.json")
 }
 
-func waitOutput(t *testing.T, run func() string, want string) {
+// waitOutput waits until what run prints contains want, running it again
+// after each event of the agent of dir.
+func waitOutput(t *testing.T, dir string, run func() string, want string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		out := run()
-		if strings.Contains(out, want) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("want %q in:\n%s", want, out)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	var out string
+	awaitAgent(t, localclient.NewSocket(agent.SocketPath(dir)), strconv.Quote(want)+" in the output", func() bool {
+		out = run()
+		return strings.Contains(out, want)
+	})
 }
 
 // normalJSON is a JSON answer with its objects' keys in one order, so

@@ -3,11 +3,11 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/scouts-hq/scouts/app/agent"
 	"github.com/scouts-hq/scouts/app/apitype"
@@ -52,20 +52,15 @@ func cli(t *testing.T, dir string, args ...string) (string, string, int) {
 // pendingCards waits until the agent holds n pending cards in any lane.
 func pendingCards(t *testing.T, c *localclient.Client, n int) []apitype.Suggestion {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		list, err := c.Suggestions(context.Background(), localclient.SuggestionQuery{Status: "pending"})
-		if err != nil {
+	var list []apitype.Suggestion
+	awaitAgent(t, c, fmt.Sprintf("%d pending cards", n), func() bool {
+		var err error
+		if list, err = c.Suggestions(context.Background(), localclient.SuggestionQuery{Status: "pending"}); err != nil {
 			t.Fatal(err)
 		}
-		if len(list) == n {
-			return list
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("want %d pending cards, have %d", n, len(list))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(list) == n
+	})
+	return list
 }
 
 func TestLanesAndLearningFromTheCommandLine(t *testing.T) {

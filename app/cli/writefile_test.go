@@ -29,7 +29,7 @@ func TestWriteFileFromTheCommandLine(t *testing.T) {
 	if err := os.WriteFile(file, start, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	waitOutput(t, func() string { out, _, _ := cli(t, dir, "scouts"); return out }, "managed by scans.json")
+	waitOutput(t, dir, func() string { out, _, _ := cli(t, dir, "scouts"); return out }, "managed by scans.json")
 	list, err := c.Scouts(ctx)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("scouts: %v %v", list, err)
@@ -112,5 +112,5 @@ func TestWriteFileFromTheCommandLine(t *testing.T) {
 	if err != nil || s.Review || !s.Enabled {
 		t.Fatalf("scout after the changes: %+v %v", s, err)
 	}
-	waitOutput(t, func() string { out, _, _ := cli(t, dir, "scouts"); return out }, "managed by scans.json")
+	waitOutput(t, dir, func() string { out, _, _ := cli(t, dir, "scouts"); return out }, "managed by scans.json")
 }
