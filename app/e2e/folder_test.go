@@ -183,11 +183,10 @@ func TestFolderScoutApprovalLoopSurvivesSIGKILL(t *testing.T) {
 		}
 		return list
 	}
-	// The restart's catch-up scan may finish before the stream opened, so
-	// count what the API has, then wait on the stream for the rest.
-	if n := len(pendingAfter()); n < len(want)-3+5 {
-		collect[apitype.Suggestion](t, stream, "suggestion.created", len(want)-3+5-n)
-	}
+	// The restart's catch-up scan may create suggestions before the stream
+	// opened, or between its opening and the API's answer (then they are
+	// both listed and streamed): count distinct ids from both.
+	awaitPending(t, stream, pendingAfter(), len(want)-3+5)
 	allSug, err := b.client.Suggestions(ctx, localclient.SuggestionQuery{Status: "all", Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
@@ -240,4 +239,19 @@ func TestFolderScoutApprovalLoopSurvivesSIGKILL(t *testing.T) {
 		}
 	}
 	b.stop()
+}
+
+// awaitPending waits until n distinct suggestions are pending: those in
+// listed (read after the stream was opened) and those the stream creates.
+func awaitPending(t *testing.T, stream <-chan apitype.StreamEvent, listed []apitype.Suggestion, n int) {
+	t.Helper()
+	ids := map[string]bool{}
+	for _, s := range listed {
+		ids[s.ID] = true
+	}
+	for len(ids) < n {
+		for _, s := range collect[apitype.Suggestion](t, stream, "suggestion.created", 1) {
+			ids[s.ID] = true
+		}
+	}
 }

@@ -162,7 +162,11 @@ func (a *agentProc) stop() {
 	}
 }
 
-// events reads the stream into a channel until the test ends.
+// events reads the stream into a channel until the test ends or the agent
+// goes. The agent cuts off a subscriber that falls behind (a loaded
+// machine); like the app's own clients, events then resumes after the last
+// event it read, and fails the test if the agent no longer has what it
+// missed (a "reset"), so that a test never waits for an event it lost.
 func (a *agentProc) events(t *testing.T) <-chan apitype.StreamEvent {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -171,17 +175,41 @@ func (a *agentProc) events(t *testing.T) <-chan apitype.StreamEvent {
 		t.Fatal(err)
 	}
 	ch := make(chan apitype.StreamEvent, 1024)
+	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		defer close(ch)
 		for {
 			ev, err := w.Next()
-			if err != nil {
+			if err == nil {
+				if ev.Type == apitype.StreamReset {
+					t.Errorf("the agent's stream lost events after id %d: %s", w.LastID(), ev.Data)
+					return
+				}
+				select {
+				case ch <- ev:
+				case <-ctx.Done():
+					return
+				}
+				continue
+			}
+			w.Close()
+			select {
+			case <-a.exited:
+				return
+			default:
+			}
+			if ctx.Err() != nil {
 				return
 			}
-			ch <- ev
+			// Once: an agent that is going refuses it, one that cut a slow
+			// reader off replays what it missed.
+			if w, err = a.client.Watch(ctx, w.LastID()); err != nil {
+				return
+			}
 		}
 	}()
-	t.Cleanup(func() { cancel(); w.Close() })
+	t.Cleanup(func() { cancel(); <-done })
 	return ch
 }
 
