@@ -130,25 +130,7 @@ func (h *harness) advance(d time.Duration) {
 // waitAction waits until the suggestion's nth action is in state.
 func (h *harness) waitAction(id string, n int, state scouts.ActionState) scouts.ActionRun {
 	h.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		runs, err := h.db.ActionRuns(context.Background(), id)
-		if err != nil {
-			h.t.Fatal(err)
-		}
-		for _, r := range runs {
-			if r.N == n && r.State == state {
-				return r
-			}
-		}
-		if time.Now().After(deadline) {
-			h.t.Fatalf("action %d of %s never became %s: %+v", n, id, state, runs)
-		}
-		select {
-		case <-h.events:
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	return h.waitActionWith(id, n, func(r scouts.ActionRun) bool { return r.State == state })
 }
 
 func (h *harness) audit(trace string) []scouts.AuditEvent {
@@ -526,20 +508,28 @@ func TestFailingActionsAreVisibleAndCanBeRetriedOrDropped(t *testing.T) {
 	checkActionAudit(t, h.audit(b.TraceID))
 }
 
+// waitActionWith waits until the suggestion's nth action meets ok. The
+// engine announces every change of an action run once it is stored, so the
+// store is read again after each event (any event: an announced change may
+// have been consumed by an earlier wait).
 func (h *harness) waitActionWith(id string, n int, ok func(scouts.ActionRun) bool) scouts.ActionRun {
 	h.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.After(10 * time.Second)
 	for {
-		runs, _ := h.db.ActionRuns(context.Background(), id)
+		runs, err := h.db.ActionRuns(context.Background(), id)
+		if err != nil {
+			h.t.Fatal(err)
+		}
 		for _, r := range runs {
 			if r.N == n && ok(r) {
 				return r
 			}
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-h.events:
+		case <-deadline:
 			h.t.Fatalf("action %d of %s: condition never met: %+v", n, id, runs)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
