@@ -115,20 +115,14 @@ func TestDefinitionHistoryRollback(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		list, _ := c.DB.ListSuggestions(ctx, localdb.SuggestionFilter{ScoutID: cr.Scout.ID, Limit: 10})
-		if len(list) > 0 {
-			v, err := c.DB.SuggestionDefinitionVersion(ctx, list[0].ID)
-			if err != nil || v != 3 {
-				t.Fatalf("suggestion made by version %d (%v), want 3", v, err)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no suggestion")
-		}
-		time.Sleep(20 * time.Millisecond)
+	var list []scouts.Suggestion
+	reconciled(t, c, func() bool {
+		list, _ = c.DB.ListSuggestions(ctx, localdb.SuggestionFilter{ScoutID: cr.Scout.ID, Limit: 10})
+		return len(list) > 0
+	})
+	v, err := c.DB.SuggestionDefinitionVersion(ctx, list[0].ID)
+	if err != nil || v != 3 {
+		t.Fatalf("suggestion made by version %d (%v), want 3", v, err)
 	}
 }
 

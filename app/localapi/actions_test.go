@@ -1,6 +1,7 @@
 package localapi_test
 
 import (
+	"bufio"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -102,16 +103,33 @@ func planOf(t *testing.T, srv *httptest.Server, id string) apitype.Plan {
 
 func waitPlan(t *testing.T, srv *httptest.Server, id string, ok func(apitype.Plan) bool) apitype.Plan {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		p := planOf(t, srv, id)
-		if ok(p) {
-			return p
+	var p apitype.Plan
+	awaitStream(t, srv, "the plan of "+id, func() bool { p = planOf(t, srv, id); return ok(p) })
+	return p
+}
+
+// awaitStream waits until done reports true, checking it once the event
+// stream is open (what changed before is read then) and again after each
+// event (what changes after comes with one).
+func awaitStream(t *testing.T, srv *httptest.Server, what string, done func() bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/api/v1/stream", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for !done() {
+		// An event ends with an empty line.
+		for sc.Scan() && sc.Text() != "" {
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("plan of %s never got there: %+v", id, p)
+		if sc.Err() != nil || ctx.Err() != nil {
+			t.Fatalf("%s never got there within 20s (stream: %v)", what, sc.Err())
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -158,18 +176,12 @@ func folderCard(t *testing.T, srv *httptest.Server, home string) (scoutID string
 	os.WriteFile(filepath.Join(dir, "invoice.txt"), []byte("Invoice 42\n\nPlease pay the amount due by Friday.\n"), 0o644)
 	var sc apitype.Scout
 	mustCall(t, srv, "POST", "/api/v1/scouts", `{"kind":"folder","path":"`+dir+`","include_existing":true}`, 201, &sc)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		var list []apitype.Suggestion
+	var list []apitype.Suggestion
+	awaitStream(t, srv, "a card", func() bool {
 		mustCall(t, srv, "GET", "/api/v1/suggestions?scout_id="+sc.ID, "", 200, &list)
-		if len(list) == 1 {
-			return sc.ID, list[0]
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no card within 20s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(list) == 1
+	})
+	return sc.ID, list[0]
 }
 
 func TestPlanWithWebhookAndFileMoveThroughTheAPI(t *testing.T) {
