@@ -134,21 +134,28 @@ func (d *DB) Device(ctx context.Context, id string) (relay.Device, error) {
 	return dv, nil
 }
 
-// RevokeDevice cuts a device off for good.
+// RevokeDevice cuts a device off for good; webhook items are no longer
+// sealed for it from the next request on.
 func (d *DB) RevokeDevice(ctx context.Context, id string) error {
-	return d.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, d.q(`UPDATE devices SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`), d.now().UnixMilli(), id)
-		if err != nil {
-			return fmt.Errorf("relaydb: revoke: %w", err)
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
+	var user string
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, d.q(`UPDATE devices SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL RETURNING user_id`),
+			d.now().UnixMilli(), id).Scan(&user)
+		if errors.Is(err, sql.ErrNoRows) {
 			if _, err := d.Device(ctx, id); err != nil {
 				return err
 			}
 			return scouts.Errorf(scouts.EConflict, "device %s is already revoked", id)
 		}
-		return nil
+		if err != nil {
+			return fmt.Errorf("relaydb: revoke: %w", err)
+		}
+		return d.hookTargetsChanged(ctx, tx, user)
 	})
+	if user != "" {
+		d.hooks.forgetUser(user)
+	}
+	return err
 }
 
 // RevokedSince lists the devices revoked at or after since.
@@ -174,9 +181,12 @@ func (d *DB) RevokedSince(ctx context.Context, since time.Time) ([]string, error
 // on first connection. A different key later is refused: the key is derived
 // from the token, so a new key means a different client.
 func (d *DB) DeviceConnected(ctx context.Context, id string, publicKey []byte, seal string) error {
-	return d.tx(ctx, func(tx *sql.Tx) error {
+	var changedFor string // the user whose webhook answers change
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		changedFor = ""
 		var cur []byte
-		if err := tx.QueryRowContext(ctx, d.q(`SELECT public_key FROM devices WHERE id = ?`), id).Scan(&cur); err != nil {
+		var user, curSeal string
+		if err := tx.QueryRowContext(ctx, d.q(`SELECT public_key, seal, user_id FROM devices WHERE id = ?`), id).Scan(&cur, &curSeal, &user); err != nil {
 			return fmt.Errorf("relaydb: device connected: %w", err)
 		}
 		if cur != nil && len(publicKey) > 0 && string(cur) != string(publicKey) {
@@ -186,9 +196,21 @@ func (d *DB) DeviceConnected(ctx context.Context, id string, publicKey []byte, s
 		if key == nil && len(publicKey) > 0 {
 			key = publicKey
 		}
-		_, err := tx.ExecContext(ctx, d.q(`UPDATE devices SET last_seen_at = ?, public_key = ?, seal = ? WHERE id = ?`), d.now().UnixMilli(), key, seal, id)
-		return err
+		if _, err := tx.ExecContext(ctx, d.q(`UPDATE devices SET last_seen_at = ?, public_key = ?, seal = ? WHERE id = ?`), d.now().UnixMilli(), key, seal, id); err != nil {
+			return err
+		}
+		// A first key or another seal format changes what webhook items
+		// are sealed for; a reconnection as before changes nothing.
+		if (cur == nil && key != nil) || seal != curSeal {
+			changedFor = user
+			return d.hookTargetsChanged(ctx, tx, user)
+		}
+		return nil
 	})
+	if changedFor != "" {
+		d.hooks.forgetUser(changedFor)
+	}
+	return err
 }
 
 // EveryDeviceRevoked reports whether a user has devices and all of them are

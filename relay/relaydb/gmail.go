@@ -188,9 +188,10 @@ func (d *DB) SetWatch(ctx context.Context, scoutID string, expires time.Time) er
 // expired authorisation: nothing will work until the user reconnects). It
 // reports whether the state changed, so callers tell desktops only then.
 func (d *DB) SetScoutState(ctx context.Context, scoutID, state, message string, disable bool) (changed bool, err error) {
+	var user string
 	err = d.tx(ctx, func(tx *sql.Tx) error {
 		var cur, curMsg string
-		if err := tx.QueryRowContext(ctx, d.q(`SELECT state, state_message FROM cloud_scouts WHERE id = ?`), scoutID).Scan(&cur, &curMsg); err != nil {
+		if err := tx.QueryRowContext(ctx, d.q(`SELECT state, state_message, user_id FROM cloud_scouts WHERE id = ?`), scoutID).Scan(&cur, &curMsg, &user); err != nil {
 			return err
 		}
 		changed = cur != state || curMsg != message
@@ -200,9 +201,17 @@ func (d *DB) SetScoutState(ctx context.Context, scoutID, state, message string, 
 			q = `UPDATE cloud_scouts SET state = ?, state_message = ?, enabled = ?, updated_at = ? WHERE id = ?`
 			args = []any{state, message, false, d.now().UnixMilli(), scoutID}
 		}
-		_, err := tx.ExecContext(ctx, d.q(q), args...)
-		return err
+		if _, err := tx.ExecContext(ctx, d.q(q), args...); err != nil {
+			return err
+		}
+		if disable {
+			return d.hookTargetsChanged(ctx, tx, user)
+		}
+		return nil
 	})
+	if disable && user != "" {
+		d.hooks.forgetUser(user)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, notFound("scout", scoutID)
 	}

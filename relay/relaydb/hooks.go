@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/scouts-hq/scouts/relay"
 )
@@ -49,9 +50,29 @@ func (d *DB) closeStmts() {
 }
 
 // HookTarget returns a webhook's scout with the public keys and sealing
-// formats of its user's active devices (by device id): everything a webhook request needs to be
-// checked and sealed, in one query. An unknown scout is ENotFound.
+// formats of its user's active devices (by device id): everything a webhook
+// request needs to be checked and sealed. An unknown scout is ENotFound.
+// The answer comes from a cache that every write changing it forgets (see
+// hookCache); callers must not modify the map.
 func (d *DB) HookTarget(ctx context.Context, scoutID string) (relay.CloudScout, map[string]relay.SealTarget, error) {
+	if !d.hookCacheUsable() {
+		return d.readHookTarget(ctx, scoutID)
+	}
+	now := time.Now()
+	e, ok, gen := d.hooks.get(scoutID, now)
+	if ok {
+		return e.scout, e.keys, nil
+	}
+	s, keys, err := d.readHookTarget(ctx, scoutID)
+	if err != nil {
+		return s, keys, err
+	}
+	d.hooks.put(gen, s, keys, now)
+	return s, keys, nil
+}
+
+// readHookTarget reads HookTarget's answer in one query.
+func (d *DB) readHookTarget(ctx context.Context, scoutID string) (relay.CloudScout, map[string]relay.SealTarget, error) {
 	st, err := d.readStmt(ctx, `SELECT s.user_id, s.kind, s.name, s.enabled, s.hook_token_hash, dv.id, dv.public_key, dv.seal
 		FROM cloud_scouts s LEFT JOIN devices dv ON dv.user_id = s.user_id AND dv.revoked_at IS NULL AND dv.public_key IS NOT NULL
 		WHERE s.id = ?`)

@@ -40,6 +40,8 @@ type DB struct {
 	stmts  stmts
 	// wstmts are the SQLite write connection's prepared statements.
 	wstmts stmts
+	// hooks caches HookTarget's answers.
+	hooks hookCache
 }
 
 // IsPostgres reports whether dsn names a PostgreSQL database.

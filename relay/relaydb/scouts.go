@@ -36,6 +36,10 @@ func (d *DB) ApplyOnce(ctx context.Context, userID, opID string, apply func(tx *
 			userID, opID, string(result), d.now().UnixMilli())
 		return err
 	})
+	// UpsertScout and DisableScout run in apply: whatever it did, this
+	// process's webhook answers for the user are read again (after the
+	// commit, see hookTargetsChanged).
+	d.hooks.forgetUser(userID)
 	if err != nil {
 		return nil, false, fmt.Errorf("relaydb: config operation %s: %w", opID, err)
 	}
@@ -43,7 +47,7 @@ func (d *DB) ApplyOnce(ctx context.Context, userID, opID string, apply func(tx *
 }
 
 // UpsertScout creates or updates a user's cloud scout inside an ApplyOnce
-// transaction. A scout id owned by another user is refused, and so is a
+// transaction (which forgets the user's cached webhook answers after it). A scout id owned by another user is refused, and so is a
 // change of kind: a webhook's row would carry a mailbox nothing reads, or
 // a Gmail scout lose its mode, while the desktop is told all is well.
 func (d *DB) UpsertScout(ctx context.Context, tx *sql.Tx, s relay.CloudScout) error {
@@ -62,6 +66,9 @@ func (d *DB) UpsertScout(ctx context.Context, tx *sql.Tx, s relay.CloudScout) er
 		if err != nil {
 			return err
 		}
+		if err := d.hookTargetsChanged(ctx, tx, s.UserID); err != nil {
+			return err
+		}
 		return d.setGmail(ctx, tx, s)
 	case err != nil:
 		return err
@@ -77,10 +84,14 @@ func (d *DB) UpsertScout(ctx context.Context, tx *sql.Tx, s relay.CloudScout) er
 	if err != nil {
 		return err
 	}
+	if err := d.hookTargetsChanged(ctx, tx, s.UserID); err != nil {
+		return err
+	}
 	return d.setGmail(ctx, tx, s)
 }
 
-// DisableScout disables a user's scout inside an ApplyOnce transaction.
+// DisableScout disables a user's scout inside an ApplyOnce transaction
+// (which forgets the user's cached webhook answers after it).
 func (d *DB) DisableScout(ctx context.Context, tx *sql.Tx, userID, scoutID string) error {
 	res, err := tx.ExecContext(ctx, d.q(`UPDATE cloud_scouts SET enabled = ?, updated_at = ? WHERE id = ? AND user_id = ?`),
 		false, d.now().UnixMilli(), scoutID, userID)
@@ -90,7 +101,7 @@ func (d *DB) DisableScout(ctx context.Context, tx *sql.Tx, userID, scoutID strin
 	if n, _ := res.RowsAffected(); n == 0 {
 		return notFound("scout", scoutID)
 	}
-	return nil
+	return d.hookTargetsChanged(ctx, tx, userID)
 }
 
 func nullStr(s string) any {

@@ -277,14 +277,22 @@ func (s *Server) listenOnce(ctx context.Context) (listening bool, err error) {
 		return false, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	if _, err := conn.Exec(ctx, "LISTEN "+relaydb.NotifyChannel); err != nil {
+	if _, err := conn.Exec(ctx, "LISTEN "+relaydb.NotifyChannel+"; LISTEN "+relaydb.HookChannel); err != nil {
 		return false, err
 	}
 	s.hub.notifyAll()
+	// Webhook answers are cached only while changes made elsewhere are
+	// heard; whatever was missed before is forgotten.
+	s.db.HookTargetsShared(true)
+	defer s.db.HookTargetsShared(false)
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
 			return true, err
+		}
+		if n.Channel == relaydb.HookChannel {
+			s.db.ForgetHookTargets(n.Payload)
+			continue
 		}
 		// One notification per transaction names every user it queued
 		// rows for.
