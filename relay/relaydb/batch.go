@@ -186,11 +186,17 @@ func (d *DB) writeBatch(ctx context.Context, reqs []*writeReq) ([]writeRes, erro
 	var err error
 	for attempt := 1; ; attempt++ {
 		now := d.now().UTC().Truncate(time.Millisecond)
-		err = d.tx(ctx, func(tx *sql.Tx) error {
-			var err error
-			res, users, err = d.writeBatchTx(ctx, tx, now, reqs)
-			return err
-		})
+		handled := false
+		if d.db.Dialect == store.Postgres {
+			res, users, handled, err = d.writeBatchPG(ctx, now, reqs)
+		}
+		if !handled {
+			err = d.tx(ctx, func(tx *sql.Tx) error {
+				var err error
+				res, users, err = d.writeBatchTx(ctx, tx, now, reqs)
+				return err
+			})
+		}
 		if err == nil || attempt == 3 || !isUniqueViolation(err) {
 			break
 		}
@@ -211,67 +217,58 @@ type keyRow struct {
 	created int64
 }
 
-// writeBatchTx does a batch's work inside its transaction and returns each
-// request's answer and the users whose rows it queued.
-func (d *DB) writeBatchTx(ctx context.Context, tx *sql.Tx, now time.Time, reqs []*writeReq) ([]writeRes, []string, error) {
-	res := make([]writeRes, len(reqs))
-	keys, err := d.existingKeys(ctx, tx, reqs)
-	if err != nil {
-		return nil, nil, err
-	}
-	refs, err := d.existingRefs(ctx, tx, reqs)
-	if err != nil {
-		return nil, nil, err
-	}
-	// dupOf[i] is the earlier request of the batch that request i
-	// repeats (same key or ref), or -1.
-	dupOf := make([]int, len(reqs))
+// batchPlan is what a batch will do, decided from its requests and the
+// keys and refs already stored.
+type batchPlan struct {
+	res   []writeRes // the new rows of fresh requests (without their seq yet)
+	dupOf []int      // the earlier request of the batch that request i repeats, or -1
+	fresh []int      // requests that queue a new row
+	// perUser counts the new rows per user; hints lists the push hints.
+	perUser map[string]int
+	hints   []int
+	// stored maps a request to the id of the stored row it repeats;
+	// expired lists idempotency keys past their TTL, to forget first.
+	stored  map[int]string
+	expired []scoutKey
+}
+
+// planBatch decides, without the database, what each request of a batch
+// does given the keys and refs already stored.
+func planBatch(reqs []*writeReq, keys map[scoutKey]keyRow, refs map[scoutKey]string, now time.Time) *batchPlan {
+	p := &batchPlan{res: make([]writeRes, len(reqs)), dupOf: make([]int, len(reqs)), perUser: map[string]int{}, stored: map[int]string{}}
 	byKey, byRef := map[scoutKey]int{}, map[scoutKey]int{}
-	var fresh []int // requests that queue a new row
-	perUser := map[string]int{}
-	var hints []int
 	for i, r := range reqs {
-		dupOf[i] = -1
+		p.dupOf[i] = -1
 		if r.hint != nil {
-			hints = append(hints, i)
+			p.hints = append(p.hints, i)
 			continue
 		}
 		it := r.item
 		k := scoutKey{it.ScoutID, it.IdempotencyKeyHash}
 		if it.IdempotencyKeyHash != "" {
 			if j, ok := byKey[k]; ok {
-				dupOf[i] = j
+				p.dupOf[i] = j
 				continue
 			}
 			byKey[k] = i
 			if kr, ok := keys[k]; ok {
 				if now.Sub(time.UnixMilli(kr.created)) < IdempotencyTTL {
-					row, err := d.queueRow(ctx, tx, kr.queueID, "")
-					if err != nil {
-						return nil, nil, fmt.Errorf("row of idempotency key: %w", err)
-					}
-					res[i] = writeRes{row: row, dup: true}
+					p.stored[i] = kr.queueID
 					continue
 				}
 				// Expired key: forget it and queue anew.
-				if _, err := tx.ExecContext(ctx, d.q(`DELETE FROM hook_requests WHERE scout_id = ? AND key_hash = ?`), it.ScoutID, it.IdempotencyKeyHash); err != nil {
-					return nil, nil, fmt.Errorf("forget expired idempotency key: %w", err)
-				}
+				p.expired = append(p.expired, k)
 			}
 		}
 		if it.SourceRef != "" {
 			rk := scoutKey{it.ScoutID, it.SourceRef}
 			if j, ok := byRef[rk]; ok {
-				dupOf[i] = j
+				p.dupOf[i] = j
 				continue
 			}
 			byRef[rk] = i
 			if id, ok := refs[rk]; ok {
-				row, err := d.queueRow(ctx, tx, id, "")
-				if err != nil {
-					return nil, nil, fmt.Errorf("row of source ref: %w", err)
-				}
-				res[i] = writeRes{row: row, dup: true}
+				p.stored[i] = id
 				continue
 			}
 		}
@@ -280,36 +277,72 @@ func (d *DB) writeBatchTx(ctx context.Context, tx *sql.Tx, now time.Time, reqs [
 		if ref == "" {
 			ref = id
 		}
-		res[i].row = relay.QueueItem{ID: id, UserID: it.UserID, ScoutID: it.ScoutID, SourceType: it.SourceType, SourceRef: ref,
+		p.res[i].row = relay.QueueItem{ID: id, UserID: it.UserID, ScoutID: it.ScoutID, SourceType: it.SourceType, SourceRef: ref,
 			Verdict: it.Verdict, Reason: it.Reason, Path: it.Path, Status: relay.StatusQueued, TriagedAt: now, ExpiresAt: now.Add(relay.QueueTTL)}
-		fresh = append(fresh, i)
-		perUser[it.UserID]++
+		p.fresh = append(p.fresh, i)
+		p.perUser[it.UserID]++
 	}
-	users, err := d.allocateSeqs(ctx, tx, perUser)
-	if err != nil {
-		return nil, nil, err
+	return p
+}
+
+// users is the users the batch queues rows for, sorted.
+func (p *batchPlan) users() []string {
+	out := make([]string, 0, len(p.perUser))
+	for u := range p.perUser {
+		out = append(out, u)
 	}
-	for _, i := range fresh {
+	slices.Sort(out)
+	return out
+}
+
+// answer gives fresh rows their sequences (first[u] is user u's first of
+// the block) and repeated requests their first request's answer.
+func (p *batchPlan) answer(reqs []*writeReq, first map[string]int64) []writeRes {
+	for _, i := range p.fresh {
 		u := reqs[i].item.UserID
-		res[i].row.Seq = users[u]
-		users[u]++
+		p.res[i].row.Seq = first[u]
+		first[u]++
 	}
-	woken := make([]string, 0, len(users))
-	for u := range users {
-		woken = append(woken, u)
+	for i, j := range p.dupOf {
+		if j >= 0 {
+			p.res[i] = writeRes{row: p.res[j].row, dup: true}
+		}
 	}
-	slices.Sort(woken)
-	notified, err := d.insertRows(ctx, tx, reqs, res, fresh, now, woken)
+	return p.res
+}
+
+// writeBatchTx does a batch's work inside its transaction and returns each
+// request's answer and the users whose rows it queued.
+func (d *DB) writeBatchTx(ctx context.Context, tx *sql.Tx, now time.Time, reqs []*writeReq) ([]writeRes, []string, error) {
+	keys, refs, err := d.existing(ctx, txQuerier{d, tx}, reqs)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := d.insertHints(ctx, tx, reqs, hints, now); err != nil {
+	p := planBatch(reqs, keys, refs, now)
+	for i, id := range p.stored {
+		row, err := d.queueRow(ctx, tx, id, "")
+		if err != nil {
+			return nil, nil, fmt.Errorf("row repeated by a request: %w", err)
+		}
+		p.res[i] = writeRes{row: row, dup: true}
+	}
+	for _, k := range p.expired {
+		if _, err := tx.ExecContext(ctx, d.q(`DELETE FROM hook_requests WHERE scout_id = ? AND key_hash = ?`), k.scout, k.key); err != nil {
+			return nil, nil, fmt.Errorf("forget expired idempotency key: %w", err)
+		}
+	}
+	first, err := d.allocateSeqs(ctx, tx, p.perUser)
+	if err != nil {
 		return nil, nil, err
 	}
-	for i, j := range dupOf {
-		if j >= 0 {
-			res[i] = writeRes{row: res[j].row, dup: true}
-		}
+	woken := p.users()
+	res := p.answer(reqs, first)
+	notified, err := d.insertRows(ctx, tx, reqs, res, p.fresh, now, woken)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := d.insertHints(ctx, tx, reqs, p.hints, now); err != nil {
+		return nil, nil, err
 	}
 	if !notified {
 		if err := d.notifyInTx(ctx, tx, woken); err != nil {
@@ -319,75 +352,71 @@ func (d *DB) writeBatchTx(ctx context.Context, tx *sql.Tx, now time.Time, reqs [
 	return res, woken, nil
 }
 
-// existingKeys reads the remembered idempotency keys the batch's items
-// carry.
-func (d *DB) existingKeys(ctx context.Context, tx *sql.Tx, reqs []*writeReq) (map[scoutKey]keyRow, error) {
-	out := map[scoutKey]keyRow{}
-	var args []any
-	seen := map[scoutKey]bool{}
-	for _, r := range reqs {
-		if r.item == nil || r.item.IdempotencyKeyHash == "" {
-			continue
-		}
-		k := scoutKey{r.item.ScoutID, r.item.IdempotencyKeyHash}
-		if !seen[k] {
-			seen[k] = true
-			args = append(args, k.scout, k.key)
-		}
-	}
-	if len(args) == 0 {
-		return out, nil
-	}
-	rows, err := d.txQuery(ctx, tx, `SELECT scout_id, key_hash, queue_id, created_at FROM hook_requests
-		WHERE (scout_id, key_hash) IN (VALUES `+valuesList(len(args)/2, 2)+`)`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("read idempotency keys: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var k scoutKey
-		var kr keyRow
-		if err := rows.Scan(&k.scout, &k.key, &kr.queueID, &kr.created); err != nil {
-			return nil, fmt.Errorf("read idempotency keys: %w", err)
-		}
-		out[k] = kr
-	}
-	return out, rows.Err()
+// querier runs a query in a transaction (txQuerier) or on its own.
+type querier interface {
+	query(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-// existingRefs reads the rows already queued for the batch's source refs.
-func (d *DB) existingRefs(ctx context.Context, tx *sql.Tx, reqs []*writeReq) (map[scoutKey]string, error) {
-	out := map[scoutKey]string{}
-	var args []any
-	seen := map[scoutKey]bool{}
+type txQuerier struct {
+	d  *DB
+	tx *sql.Tx
+}
+
+func (t txQuerier) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return t.d.txQuery(ctx, t.tx, query, args...)
+}
+
+// existing reads, in one statement, the remembered idempotency keys and
+// the rows already queued for the source refs that the batch's items
+// carry.
+func (d *DB) existing(ctx context.Context, q querier, reqs []*writeReq) (map[scoutKey]keyRow, map[scoutKey]string, error) {
+	keys, refs := map[scoutKey]keyRow{}, map[scoutKey]string{}
+	var keyArgs, refArgs []any
+	seenKey, seenRef := map[scoutKey]bool{}, map[scoutKey]bool{}
 	for _, r := range reqs {
-		if r.item == nil || r.item.SourceRef == "" {
+		if r.item == nil {
 			continue
 		}
-		k := scoutKey{r.item.ScoutID, r.item.SourceRef}
-		if !seen[k] {
-			seen[k] = true
-			args = append(args, k.scout, k.key)
+		if k := (scoutKey{r.item.ScoutID, r.item.IdempotencyKeyHash}); k.key != "" && !seenKey[k] {
+			seenKey[k] = true
+			keyArgs = append(keyArgs, k.scout, k.key)
+		}
+		if k := (scoutKey{r.item.ScoutID, r.item.SourceRef}); k.key != "" && !seenRef[k] {
+			seenRef[k] = true
+			refArgs = append(refArgs, k.scout, k.key)
 		}
 	}
-	if len(args) == 0 {
-		return out, nil
+	var parts []string
+	if len(keyArgs) > 0 {
+		parts = append(parts, `SELECT 1, scout_id, key_hash, queue_id, created_at FROM hook_requests
+			WHERE (scout_id, key_hash) IN (VALUES `+valuesList(len(keyArgs)/2, 2)+`)`)
 	}
-	rows, err := d.txQuery(ctx, tx, `SELECT scout_id, source_msg_ref, id FROM triage_queue
-		WHERE (scout_id, source_msg_ref) IN (VALUES `+valuesList(len(args)/2, 2)+`)`, args...)
+	if len(refArgs) > 0 {
+		parts = append(parts, `SELECT 2, scout_id, source_msg_ref, id, 0 FROM triage_queue
+			WHERE (scout_id, source_msg_ref) IN (VALUES `+valuesList(len(refArgs)/2, 2)+`)`)
+	}
+	if len(parts) == 0 {
+		return keys, refs, nil
+	}
+	rows, err := q.query(ctx, strings.Join(parts, " UNION ALL "), append(keyArgs, refArgs...)...)
 	if err != nil {
-		return nil, fmt.Errorf("read source refs: %w", err)
+		return nil, nil, fmt.Errorf("read idempotency keys and source refs: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
+		var kind int
 		var k scoutKey
-		var id string
-		if err := rows.Scan(&k.scout, &k.key, &id); err != nil {
-			return nil, fmt.Errorf("read source refs: %w", err)
+		var kr keyRow
+		if err := rows.Scan(&kind, &k.scout, &k.key, &kr.queueID, &kr.created); err != nil {
+			return nil, nil, fmt.Errorf("read idempotency keys and source refs: %w", err)
 		}
-		out[k] = id
+		if kind == 1 {
+			keys[k] = kr
+		} else {
+			refs[k] = kr.queueID
+		}
 	}
-	return out, rows.Err()
+	return keys, refs, rows.Err()
 }
 
 // allocateSeqs takes a block of sequence numbers per user, users in a
