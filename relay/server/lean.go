@@ -83,6 +83,10 @@ func newReadWaiter(c net.Conn, br *bufio.Reader) *readWaiter {
 	return &readWaiter{rc: rc, br: br}
 }
 
+// buffered reports whether the WebSocket library's reader holds bytes
+// not yet read: a wait on the connection would not see them.
+func (w *readWaiter) buffered() bool { return w != nil && w.br.Buffered() > 0 }
+
 // wait returns when a read would not block (data, end of stream or an
 // error to report), or with the error that ended the connection.
 func (w *readWaiter) wait() error {

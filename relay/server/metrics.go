@@ -23,7 +23,7 @@ type metrics struct {
 	connsRefused *prometheus.CounterVec
 }
 
-func newMetrics(db *relaydb.DB) *metrics {
+func newMetrics(db *relaydb.DB, parked func() int) *metrics {
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		connections: prometheus.NewGauge(prometheus.GaugeOpts{Name: "scouts_relay_connections",
@@ -46,7 +46,9 @@ func newMetrics(db *relaydb.DB) *metrics {
 	}
 	m.reg.MustRegister(m.connections, m.deliveries, m.acks, m.pushToAck, m.hookRequests, m.frames, m.pushes, m.connsRefused,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		queueDepth{db: db})
+		queueDepth{db: db},
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "scouts_relay_sessions_parked",
+			Help: "Idle device sessions waiting without a goroutine of their own."}, func() float64 { return float64(parked()) }))
 	return m
 }
 

@@ -14,20 +14,31 @@ import (
 	"github.com/scouts-hq/scouts/scouts"
 )
 
-// readLoop reads the device's frames until the connection ends. Each
+// readLoop reads the device's frames until the connection ends or the
+// session is parked while idle (see parker). Each
 // frame is handled on the server's worker pool while this goroutine waits
 // (frames are handled in order), so that the database and JSON work does
 // not grow the stack this goroutine keeps while the device is idle; the
 // answers are queued here, where waiting for room slows this device only.
-func (s *session) readLoop() {
+func (s *session) readLoop() { s.readFrames(false) }
+
+// readFrames is readLoop; woken says the parker started it because the
+// connection is readable, so it reads before parking again.
+func (s *session) readFrames(woken bool) {
 	// A read whose context ends drops the TCP connection without a close
 	// frame, and the device would see a bare EOF instead of why the session
 	// ended (4001 revoked, 1001 going away). So reads are not cancelled with
 	// the session: the session's close handshake ends this read.
 	rctx := context.WithoutCancel(s.ctx)
 	for {
-		// Idle here; if the connection was closed meanwhile, the read
-		// below reports how.
+		// Idle: parked without a goroutine, this one ends and another
+		// starts when the device sends something. Otherwise idle here;
+		// if the connection was closed meanwhile, the read below reports
+		// how.
+		if !woken && !s.waiter.buffered() && s.srv.parker.park(s) {
+			return
+		}
+		woken = false
 		s.waiter.wait()
 		_, b, err := s.conn.Read(rctx)
 		if err != nil {

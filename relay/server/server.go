@@ -76,6 +76,7 @@ type Server struct {
 	metrics *metrics
 	mux     *http.ServeMux
 	workers *workers
+	parker  *parker
 	// sealer seals webhook items for devices that open batch-v1.
 	sealer sealbox.Sealer
 
@@ -121,11 +122,12 @@ func New(cfg Config) *Server {
 	}
 	cfg.PublicURL = strings.TrimSuffix(cfg.PublicURL, "/")
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{cfg: cfg, db: cfg.DB, log: cfg.Logger, hub: newHub(), metrics: newMetrics(cfg.DB),
+	parker := newParker()
+	s := &Server{cfg: cfg, db: cfg.DB, log: cfg.Logger, hub: newHub(), metrics: newMetrics(cfg.DB, parker.count),
 		mux: http.NewServeMux(), baseCtx: ctx, cancelBase: cancel,
 		// Enough for database calls to overlap (PostgreSQL's pool holds 20);
 		// a worker without work for a minute leaves.
-		workers: newWorkers(16, time.Minute)}
+		workers: newWorkers(16, time.Minute), parker: parker}
 	// In-process wake-ups (SQLite, and this instance's own commits).
 	cfg.DB.OnQueued(s.hub.notify)
 	s.mux.HandleFunc("GET /api/v1/device", s.handleDevice)

@@ -43,6 +43,7 @@ type session struct {
 	srv    *Server
 	conn   *websocket.Conn
 	waiter *readWaiter // nil: the connection offers no descriptor to wait on
+	parkID uint64      // its id in the server's parker while parked (guarded by the parker), or 0
 	dev    relay.Device
 	ctx    context.Context
 	cancel context.CancelFunc // ends the session
@@ -208,6 +209,9 @@ func (s *Server) handleDevice(w http.ResponseWriter, r *http.Request) {
 // connection with the session's close code.
 func (s *session) finish() {
 	s.hb.Stop()
+	// Out of the idle set first: the close handshake below reads the
+	// connection itself.
+	s.srv.parker.forget(s)
 	s.wmu.Lock()
 	s.closing = true
 	s.cond.Broadcast()
