@@ -9,7 +9,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/olebedev/when"
 	"github.com/olebedev/when/rules"
 	"github.com/olebedev/when/rules/common"
 	"github.com/olebedev/when/rules/en"
@@ -33,12 +32,12 @@ type hit struct {
 	yearSaid   bool
 }
 
-var dateParser = sync.OnceValue(func() *when.Parser {
-	p := when.New(&rules.Options{Distance: 5, MatchByOrder: true})
+// dateParser is built on first use: the agent at rest reads no text.
+var dateParser = sync.OnceValue(func() *parser {
 	// en.All, in its order, each behind the words it cannot match without:
 	// the library runs every rule's regular expression over the whole text,
 	// and the month rule alone costs about 1 µs a byte.
-	p.Add(
+	return &parser{opts: rules.Options{Distance: 5, MatchByOrder: true}, rules: []rules.Rule{
 		gated{en.Weekday(rules.Override), weekdayStems},
 		gated{en.CasualDate(rules.Override), []string{"now", "today", "tonight", "night", "tomorrow", "tmr", "yesterday"}},
 		gated{en.CasualTime(rules.Override), []string{"morning", "afternoon", "evening", "noon"}},
@@ -48,9 +47,8 @@ var dateParser = sync.OnceValue(func() *when.Parser {
 		gated{en.PastTime(rules.Override), []string{"ago"}},
 		gated{en.ExactMonthDate(rules.Override), monthStems},
 		gated{slashDMY(), []string{"/", "\\"}},
-		gated{nextWeek, []string{"week"}},
-	)
-	return p
+		gated{nextWeek(), []string{"week"}},
+	}}
 })
 
 var (
@@ -123,19 +121,21 @@ func slashDMY() rules.Rule {
 // library lacks; it goes through the library's own rule interface, and
 // leaves "Thursday next week" to the library's weekday rule (which reads it
 // as the coming Thursday).
-var nextWeek = &rules.F{
-	RegExp: regexp.MustCompile(`(?i)(?:\W|^)(next\s+week)(?:\W|$)`),
-	Applier: func(m *rules.Match, c *rules.Context, o *rules.Options, ref time.Time) (bool, error) {
-		if c.Duration != 0 || c.Weekday != nil || c.Day != nil {
-			return false, nil
-		}
-		days := (8 - int(ref.Weekday())) % 7
-		if days == 0 {
-			days = 7
-		}
-		c.Duration += time.Duration(days) * 24 * time.Hour
-		return true, nil
-	},
+func nextWeek() rules.Rule {
+	return &rules.F{
+		RegExp: regexp.MustCompile(`(?i)(?:\W|^)(next\s+week)(?:\W|$)`),
+		Applier: func(m *rules.Match, c *rules.Context, o *rules.Options, ref time.Time) (bool, error) {
+			if c.Duration != 0 || c.Weekday != nil || c.Day != nil {
+				return false, nil
+			}
+			days := (8 - int(ref.Weekday())) % 7
+			if days == 0 {
+				days = 7
+			}
+			c.Duration += time.Duration(days) * 24 * time.Hour
+			return true, nil
+		},
+	}
 }
 
 // trap is a kind of number that must never become a date, with the bytes
@@ -145,29 +145,38 @@ type trap struct {
 	re    *regexp.Regexp
 }
 
-var (
-	// traps are amounts, percentages, sizes, phone numbers, references and
-	// version numbers. Text is lower case when they run.
-	traps = []trap{
-		{"$€£", regexp.MustCompile(`[$€£]\s?\d(?:[\d .,']*\d)?`)},                                                                  // $89.99, € 1 200
-		{"", regexp.MustCompile(`\b\d{1,3}(?:[ .,'’]\d{3})*(?:[.,]\d+)?\s?(?:%|€|\$|£|(?:eur|usd|gbp|chf|kb|mb|gb|tb|units?)\b)`)}, // 1 200 eur, 12.5 %
-		{"+", regexp.MustCompile(`\+\d[\d ().-]{6,}\d`)},                                                                           // +33 6 12 34 56 78
-		{" ", regexp.MustCompile(`\b\d{3,4}(?: \d{2,4}){2,}\b`)},                                                                   // 0800 123 456
-		{"#", regexp.MustCompile(`#\d+`)},                                                                                          // #4471
-		{".", regexp.MustCompile(`\bv?\d+\.\d+\.\d{1,3}(?:\.\d+)*\b`)},                                                             // 2.4.1, not 24.12.2026
-		{"ev", regexp.MustCompile(`\b(?:version|release|v)\s?\d+(?:\.\d+)*\b`)},                                                    // version 10.12
+// textPatterns are the expressions prepare runs, compiled on first use
+// (the agent at rest reads no text).
+type textPatterns struct {
+	traps                          []trap
+	isoDate, dottedDate, monthYear *regexp.Regexp
+}
+
+var patterns = sync.OnceValue(func() *textPatterns {
+	return &textPatterns{
+		// traps are amounts, percentages, sizes, phone numbers, references and
+		// version numbers. Text is lower case when they run.
+		traps: []trap{
+			{"$€£", regexp.MustCompile(`[$€£]\s?\d(?:[\d .,']*\d)?`)},                                                                  // $89.99, € 1 200
+			{"", regexp.MustCompile(`\b\d{1,3}(?:[ .,'’]\d{3})*(?:[.,]\d+)?\s?(?:%|€|\$|£|(?:eur|usd|gbp|chf|kb|mb|gb|tb|units?)\b)`)}, // 1 200 eur, 12.5 %
+			{"+", regexp.MustCompile(`\+\d[\d ().-]{6,}\d`)},                                                                           // +33 6 12 34 56 78
+			{" ", regexp.MustCompile(`\b\d{3,4}(?: \d{2,4}){2,}\b`)},                                                                   // 0800 123 456
+			{"#", regexp.MustCompile(`#\d+`)},                                                                                          // #4471
+			{".", regexp.MustCompile(`\bv?\d+\.\d+\.\d{1,3}(?:\.\d+)*\b`)},                                                             // 2.4.1, not 24.12.2026
+			{"ev", regexp.MustCompile(`\b(?:version|release|v)\s?\d+(?:\.\d+)*\b`)},                                                    // version 10.12
+		},
+
+		// when reads 2026-12-15 as the time 12:15 and ignores 15.12.2026; both
+		// are given to it as 15/12/2026, which it reads with the year.
+		isoDate:    regexp.MustCompile(`\b((?:19|20)\d\d)-(\d\d)-(\d\d)\b`),
+		dottedDate: regexp.MustCompile(`\b(\d{1,2})\.(\d{1,2})\.((?:19|20)\d\d)\b`),
+
+		// when takes the year in "15 December 2026" for a day and gives up, and
+		// drops it from "December 15, 2026": the year is hidden and kept aside.
+		monthYear: regexp.MustCompile(`(?i)\b` + en.MONTH_OFFSET_PATTERN +
+			`(?:\s+\d{1,2}(?:st|nd|rd|th)?)?,?\s+((?:19|20)\d\d)\b`),
 	}
-
-	// when reads 2026-12-15 as the time 12:15 and ignores 15.12.2026; both
-	// are given to it as 15/12/2026, which it reads with the year.
-	isoDate    = regexp.MustCompile(`\b((?:19|20)\d\d)-(\d\d)-(\d\d)\b`)
-	dottedDate = regexp.MustCompile(`\b(\d{1,2})\.(\d{1,2})\.((?:19|20)\d\d)\b`)
-
-	// when takes the year in "15 December 2026" for a day and gives up, and
-	// drops it from "December 15, 2026": the year is hidden and kept aside.
-	monthYear = regexp.MustCompile(`(?i)\b` + en.MONTH_OFFSET_PATTERN +
-		`(?:\s+\d{1,2}(?:st|nd|rd|th)?)?,?\s+((?:19|20)\d\d)\b`)
-)
+})
 
 // prepare returns a stretch of text as the library should read it (same
 // length, same offsets) and the explicit years found after month names, by
@@ -179,8 +188,9 @@ func prepare(s string) (string, map[int]int) {
 	if !hasDigit(s) {
 		return s, nil
 	}
+	pt := patterns()
 	b := []byte(s)
-	for _, t := range traps {
+	for _, t := range pt.traps {
 		if t.needs != "" && !strings.ContainsAny(s, t.needs) {
 			continue
 		}
@@ -190,10 +200,10 @@ func prepare(s string) (string, map[int]int) {
 	}
 	s = string(b)
 	if strings.Contains(s, "-") {
-		s = isoDate.ReplaceAllString(s, "$3/$2/$1")
+		s = pt.isoDate.ReplaceAllString(s, "$3/$2/$1")
 	}
 	if strings.Contains(s, ".") {
-		s = dottedDate.ReplaceAllStringFunc(s, func(m string) string {
+		s = pt.dottedDate.ReplaceAllStringFunc(s, func(m string) string {
 			return strings.ReplaceAll(m, ".", "/")
 		})
 	}
@@ -202,7 +212,7 @@ func prepare(s string) (string, map[int]int) {
 	}
 	var years map[int]int
 	b = []byte(s)
-	for _, m := range monthYear.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range pt.monthYear.FindAllStringSubmatchIndex(s, -1) {
 		y, _ := strconv.Atoi(s[m[2]:m[3]])
 		if years == nil {
 			years = map[int]int{}
