@@ -180,11 +180,26 @@ func (r *runner) end() {
 // serves, recorded when it finishes so that a run cut short by a crash is
 // caught up at the next start. The run goes into the scout's history with
 // trig and the definition version in force once it holds the lock.
+//
+// The run is announced last: once recorded, its lock released and no
+// longer counted in RunStatus. A window answers "scout.run" by reading the
+// scout again; announced earlier, it read the run as still in progress and
+// kept showing it so.
 func (r *runner) run(ctx context.Context, log *slog.Logger, fired time.Time, trig RunTrigger) {
-	defer r.end()
-	runCtx, release, ok := r.lock(ctx, log, trig)
-	if !ok {
-		return
+	done, ok := r.runLocked(ctx, log, fired, trig)
+	r.end()
+	if ok {
+		r.e.announceRun(done)
+	}
+}
+
+// runLocked is run up to its announcement: it returns the run as recorded,
+// and false when there is nothing to announce (the scout stopped while the
+// run waited for its lock).
+func (r *runner) runLocked(ctx context.Context, log *slog.Logger, fired time.Time, trig RunTrigger) (Run, bool) {
+	runCtx, release, instead := r.lock(ctx, log, trig)
+	if runCtx == nil {
+		return instead, instead.ID != ""
 	}
 	defer release()
 	run := r.e.startRun(ctx, r.scout.ID, trig)
@@ -200,8 +215,7 @@ func (r *runner) run(ctx context.Context, log *slog.Logger, fired time.Time, tri
 	if ctx.Err() != nil {
 		// Stopped mid-run: the cursor did not advance, nothing is lost.
 		run.Outcome = RunStopped
-		r.e.finishRun(ctx, run)
-		return
+		return r.e.storeRun(ctx, run), true
 	}
 	if err != nil && runCtx.Err() != nil && errors.Is(context.Cause(runCtx), ErrLockLost) {
 		err = fmt.Errorf("run abandoned: %w", ErrLockLost)
@@ -211,20 +225,23 @@ func (r *runner) run(ctx context.Context, log *slog.Logger, fired time.Time, tri
 		log.Warn("scout run failed", "err", err)
 		run.Outcome, run.Error = RunFailed, err.Error()
 	}
-	r.e.finishRun(ctx, run)
+	run = r.e.storeRun(ctx, run)
 	if !fired.IsZero() {
 		r.setLastScheduled(fired)
 	}
+	return run, true
 }
 
 // lock takes the scout's run lock (none under allow, or without a
 // RunState), waiting while another live holder runs it — or giving up at
 // once under skip. The returned context ends if the lock is lost, so a
 // run that is no longer the holder stops before it moves any cursor.
-func (r *runner) lock(ctx context.Context, log *slog.Logger, trig RunTrigger) (context.Context, func(), bool) {
+// Without the lock the context is nil, and instead is the run recorded in
+// its place (failed, skipped) for the caller to announce, zero if none.
+func (r *runner) lock(ctx context.Context, log *slog.Logger, trig RunTrigger) (_ context.Context, release func(), instead Run) {
 	rs := r.e.cfg.RunState
 	if rs == nil || r.policy == OverlapAllow {
-		return ctx, func() {}, true
+		return ctx, func() {}, Run{}
 	}
 	waited := false
 	for {
@@ -234,9 +251,9 @@ func (r *runner) lock(ctx context.Context, log *slog.Logger, trig RunTrigger) (c
 				log.Warn("scout run lock unavailable; run not started", "err", err)
 				run := r.e.startRun(ctx, r.scout.ID, trig)
 				run.Outcome, run.Error = RunFailed, fmt.Errorf("the run lock could not be taken: %w", err).Error()
-				r.e.finishRun(ctx, run)
+				return nil, nil, r.e.storeRun(ctx, run)
 			}
-			return nil, nil, false
+			return nil, nil, Run{}
 		}
 		if g.Acquired {
 			if g.TookOver != "" {
@@ -248,8 +265,7 @@ func (r *runner) lock(ctx context.Context, log *slog.Logger, trig RunTrigger) (c
 		if r.policy == OverlapSkip {
 			note := "Another process (" + g.Holder + ") is running the scout; skipped (the scout's overlap policy is skip)"
 			r.audit(AuditRunSkipped, OutcomeSkipped, note)
-			r.e.skippedRun(r.scout.ID, trig, note)
-			return nil, nil, false
+			return nil, nil, r.e.storeSkipped(r.scout.ID, trig, note)
 		}
 		if !waited {
 			log.Info("scout run waits for its lock", "holder", g.Holder)
@@ -259,7 +275,7 @@ func (r *runner) lock(ctx context.Context, log *slog.Logger, trig RunTrigger) (c
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return nil, nil, false
+			return nil, nil, Run{}
 		case <-t.C:
 		}
 	}
@@ -288,7 +304,7 @@ func (r *runner) lock(ctx context.Context, log *slog.Logger, trig RunTrigger) (c
 			}
 		}
 	}()
-	release := func() {
+	release = func() {
 		close(stopped)
 		hb.Wait()
 		cancel(nil)
@@ -296,7 +312,7 @@ func (r *runner) lock(ctx context.Context, log *slog.Logger, trig RunTrigger) (c
 			log.Warn("scout run lock release failed; it goes stale", "err", err)
 		}
 	}
-	return runCtx, release, true
+	return runCtx, release, Run{}
 }
 
 // schedule fires the scout at its cron times, after catching up a run
@@ -325,8 +341,8 @@ func (r *runner) schedule(ctx context.Context, log *slog.Logger) {
 		} else {
 			note := "The run scheduled for " + when + " was missed while the agent was off; waiting for the next scheduled time (catch-up skip)"
 			r.audit(AuditRunSkipped, OutcomeSkipped, note)
-			r.e.skippedRun(r.scout.ID, TriggerCatchUp, note)
 			r.setLastScheduled(now)
+			r.e.skippedRun(r.scout.ID, TriggerCatchUp, note)
 		}
 	}
 	prev := now

@@ -98,6 +98,28 @@ type runHarness struct {
 	now    atomic.Pointer[time.Time]
 	stale  time.Duration
 	gone   sync.Map // holder instance → reason it is gone
+	// refused, when set, hears of each lock the engine asked for and was
+	// refused.
+	refused chan<- scouts.LockGrant
+	// events are the engine's live events; until looks again after each.
+	events chan scouts.Event
+	// announced is the scout's run status as each of its runs was
+	// announced: what a window reading the scout on the event sees.
+	announcedMu sync.Mutex
+	announced   []announcement
+}
+
+// announcement is what a window reading the scout as a run is announced
+// sees: its runs in progress and the run locks held.
+type announcement struct {
+	status scouts.RunStatus
+	locks  int
+}
+
+func (h *runHarness) announcements() []announcement {
+	h.announcedMu.Lock()
+	defer h.announcedMu.Unlock()
+	return append([]announcement(nil), h.announced...)
 }
 
 func newRunHarness(t *testing.T, sched scouts.Schedule, items ...string) *runHarness {
@@ -108,7 +130,7 @@ func newRunHarness(t *testing.T, sched scouts.Schedule, items ...string) *runHar
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	h := &runHarness{t: t, db: db, src: newGatedSource(items...), stale: time.Minute}
+	h := &runHarness{t: t, db: db, src: newGatedSource(items...), stale: time.Minute, events: make(chan scouts.Event, 1000)}
 	now := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 	h.now.Store(&now)
 	h.scout = scouts.Scout{ID: scouts.NewID("sc"), Kind: scouts.KindFolder, Name: "Test", Enabled: true, Review: true,
@@ -134,9 +156,51 @@ func (h *runHarness) runState(instance string) scouts.RunState {
 		}})
 }
 
+// emit is the engine's Emit: it keeps the run status at each run's
+// announcement and passes the event on. It never blocks: a test that sees
+// more than the channel holds has lost nothing but wake-ups, and until
+// reads the state again on the next.
+func (h *runHarness) emit(e scouts.Event) {
+	if e.Type == scouts.EventScoutRun {
+		a := announcement{status: h.engine.RunStatus(h.scout.ID), locks: -1}
+		if locks, err := h.db.RunLocks(context.Background()); err == nil {
+			a.locks = len(locks)
+		}
+		h.announcedMu.Lock()
+		h.announced = append(h.announced, a)
+		h.announcedMu.Unlock()
+	}
+	select {
+	case h.events <- e:
+	default:
+	}
+}
+
+// refusingRunState tells the test of each lock refused to the engine.
+type refusingRunState struct {
+	scouts.RunState
+	refused chan<- scouts.LockGrant
+}
+
+func (r refusingRunState) AcquireRunLock(ctx context.Context, scoutID string, now time.Time) (scouts.LockGrant, error) {
+	g, err := r.RunState.AcquireRunLock(ctx, scoutID, now)
+	if err == nil && !g.Acquired {
+		select {
+		case r.refused <- g:
+		default: // the test heard enough: the run retries every LockRetry
+		}
+	}
+	return g, err
+}
+
 func (h *runHarness) start() {
 	h.t.Helper()
+	var rs scouts.RunState = h.runState("engine")
+	if h.refused != nil {
+		rs = refusingRunState{RunState: rs, refused: h.refused}
+	}
 	h.engine = scouts.NewEngine(scouts.EngineConfig{
+		Emit:  h.emit,
 		Store: h.db,
 		Openers: map[scouts.Kind]scouts.Opener{scouts.KindFolder: func(context.Context, scouts.Scout) (scouts.SourceConnector, error) {
 			return h.src, nil
@@ -144,7 +208,7 @@ func (h *runHarness) start() {
 		Now:           func() time.Time { return *h.now.Load() },
 		PollInterval:  time.Hour,
 		SweepInterval: time.Hour,
-		RunState:      h.runState("engine"),
+		RunState:      rs,
 		LockRetry:     10 * time.Millisecond,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -163,14 +227,22 @@ func (h *runHarness) waitStarted(what string) {
 	}
 }
 
+// until waits for cond, looking again after each engine event: every
+// state it waits for (a run over, recorded in the history and the audit,
+// the scout idle, the last scheduled time) is true before the event that
+// announces it.
 func (h *runHarness) until(what string, cond func() bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.After(30 * time.Second)
+	var seen []string
 	for !cond() {
-		if time.Now().After(deadline) {
-			h.t.Fatalf("timed out waiting for %s", what)
+		select {
+		case e := <-h.events:
+			seen = append(seen, e.Type)
+		case <-deadline:
+			h.t.Fatalf("timed out after 30s waiting for %s: run status %+v, runs %+v, events seen %v",
+				what, h.engine.RunStatus(h.scout.ID), h.runs(), seen)
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -221,10 +293,11 @@ func TestOverlapQueueOne(t *testing.T) {
 	}
 	h.src.release <- struct{}{}
 	h.waitStarted("the queued run")
-	h.until("the queued run to be the only one", func() bool {
-		st := h.engine.RunStatus(h.scout.ID)
-		return st.Active == 1 && !st.Queued
-	})
+	// The queued run began after the first had ended, and took the one
+	// waiting trigger.
+	if st := h.engine.RunStatus(h.scout.ID); st.Active != 1 || st.Queued {
+		t.Fatalf("during the queued run: %+v, want it the only one", st)
+	}
 	h.src.release <- struct{}{}
 	h.until("the scout to be idle", h.idle)
 	if n := h.src.runs.Load(); n != 2 {
@@ -332,10 +405,16 @@ func TestRunLockStaleAfterBound(t *testing.T) {
 	if g, err := other.AcquireRunLock(ctx, h.scout.ID, *h.now.Load()); err != nil || !g.Acquired {
 		t.Fatalf("plant the lock: %+v %v", g, err)
 	}
+	refused := make(chan scouts.LockGrant, 100)
+	h.refused = refused
 	h.start()
-	h.until("the run to wait for the lock", func() bool { return h.engine.RunStatus(h.scout.ID).Active == 1 })
-	if n := h.src.runs.Load(); n != 0 {
-		t.Fatalf("the scout ran while another live holder held its lock")
+	select {
+	case <-refused:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the run never asked for the lock in 30s: run status %+v", h.engine.RunStatus(h.scout.ID))
+	}
+	if st := h.engine.RunStatus(h.scout.ID); st.Active != 1 || h.src.runs.Load() != 0 {
+		t.Fatalf("while another live holder holds the lock: %+v, %d runs; want one run waiting, none run", st, h.src.runs.Load())
 	}
 	later := h.now.Load().Add(h.stale)
 	h.now.Store(&later)
@@ -361,6 +440,28 @@ func TestRunLockHeldSkips(t *testing.T) {
 	if n := h.src.runs.Load(); n != 0 {
 		t.Fatalf("%d runs while another process held the lock", n)
 	}
+	h.until("the skip announced", func() bool { return len(h.announcements()) == 1 })
+	if a := h.announcements()[0]; a.status.Active != 0 || a.status.Queued {
+		t.Fatalf("as the skip was announced the scout had %+v; want nothing in progress", a.status)
+	}
+}
+
+// A run is announced once it is over in every respect: a window reading
+// the scout on "scout.run" finds it recorded, no run in progress and its
+// lock released. Announced before, the window showed the run as going on.
+func TestRunAnnouncedOnceOver(t *testing.T) {
+	h := newRunHarness(t, scouts.Schedule{}, "a")
+	h.start()
+	h.waitStarted("the start's run")
+	h.src.release <- struct{}{}
+	h.until("the run announced", func() bool { return len(h.announcements()) == 1 })
+	a := h.announcements()[0]
+	if a.status.Active != 0 || a.status.Queued || a.locks != 0 {
+		t.Fatalf("as the run was announced the scout had %+v and %d run locks; want nothing in progress and no lock", a.status, a.locks)
+	}
+	if runs := h.runs(); len(runs) != 1 || runs[0].Outcome != scouts.RunOK {
+		t.Fatalf("runs after the announcement: %+v, want the run, ok", runs)
+	}
 }
 
 // A scheduled run missed while the agent was off runs once at start under
@@ -380,11 +481,12 @@ func TestCatchUp(t *testing.T) {
 				t.Fatal(err)
 			}
 			h.start()
-			h.until("the catch-up decision", func() bool { return len(h.audit(tc.audit)) == 1 })
 			if tc.runs > 0 {
+				// The decision is audited before the run it makes starts.
 				h.waitStarted("the catch-up run")
 				h.src.release <- struct{}{}
 			}
+			h.until("the catch-up decision", func() bool { return len(h.audit(tc.audit)) == 1 })
 			h.until("the scout to be idle", h.idle)
 			if n := h.src.runs.Load(); n != tc.runs {
 				t.Fatalf("%d runs at start, want %d", n, tc.runs)
@@ -438,6 +540,7 @@ func (h *runHarness) startWallClock() {
 		PollInterval:  time.Hour,
 		SweepInterval: time.Hour,
 		RunState:      h.runState("engine"),
+		Emit:          h.emit,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	h.t.Cleanup(func() { cancel(); h.engine.Stop() })

@@ -100,21 +100,35 @@ func (e *Engine) beginRun(ctx context.Context, run Run) {
 	}
 }
 
-// finishRun records a run in the scout's history (and, unless it was
-// skipped or stopped, in its health) and tells the window.
-func (e *Engine) finishRun(ctx context.Context, run Run) {
+// storeRun records a finished run in the scout's history (and, unless it
+// was skipped or stopped, in its health) and returns it as finished; the
+// caller announces it once everything the announcement implies is true.
+func (e *Engine) storeRun(ctx context.Context, run Run) Run {
 	run.FinishedAt = e.cfg.Now()
 	if err := e.cfg.Store.AddRun(context.WithoutCancel(ctx), run); err != nil {
 		e.log.Error("record scout run", "scout", run.ScoutID, "err", err)
 	}
+	return run
+}
+
+// announceRun tells the window a run ended. A window answers it by reading
+// the scout again (its health, its runs in progress, its lock), so it is
+// sent only once those say the run is over.
+func (e *Engine) announceRun(run Run) {
 	e.emit(Event{Type: EventScoutRun, Data: map[string]any{"scout_id": run.ScoutID, "new": run.New, "error": run.Error,
 		"run_id": run.ID, "trigger": run.Trigger, "outcome": run.Outcome, "definition_version": run.DefinitionVersion}})
 }
 
 // skippedRun records a run that did not happen, and why.
 func (e *Engine) skippedRun(scoutID string, trig RunTrigger, why string) {
+	e.announceRun(e.storeSkipped(scoutID, trig, why))
+}
+
+// storeSkipped records a run that did not happen, and why, for the caller
+// to announce.
+func (e *Engine) storeSkipped(scoutID string, trig RunTrigger, why string) Run {
 	ctx := context.Background()
 	run := e.startRun(ctx, scoutID, trig)
 	run.Outcome, run.Note = RunSkipped, why
-	e.finishRun(ctx, run)
+	return e.storeRun(ctx, run)
 }
