@@ -115,12 +115,7 @@ func awaitStream(t *testing.T, srv *httptest.Server, what string, done func() bo
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/api/v1/stream", nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := openStream(t, ctx, srv, "")
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
 	for !done() {

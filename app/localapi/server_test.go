@@ -164,15 +164,7 @@ func TestStreamResumesFromLastEventID(t *testing.T) {
 	}
 	last := c.Bus.LastID()
 	read := func(after string, n int) []string {
-		req, _ := http.NewRequest("GET", srv.URL+"/api/v1/stream", nil)
-		req.Header.Set("Authorization", "Bearer "+token)
-		if after != "" {
-			req.Header.Set("Last-Event-ID", after)
-		}
-		resp, err := srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := openStream(t, context.Background(), srv, after)
 		defer resp.Body.Close()
 		var types []string
 		buf := make([]byte, 64<<10)
@@ -222,12 +214,7 @@ func TestStreamHelloIDPrecedesItsEvents(t *testing.T) {
 		}
 	}()
 	defer func() { close(stop); <-stopped }()
-	req, _ := http.NewRequest("GET", srv.URL+"/api/v1/stream", nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := openStream(t, context.Background(), srv, "")
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
 	var ids []int64
@@ -246,4 +233,20 @@ func TestStreamHelloIDPrecedesItsEvents(t *testing.T) {
 	if ids[1] != ids[0]+1 {
 		t.Fatalf("hello has id %d, the first event after it %d; want %d", ids[0], ids[1], ids[0]+1)
 	}
+}
+
+// openStream opens the event stream, after the event lastID when it is
+// not empty.
+func openStream(t *testing.T, ctx context.Context, srv *httptest.Server, lastID string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/api/v1/stream", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
 }
