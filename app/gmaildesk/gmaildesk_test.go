@@ -34,7 +34,7 @@ func suggested(t *testing.T, d *gmailtest.Desktop, scoutID string) []string {
 func waitSuggested(t *testing.T, d *gmailtest.Desktop, scoutID string, want []string) {
 	t.Helper()
 	want = slices.Sorted(slices.Values(want))
-	gmailtest.Wait(t, fmt.Sprintf("%d suggestions", len(want)), func() bool {
+	d.Until(fmt.Sprintf("%d suggestions", len(want)), func() bool {
 		got := suggested(t, d, scoutID)
 		for _, id := range got {
 			if !slices.Contains(want, id) {
@@ -185,13 +185,17 @@ func TestAuthExpiredReachesAnOfflineDesktop(t *testing.T) {
 	g.OAuth.Revoke(rt)
 	g.Gmail.RevokeAll(gmailtest.Account)
 	g.Deliver(2, "revoked")
-	gmailtest.Wait(t, "the relay to disable the scout", func() bool {
+	// The relay tells the (offline) device once the scout is disabled.
+	r.Until("the relay to disable the scout", func() bool {
 		cs, err := r.DB.GmailScout(ctx, sc.ID)
 		return err == nil && !cs.Enabled
+	}, func() string {
+		cs, err := r.DB.GmailScout(ctx, sc.ID)
+		return fmt.Sprintf("(relay scout %+v, %v)", cs, err)
 	})
 
 	d = g.OpenDesktop(t, dir, o)
-	gmailtest.Wait(t, "the desktop to show the relay's word", func() bool {
+	d.Until("the desktop to show the relay's word", func() bool {
 		return strings.Contains(lastError(t, d, sc.ID), "reconnect")
 	}, func() string { return fmt.Sprintf("(health %q)", lastError(t, d, sc.ID)) })
 	d.Close()
@@ -200,7 +204,7 @@ func TestAuthExpiredReachesAnOfflineDesktop(t *testing.T) {
 	r.Stop()
 	restarted := time.Now()
 	d = g.OpenDesktop(t, dir, o)
-	gmailtest.Wait(t, "the scout's first run after the restart", func() bool {
+	d.Until("the scout's first run after the restart", func() bool {
 		s, err := d.Core.DB.GetScout(ctx, sc.ID)
 		return err == nil && !s.LastRunAt.Before(restarted.Truncate(time.Millisecond))
 	})
@@ -213,13 +217,13 @@ func TestAuthExpiredReachesAnOfflineDesktop(t *testing.T) {
 	if _, err := d.Core.ConnectGmail(ctx, false); err != nil {
 		t.Fatal(err)
 	}
-	gmailtest.Wait(t, "the reconnect to clear the scout's health", func() bool {
+	d.Until("the reconnect to clear the scout's health", func() bool {
 		return lastError(t, d, sc.ID) == ""
 	}, func() string { return fmt.Sprintf("(health %q)", lastError(t, d, sc.ID)) })
 	// The relay, back, first repeats its (stale) word, then takes the new
 	// token from the outbox, enables the scout and says it is well.
 	r.Start()
-	gmailtest.Wait(t, "the relay to take the new token and say so", func() bool {
+	d.Until("the relay to take the new token and say so", func() bool {
 		cs, err := r.DB.GmailScout(ctx, sc.ID)
 		st := d.Core.RelayStatus(ctx)
 		return err == nil && cs.Enabled && st.State == "online" && st.Outbox == 0 && lastError(t, d, sc.ID) == ""
@@ -227,7 +231,7 @@ func TestAuthExpiredReachesAnOfflineDesktop(t *testing.T) {
 		return fmt.Sprintf("(health %q, relay %+v)", lastError(t, d, sc.ID), d.Core.RelayStatus(ctx))
 	})
 	want = append(want, g.Deliver(3, "reconnected"))
-	gmailtest.Wait(t, "mail after the reconnect", func() bool {
+	d.Until("mail after the reconnect", func() bool {
 		return slices.Contains(suggested(t, d, sc.ID), want[1])
 	})
 }

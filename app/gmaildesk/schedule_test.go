@@ -59,7 +59,7 @@ func testScheduleIsThePoll(t *testing.T, mode string) {
 		}
 		return list
 	}
-	gmailtest.Wait(t, "three scheduled runs", func() bool { return len(runs()) >= 3 }, func() string {
+	d.Until("three scheduled runs", func() bool { return len(runs()) >= 3 }, func() string {
 		return fmt.Sprintf("(%d runs)", len(runs()))
 	})
 	// Paused, the scout starts no run; once the run in progress ends,
@@ -67,7 +67,9 @@ func testScheduleIsThePoll(t *testing.T, mode string) {
 	if err := d.Core.SetPaused(ctx, true); err != nil {
 		t.Fatal(err)
 	}
-	gmailtest.Wait(t, "the run in progress to end", func() bool { return d.Core.Engine.RunStatus(sc.ID).Active == 0 })
+	// A run is announced once it no longer counts as in progress.
+	d.Until("the run in progress to end", func() bool { return d.Core.Engine.RunStatus(sc.ID).Active == 0 },
+		func() string { return fmt.Sprintf("(%+v)", d.Core.Engine.RunStatus(sc.ID)) })
 
 	ran := 0
 	for _, r := range runs() {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/scouts-hq/scouts/app/apitype"
 	"github.com/scouts-hq/scouts/app/internal/dbustest"
@@ -83,7 +84,7 @@ func TestConnectGmailFromTheTrayAddsAScout(t *testing.T) {
 				t.Fatalf("the window opened on %q, want the Scouts view", v)
 			}
 			var sc apitype.Scout
-			gmailtest.Wait(t, "the Gmail scout", func() bool {
+			d.Until("the Gmail scout", func() bool {
 				list, err := client.Scouts(ctx)
 				if err != nil || len(list) != 1 {
 					return false
@@ -120,16 +121,19 @@ func TestConnectGmailFromTheTrayAddsAScout(t *testing.T) {
 func waitNotification(t *testing.T, srv *fakeNotifications, summary string) notifyCall {
 	t.Helper()
 	var got []notifyCall
-	var found notifyCall
-	gmailtest.Wait(t, "the notification "+summary, func() bool {
+	deadline := time.After(time.Minute)
+	for {
 		for _, n := range srv.taken() {
 			got = append(got, n)
 			if n.Summary == summary {
-				found = n
-				return true
+				return n
 			}
 		}
-		return false
-	}, func() string { b, _ := json.Marshal(got); return "(got " + string(b) + ")" })
-	return found
+		select {
+		case <-srv.posted:
+		case <-deadline:
+			b, _ := json.Marshal(got)
+			t.Fatalf("timed out after a minute waiting for the notification %s (got %s)", summary, b)
+		}
+	}
 }

@@ -155,6 +155,8 @@ type fakeNotifications struct {
 	mu    sync.Mutex
 	calls []notifyCall
 	next  uint32
+	// posted has a value once a notification came after the last look.
+	posted chan struct{}
 }
 
 type notifyCall struct {
@@ -172,6 +174,10 @@ func (f *fakeNotifications) Notify(app string, replaces uint32, icon, summary, b
 	defer f.mu.Unlock()
 	f.next++
 	f.calls = append(f.calls, notifyCall{f.next, app, icon, summary, body, actions, hints, replaces, timeout})
+	select {
+	case f.posted <- struct{}{}:
+	default: // a wake-up is already waiting
+	}
 	return f.next, nil
 }
 
@@ -197,7 +203,7 @@ func (f *fakeNotifications) taken() []notifyCall {
 func startNotifications(t *testing.T) (addr string, srv *fakeNotifications, srvConn *dbus.Conn) {
 	addr = dbustest.StartBus(t)
 	srvConn = dbustest.Connect(t, addr)
-	srv = &fakeNotifications{}
+	srv = &fakeNotifications{posted: make(chan struct{}, 1)}
 	if err := srvConn.Export(srv, notifyPath, notifyIface); err != nil {
 		t.Fatal(err)
 	}

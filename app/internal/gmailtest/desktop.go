@@ -3,6 +3,7 @@ package gmailtest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"testing"
 	"time"
@@ -132,10 +133,18 @@ func (d *Desktop) Connect() {
 	if _, err := d.Core.ConnectGmail(context.Background(), false); err != nil {
 		d.t.Fatal(err)
 	}
-	Wait(d.t, "the account to be connected", func() bool {
+	d.Until("the account to be connected", func() bool {
 		list, err := d.Core.GmailAccounts(context.Background())
 		return err == nil && len(list) == 1
 	})
+}
+
+// Until waits for cond, looking again after each event of the desktop's
+// bus: for what the desktop announces once true (cards, a scout's runs
+// and health, the relay's state, connected accounts).
+func (d *Desktop) Until(what string, cond func() bool, explain ...func() string) {
+	d.t.Helper()
+	UntilBus(d.t, d.Core.Bus, what, cond, explain...)
 }
 
 // NewScout creates a Gmail scout in mode on the connected account, enabled
@@ -154,12 +163,21 @@ func (d *Desktop) NewScout(mode string) scouts.Scout {
 // desktop, or on the relay r for a relay-triage scout.
 func (d *Desktop) WaitBaseline(r *Relay, scoutID string) {
 	d.t.Helper()
-	Wait(d.t, "the scout's place in the mailbox", func() bool {
-		if r != nil {
+	if r != nil {
+		// Polled: the relay's first sync moves its cursor and tells nobody
+		// (the scout's state stays ok, so it sends no status).
+		Wait(d.t, "the scout's place in the mailbox on the relay", func() bool {
 			cs, err := r.DB.GmailScout(context.Background(), scoutID)
 			return err == nil && cs.Gmail.Cursor > 0
-		}
+		})
+		return
+	}
+	// The desktop's run records the place before it is announced.
+	d.Until("the scout's place in the mailbox", func() bool {
 		v, err := d.Core.DB.SyncSeq(context.Background(), "gmail-cursor:"+scoutID)
 		return err == nil && v > 0
+	}, func() string {
+		runs, _ := d.Core.ScoutRuns(context.Background(), scoutID, 0)
+		return fmt.Sprintf("(runs %+v)", runs)
 	})
 }

@@ -16,10 +16,12 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/fakegoogle/gmailfake"
 	"github.com/scouts-hq/scouts/fakegoogle/oauthfake"
 )
@@ -104,8 +106,10 @@ func (g *Google) Endpoints() oauthfake.Endpoints { return oauthfake.EndpointsAt(
 // keyringDir is where a desktop data directory keeps its file keyring.
 func keyringDir(dataDir string) string { return filepath.Join(dataDir, "keyring") }
 
-// Wait polls cond until it holds, failing the test after a minute; explain
-// says what was seen instead.
+// Wait polls cond every 10 ms until it holds, failing the test after a
+// minute; explain says what was seen instead. Only for state nothing
+// announces — the relay's place in a mailbox (its first sync changes no
+// state it reports) — else Desktop.Until or Relay.Until.
 func Wait(t testing.TB, what string, cond func() bool, explain ...func() string) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
@@ -113,12 +117,76 @@ func Wait(t testing.TB, what string, cond func() bool, explain ...func() string)
 	defer tick.Stop()
 	for !cond() {
 		if time.Now().After(deadline) {
-			var why []string
-			for _, e := range explain {
-				why = append(why, e())
-			}
-			t.Fatalf("timed out waiting for %s %s", what, strings.Join(why, "; "))
+			t.Fatalf("timed out waiting for %s %s", what, explained(explain))
 		}
 		<-tick.C
+	}
+}
+
+func explained(explain []func() string) string {
+	var why []string
+	for _, e := range explain {
+		why = append(why, e())
+	}
+	return strings.Join(why, "; ")
+}
+
+// UntilBus waits for cond, looking again after each event of a desktop
+// core's bus, and fails the test after a minute saying what explain saw.
+// It listens before the first look, so a change between the look and the
+// wait still wakes it: for state the core announces once it is true.
+func UntilBus(t testing.TB, bus *core.Bus, what string, cond func() bool, explain ...func() string) {
+	t.Helper()
+	sub, _, _ := bus.Subscribe(0, 1024)
+	defer func() { sub.Close() }()
+	deadline := time.After(time.Minute)
+	for !cond() {
+		select {
+		case _, ok := <-sub.C:
+			if !ok { // dropped for being slow: look again, listening anew
+				sub, _, _ = bus.Subscribe(0, 1024)
+			}
+		case <-deadline:
+			t.Fatalf("timed out after a minute waiting for %s %s", what, explained(explain))
+		}
+	}
+}
+
+// wake lets waiters look again each time something happens.
+type wake struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+func newWake() *wake { return &wake{ch: make(chan struct{})} }
+
+// next is closed by the next fire.
+func (w *wake) next() <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.ch
+}
+
+func (w *wake) fire() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	close(w.ch)
+	w.ch = make(chan struct{})
+}
+
+// until waits for cond, looking again after each fire of w.
+func (w *wake) until(t testing.TB, what string, cond func() bool, explain ...func() string) {
+	t.Helper()
+	deadline := time.After(time.Minute)
+	for {
+		next := w.next() // before the look: a fire after it still wakes us
+		if cond() {
+			return
+		}
+		select {
+		case <-next:
+		case <-deadline:
+			t.Fatalf("timed out after a minute waiting for %s %s", what, explained(explain))
+		}
 	}
 }

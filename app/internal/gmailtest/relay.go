@@ -34,6 +34,17 @@ type Relay struct {
 	stop  func()
 	URL   string
 	Token string // Ann's device token
+	// sent fires after each message the relay sends a device (a scout's
+	// status once its state is stored), connected or not.
+	sent *wake
+}
+
+// Until waits for cond, looking again after each message the relay sends
+// a device: for relay state it reports once stored (a scout disabled, its
+// state). It fails the test after a minute, saying what explain saw.
+func (r *Relay) Until(what string, cond func() bool, explain ...func() string) {
+	r.t.Helper()
+	r.sent.until(r.t, what, cond, explain...)
 }
 
 // StartRelay starts a relay with one user, Account, and one device.
@@ -60,7 +71,7 @@ func (g *Google) StartRelay(t testing.TB) *Relay {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Relay{t: t, g: g, DB: db, addr: l.Addr().String(), keys: keys, stop: func() {}, Token: tok}
+	r := &Relay{t: t, g: g, DB: db, addr: l.Addr().String(), keys: keys, stop: func() {}, Token: tok, sent: newWake()}
 	r.URL = "http://" + r.addr
 	r.serve(l)
 	return r
@@ -75,7 +86,7 @@ func (r *Relay) serve(l net.Listener) {
 	var srv *server.Server
 	svc := gmailscout.New(gmailscout.Config{DB: r.DB, Keys: r.keys, ClientID: oauthfake.DefaultClientID,
 		ClientSecret: oauthfake.DefaultClientSecret, TokenURL: ep.Token, GmailURL: r.g.GmailURL, Topic: Topic,
-		PollEvery: 500 * time.Millisecond, Send: func(u, typ string, d any) { srv.Send(u, typ, d) }})
+		PollEvery: 500 * time.Millisecond, Send: func(u, typ string, d any) { srv.Send(u, typ, d); r.sent.fire() }})
 	srv = server.New(server.Config{DB: r.DB, PublicURL: r.URL, Heartbeat: time.Hour, Gmail: svc, PushAuth: verifier})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
