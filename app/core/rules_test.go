@@ -39,9 +39,13 @@ func ruleIDs(t *testing.T, c *core.Core, scoutID string) []string {
 	return out
 }
 
-func waitUntil(t *testing.T, what string, cond func() bool) {
+// waitUntil waits for cond, looking again after each event of the core's
+// bus: cards, rule changes and the relay's answers (a relay stores a
+// scout's rules before it answers the operation that sent them, and the
+// desktop announces the answer) are all announced once true.
+func waitUntil(t *testing.T, bus *core.Bus, what string, cond func() bool) {
 	t.Helper()
-	gmailtest.Wait(t, what, cond)
+	gmailtest.UntilBus(t, bus, what, cond)
 }
 
 // TestRulesOfAFolderScout: a folder scout's rules through the core — add,
@@ -64,7 +68,7 @@ func TestRulesOfAFolderScout(t *testing.T) {
 		}
 	}
 	c.Engine.Trigger(id)
-	waitUntil(t, "two cards", func() bool {
+	waitUntil(t, c.Bus, "two cards", func() bool {
 		l, _ := c.DB.ListSuggestions(ctx, localdb.SuggestionFilter{ScoutID: id})
 		return len(l) == 2
 	})
@@ -160,7 +164,7 @@ func TestRulesOfAFolderScout(t *testing.T) {
 	}
 	c.Engine.Trigger(id)
 	var got scouts.Suggestion
-	waitUntil(t, "the new invoice's card", func() bool {
+	waitUntil(t, c.Bus, "the new invoice's card", func() bool {
 		l, _ := c.DB.ListSuggestions(ctx, localdb.SuggestionFilter{ScoutID: id})
 		for _, s := range l {
 			if filepath.Base(s.Path) == "invoice-beta.txt" {
@@ -220,7 +224,7 @@ func TestGmailRulesReachTheRelay(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := cr.Scout.ID
-	waitUntil(t, "the relay's rules", func() bool { return sameRules(relayRules(t, r, id), oldGmailRules) })
+	waitUntil(t, d.Core.Bus, "the relay's rules", func() bool { return sameRules(relayRules(t, r, id), oldGmailRules) })
 	if got := ruleIDs(t, d.Core, id); !slices.Equal(got, []string{"partner", "boss", "lists"}) {
 		t.Fatalf("rules: %v", got)
 	}
@@ -231,7 +235,7 @@ func TestGmailRulesReachTheRelay(t *testing.T) {
 	d.WaitBaseline(r, id)
 	msg := g.Deliver(1, "denied") // from bob@partner.example
 	var sug scouts.Suggestion
-	waitUntil(t, "the denied mail's card", func() bool {
+	waitUntil(t, d.Core.Bus, "the denied mail's card", func() bool {
 		sug, err = d.Core.DB.SuggestionByRef(ctx, id, msg)
 		return err == nil
 	})
@@ -241,7 +245,7 @@ func TestGmailRulesReachTheRelay(t *testing.T) {
 	if _, err := d.Core.AddRule(ctx, id, []byte(`{"id":"re","when":{"subject":{"regex":"^re:"}},"then":{"verdict":"show"}}`), 0); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "the relay's rules to go", func() bool { return len(relayRules(t, r, id)) == 0 })
+	waitUntil(t, d.Core.Bus, "the relay's rules to go", func() bool { return len(relayRules(t, r, id)) == 0 })
 	list, _ := d.Core.ListRules(ctx, id)
 	for _, v := range list {
 		if v.Relay {
@@ -251,7 +255,7 @@ func TestGmailRulesReachTheRelay(t *testing.T) {
 	if err := d.Core.DeleteRule(ctx, id, "re"); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "the relay's rules back", func() bool { return sameRules(relayRules(t, r, id), oldGmailRules) })
+	waitUntil(t, d.Core.Bus, "the relay's rules back", func() bool { return sameRules(relayRules(t, r, id), oldGmailRules) })
 }
 
 // TestGmailRulesMigratedOnStart: a database from before rules had their
@@ -305,7 +309,7 @@ func TestGmailRulesSentByAnOldClient(t *testing.T) {
 	if _, err := d.Core.UpdateScout(ctx, sc.ID, core.ScoutPatch{Config: cfg}); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "the old rules moved", func() bool {
+	waitUntil(t, d.Core.Bus, "the old rules moved", func() bool {
 		list, err := d.Core.ListRules(ctx, sc.ID)
 		return err == nil && len(list) == len(oldGmailRules)
 	})
