@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"testing"
 	"time"
@@ -54,5 +55,46 @@ func TestReadersLetGoWhenIdle(t *testing.T) {
 	waitFiles("idle after reading", func(n int) bool { return n == 1 })
 	if err := db.Read().QueryRow(`SELECT 2`).Scan(&n); err != nil || n != 2 {
 		t.Fatalf("reading after the readers were let go: %d %v", n, err)
+	}
+}
+
+// With WriterIdle, the writer's connection left unused is closed too, and
+// the next write, through a statement prepared on the pool before, opens
+// it again.
+func TestWriterLetGoWhenIdle(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "test.db")
+	db, err := store.OpenSQLite(ctx, path, store.Options{Readers: 2, ReaderIdle: 50 * time.Millisecond,
+		WriterIdle: 50 * time.Millisecond, BackgroundCheckpoint: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Writer().ExecContext(ctx, `CREATE TABLE t (v INTEGER)`); err != nil {
+		t.Fatal(err)
+	}
+	ins, err := db.Writer().PrepareContext(ctx, `INSERT INTO t (v) VALUES (?)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ins.Close()
+	for round := 1; round <= 2; round++ {
+		if err := db.Tx(ctx, func(tx *sql.Tx) error {
+			_, err := tx.StmtContext(ctx, ins).ExecContext(ctx, round)
+			return err
+		}); err != nil {
+			t.Fatalf("write %d: %v", round, err)
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for openFilesOf(t, path) != 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("after write %d: %d open files on the database after 30 s", round, openFilesOf(t, path))
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	var n int
+	if err := db.Read().QueryRowContext(ctx, `SELECT count(*) FROM t`).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("%d rows (%v), want 2", n, err)
 	}
 }

@@ -53,6 +53,10 @@ type Options struct {
 	// among it, up to 2 MiB): a process idle most of the time need not
 	// keep them, and reopening one costs a few milliseconds.
 	ReaderIdle time.Duration
+	// WriterIdle, when set, closes the writer's connection left unused
+	// that long; the next write opens it again (and prepares again the
+	// statements prepared on the pool). Zero keeps it open.
+	WriterIdle time.Duration
 	// Synchronous is SQLite's synchronous pragma: "normal" (default; a
 	// process crash loses nothing, a power loss may lose the last commits)
 	// or "full".
@@ -115,6 +119,7 @@ func OpenSQLite(ctx context.Context, path string, opts Options) (*DB, error) {
 	write.SetMaxOpenConns(1)
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)
+	write.SetConnMaxIdleTime(opts.WriterIdle)
 	var mode string
 	if err := write.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
 		write.Close()

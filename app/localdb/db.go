@@ -51,11 +51,12 @@ func (d *DB) Path() string { return d.path }
 func (d *DB) SetLearnParams(p learn.Params) { d.learnParams = p }
 
 // checkpointAfter is how long after a commit the WAL is checkpointed, in
-// the background; readerIdle how long an unused reader connection stays
-// open.
+// the background; readerIdle and writerIdle how long an unused reader or
+// writer connection stays open.
 const (
 	checkpointAfter = time.Second
 	readerIdle      = 5 * time.Second
+	writerIdle      = 5 * time.Second
 )
 
 // Open opens (creating and migrating if needed) the database file at path.
@@ -65,11 +66,14 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		// folder, a decision, commits without waiting for the WAL to be
 		// copied back into the database.
 		BackgroundCheckpoint: checkpointAfter,
-		// At rest the agent keeps its writer only: two readers serve the
-		// API, the tray and the scouts (not one per core), and are let go
-		// when unused.
+		// At rest the agent keeps no connection: two readers serve the
+		// API, the tray and the scouts (not one per core); they and the
+		// writer are let go when unused (each holds 1 MB or more of
+		// SQLite's memory, its page cache among it; reopening one costs a
+		// few milliseconds).
 		Readers:    2,
 		ReaderIdle: readerIdle,
+		WriterIdle: writerIdle,
 	})
 	if err != nil {
 		return nil, err
