@@ -25,14 +25,15 @@ type source struct {
 	pageSize int
 
 	active, overlaps atomic.Int32
-	runs             chan error // one value per ListNew
+	runs             chan error    // one value per ListNew
+	entered          chan struct{} // one value per ListNew, as it starts
 	block            chan struct{}
 	closed           atomic.Bool
 }
 
 func newSource() *source {
 	return &source{meta: map[string]scouts.ItemMetadata{}, metaErr: map[string]error{}, content: map[string]string{},
-		pageSize: 2, runs: make(chan error, 100)}
+		pageSize: 2, runs: make(chan error, 100), entered: make(chan struct{}, 100)}
 }
 
 func (s *source) add(ref, title string) {
@@ -48,6 +49,10 @@ func (s *source) ListNew(ctx context.Context, page func(context.Context, []scout
 	}
 	defer s.active.Add(-1)
 	defer func() { s.runs <- err }()
+	select {
+	case s.entered <- struct{}{}:
+	default: // nobody is listening
+	}
 	if s.block != nil {
 		<-s.block
 	}
@@ -436,7 +441,17 @@ func TestRunsAreSerialisedAndTriggersCoalesce(t *testing.T) {
 	h := newHarness(t, true)
 	h.start()
 	h.src.block = make(chan struct{})
+	for len(h.src.entered) > 0 {
+		<-h.src.entered // the catch-up run's, finished
+	}
 	h.engine.Trigger(h.scout.ID) // starts a run that blocks
+	// Once it runs: triggers that arrive before it starts coalesce with
+	// the one that starts it.
+	select {
+	case <-h.src.entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the triggered run did not start within 10s")
+	}
 	for range 50 {
 		h.engine.Trigger(h.scout.ID) // all of these coalesce into one more run
 	}
