@@ -25,6 +25,20 @@ func TestScoutRunsCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	pendingCards(t, c, 1)
+	// The card exists while the run that found it may still be running
+	// (its counts are recorded when it ends): wait for that run's end.
+	awaitAgent(t, c, "the run that found a.txt to end", func() bool {
+		runs, err := c.ScoutRuns(context.Background(), sc.ID, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range runs {
+			if r.Outcome == "ok" && r.ItemsNew == 1 {
+				return true
+			}
+		}
+		return false
+	})
 	out, errOut, code := cli(t, dir, "scouts", "runs", sc.ID)
 	if code != 0 {
 		t.Fatalf("runs: %d %s", code, errOut)
