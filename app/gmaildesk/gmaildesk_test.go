@@ -64,14 +64,7 @@ func TestRefreshesARefusedAccessToken(t *testing.T) {
 	for _, mode := range []string{gmaildesk.Local, gmaildesk.RelayTriage} {
 		t.Run(mode, func(t *testing.T) {
 			g := gmailtest.NewGoogle(t)
-			var o gmailtest.DesktopOptions
-			var r *gmailtest.Relay
-			if mode != gmaildesk.Local {
-				r = g.StartRelay(t)
-				o = gmailtest.DesktopOptions{RelayURL: r.URL, RelayToken: r.Token}
-			}
-			d := g.OpenDesktop(t, t.TempDir(), o)
-			d.Connect()
+			d, r := g.OpenConnected(t, mode)
 			sc := d.NewScout(mode)
 			d.WaitBaseline(r, sc.ID)
 			want := []string{g.Deliver(1, "first")}
@@ -118,14 +111,7 @@ func TestReadsMailFromTheScoutsCreation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			g := gmailtest.NewGoogle(t)
-			var o gmailtest.DesktopOptions
-			var r *gmailtest.Relay
-			if tc.mode != gmaildesk.Local {
-				r = g.StartRelay(t)
-				o = gmailtest.DesktopOptions{RelayURL: r.URL, RelayToken: r.Token}
-			}
-			d := g.OpenDesktop(t, t.TempDir(), o)
-			d.Connect()
+			d, r := g.OpenConnected(t, tc.mode)
 			g.Deliver(0, "before") // never suggested
 
 			if tc.relayOutage {

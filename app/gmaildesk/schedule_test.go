@@ -30,14 +30,7 @@ func TestScheduleIsTheGmailScoutsPoll(t *testing.T) {
 func testScheduleIsThePoll(t *testing.T, mode string) {
 	ctx := context.Background()
 	g := gmailtest.NewGoogle(t)
-	var o gmailtest.DesktopOptions
-	var r *gmailtest.Relay
-	if mode != gmaildesk.Local {
-		r = g.StartRelay(t)
-		o = gmailtest.DesktopOptions{RelayURL: r.URL, RelayToken: r.Token}
-	}
-	d := g.OpenDesktop(t, t.TempDir(), o)
-	d.Connect()
+	d, _ := g.OpenConnected(t, mode)
 	cfg, _ := json.Marshal(map[string]any{"email": gmailtest.Account, "mode": mode})
 	cr, err := d.Core.CreateScout(ctx, core.NewScout{Kind: scouts.KindGmail, Name: "Mail", Review: true, Enabled: true, Config: cfg,
 		Schedule: scouts.Schedule{Cron: "@every 1s"}})

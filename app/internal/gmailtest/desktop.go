@@ -97,6 +97,22 @@ type DesktopOptions struct {
 	RelayURL, RelayToken string
 }
 
+// OpenConnected opens a desktop in a new data directory and connects the
+// account; unless mode is gmaildesk.Local it has a relay of its own,
+// returned (nil otherwise).
+func (g *Google) OpenConnected(t testing.TB, mode string) (*Desktop, *Relay) {
+	t.Helper()
+	var o DesktopOptions
+	var r *Relay
+	if mode != gmaildesk.Local {
+		r = g.StartRelay(t)
+		o = DesktopOptions{RelayURL: r.URL, RelayToken: r.Token}
+	}
+	d := g.OpenDesktop(t, t.TempDir(), o)
+	d.Connect()
+	return d, r
+}
+
 // OpenDesktop opens (or, on an existing dir, restarts) a desktop core and
 // starts its scouts. Close stops it; the test's end does too.
 func (g *Google) OpenDesktop(t testing.TB, dir string, o DesktopOptions) *Desktop {
