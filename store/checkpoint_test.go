@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -67,16 +68,27 @@ func TestBackgroundCheckpointsLeaveCommitsAlone(t *testing.T) {
 	}
 	defer db.Close()
 	writePages(t, db, 1500)
-	deadline := time.Now().Add(30 * time.Second)
-	for fileSize(t, path) < 1500*4000 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the database file holds %d bytes after 30 s: no background checkpoint ran", fileSize(t, path))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	pollUntil(t, func() bool { return fileSize(t, path) >= 1500*4000 }, func() string {
+		return fmt.Sprintf("the database file holds %d bytes: no background checkpoint ran", fileSize(t, path))
+	})
 	var n int
 	if err := db.Read().QueryRow(`SELECT COUNT(*) FROM pages`).Scan(&n); err != nil || n != 1500 {
 		t.Fatalf("rows after checkpoints: %d %v", n, err)
+	}
+}
+
+// pollUntil checks done every 10 ms for up to 30 s and fails with what
+// says otherwise. These tests poll because what they wait for has no
+// event: database/sql closes idle connections in its own goroutine, and
+// the checkpointer announces nothing.
+func pollUntil(t *testing.T, done func() bool, what func() string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !done() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 30 s: %s", what())
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -110,18 +122,11 @@ func TestBackgroundCheckpointerLetsGoWhenIdle(t *testing.T) {
 	idle := openFilesOf(t, path)
 	for burst := range 2 {
 		writePages(t, db, 300)
-		deadline := time.Now().Add(30 * time.Second)
-		for fileSize(t, path) < int64(burst+1)*300*4000 {
-			if time.Now().After(deadline) {
-				t.Fatalf("burst %d: no background checkpoint within 30 s", burst)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-		for openFilesOf(t, path) > idle {
-			if time.Now().After(deadline) {
-				t.Fatalf("burst %d: %d open files on the database 30 s after the last commit, %d before any", burst, openFilesOf(t, path), idle)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		pollUntil(t, func() bool { return fileSize(t, path) >= int64(burst+1)*300*4000 }, func() string {
+			return fmt.Sprintf("burst %d: no background checkpoint", burst)
+		})
+		pollUntil(t, func() bool { return openFilesOf(t, path) <= idle }, func() string {
+			return fmt.Sprintf("burst %d: %d open files on the database after the last commit, %d before any", burst, openFilesOf(t, path), idle)
+		})
 	}
 }

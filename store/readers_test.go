@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -22,13 +23,9 @@ func TestReadersLetGoWhenIdle(t *testing.T) {
 	defer db.Close()
 	waitFiles := func(what string, ok func(int) bool) {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for !ok(openFilesOf(t, path)) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: %d open files on the database after 30 s", what, openFilesOf(t, path))
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		pollUntil(t, func() bool { return ok(openFilesOf(t, path)) }, func() string {
+			return fmt.Sprintf("%s: %d open files on the database", what, openFilesOf(t, path))
+		})
 	}
 	waitFiles("idle after open", func(n int) bool { return n == 1 }) // the writer's
 	// Two reads at once hold both readers.
@@ -85,13 +82,9 @@ func TestWriterLetGoWhenIdle(t *testing.T) {
 		}); err != nil {
 			t.Fatalf("write %d: %v", round, err)
 		}
-		deadline := time.Now().Add(30 * time.Second)
-		for openFilesOf(t, path) != 0 {
-			if time.Now().After(deadline) {
-				t.Fatalf("after write %d: %d open files on the database after 30 s", round, openFilesOf(t, path))
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		pollUntil(t, func() bool { return openFilesOf(t, path) == 0 }, func() string {
+			return fmt.Sprintf("after write %d: %d open files on the database", round, openFilesOf(t, path))
+		})
 	}
 	var n int
 	if err := db.Read().QueryRowContext(ctx, `SELECT count(*) FROM t`).Scan(&n); err != nil || n != 2 {
