@@ -279,3 +279,22 @@ func TestDefinitionsFolderBurst(t *testing.T) {
 		}
 	}
 }
+
+// writeDefinition writes doc to file, reconciles the definitions folder by
+// hand (the core is not started) and returns the id of the one scout
+// there is then.
+func writeDefinition(t *testing.T, c *core.Core, file, doc string) string {
+	t.Helper()
+	ctx := context.Background()
+	if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ReconcileDefinitions(ctx); err != nil {
+		t.Fatal(err)
+	}
+	list, _ := c.DB.ListScouts(ctx)
+	if len(list) != 1 {
+		t.Fatalf("%d scouts", len(list))
+	}
+	return list[0].ID
+}

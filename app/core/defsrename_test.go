@@ -22,25 +22,9 @@ func TestDefinitionsFileRenamed(t *testing.T) {
 			// as the watcher does after a quiet moment.
 			ctx, c, defs := unstartedWithDefinitions(t)
 			watched := t.TempDir()
-			if err := os.WriteFile(filepath.Join(defs, "a-scans.yaml"), []byte(folderDef(t, "Scans", watched)), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			if err := c.ReconcileDefinitions(ctx); err != nil {
-				t.Fatal(err)
-			}
-			list, _ := c.DB.ListScouts(ctx)
-			if len(list) != 1 {
-				t.Fatalf("%d scouts", len(list))
-			}
-			id := list[0].ID
+			id := writeDefinition(t, c, filepath.Join(defs, "a-scans.yaml"), folderDef(t, "Scans", watched))
 			if withID {
-				doc := fmt.Sprintf("id: %s\n%s", id, folderDef(t, "Scans", watched))
-				if err := os.WriteFile(filepath.Join(defs, "a-scans.yaml"), []byte(doc), 0o600); err != nil {
-					t.Fatal(err)
-				}
-				if err := c.ReconcileDefinitions(ctx); err != nil {
-					t.Fatal(err)
-				}
+				writeDefinition(t, c, filepath.Join(defs, "a-scans.yaml"), fmt.Sprintf("id: %s\n%s", id, folderDef(t, "Scans", watched)))
 			}
 
 			if err := os.Rename(filepath.Join(defs, "a-scans.yaml"), filepath.Join(defs, "z-scans.yaml")); err != nil {

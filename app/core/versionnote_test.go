@@ -3,7 +3,6 @@ package core_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -46,24 +45,14 @@ func TestSettingsVersionsSayWhatChanged(t *testing.T) {
 
 // A definitions file's versions name the file.
 func TestDefinitionsFileVersionsNameTheFile(t *testing.T) {
-	ctx, c, defs := unstartedWithDefinitions(t)
+	_, c, defs := unstartedWithDefinitions(t)
 	watched := t.TempDir()
 	file := filepath.Join(defs, "scans.yaml")
 	for i, step := range []struct{ doc, note string }{
 		{folderDef(t, "Scans", watched), "created from file scans.yaml"},
 		{folderDef(t, "Scans", watched) + "schedule:\n  cron: 0 9 * * *\n", "file scans.yaml changed"},
 	} {
-		if err := os.WriteFile(file, []byte(step.doc), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.ReconcileDefinitions(ctx); err != nil {
-			t.Fatal(err)
-		}
-		list, _ := c.DB.ListScouts(ctx)
-		if len(list) != 1 {
-			t.Fatalf("%d scouts", len(list))
-		}
-		v, _, note, _ := newestVersion(t, c, list[0].ID)
+		v, _, note, _ := newestVersion(t, c, writeDefinition(t, c, file, step.doc))
 		if v != i+1 || note != step.note {
 			t.Errorf("version %d's note is %q, want version %d with %q", v, note, i+1, step.note)
 		}
