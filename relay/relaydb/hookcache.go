@@ -27,8 +27,9 @@ const HookChannel = "scouts_hooks"
 // off only at its next revocation poll, 2 s by default).
 const hookTTL = time.Second
 
-// hookCacheMax bounds the scouts cached; past it, expired answers are
-// dropped, and if none were, nothing new is cached.
+// hookCacheMax bounds the scouts cached; reaching it empties the cache
+// (answers live a second at most, so it refills from the next requests),
+// which keeps a miss from ever scanning the entries.
 const hookCacheMax = 10000
 
 // hookCache keeps HookTarget's answers so that a busy webhook costs no
@@ -82,30 +83,14 @@ func (c *hookCache) put(gen uint64, s relay.CloudScout, keys map[string]relay.Se
 		c.byScout, c.byUser = map[string]hookEntry{}, map[string]map[string]struct{}{}
 	}
 	if _, ok := c.byScout[e.scout.ID]; !ok && len(c.byScout) >= hookCacheMax {
-		for id, old := range c.byScout {
-			if !now.Before(old.until) {
-				c.drop(id, old.scout.UserID)
-			}
-		}
-		if len(c.byScout) >= hookCacheMax {
-			return
-		}
+		clear(c.byScout)
+		clear(c.byUser)
 	}
 	c.byScout[e.scout.ID] = e
 	if c.byUser[e.scout.UserID] == nil {
 		c.byUser[e.scout.UserID] = map[string]struct{}{}
 	}
 	c.byUser[e.scout.UserID][e.scout.ID] = struct{}{}
-}
-
-func (c *hookCache) drop(scoutID, userID string) {
-	delete(c.byScout, scoutID)
-	if s := c.byUser[userID]; s != nil {
-		delete(s, scoutID)
-		if len(s) == 0 {
-			delete(c.byUser, userID)
-		}
-	}
 }
 
 // forgetUser drops a user's answers.
