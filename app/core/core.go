@@ -13,6 +13,7 @@ import (
 
 	"github.com/scouts-hq/scouts/app/gmaildesk"
 	"github.com/scouts-hq/scouts/app/localdb"
+	"github.com/scouts-hq/scouts/connectors/directory/watchhub"
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/triage"
 )
@@ -74,6 +75,10 @@ type Config struct {
 	// Secrets reads a secret by name from the keyring (a webhook.post's
 	// signing key); an unknown name is ENotFound. Nil: none can be read.
 	Secrets func(ctx context.Context, name string) ([]byte, error)
+	// Watches is the agent's one file watcher, shared by every folder
+	// scout and the definitions folder (watches.go); nil: Open makes one
+	// and Close closes it.
+	Watches *watchhub.Hub
 }
 
 // Core is an open agent core. Its methods are safe for concurrent use.
@@ -102,6 +107,7 @@ type Core struct {
 	gmail       *gmaildesk.Desk // the Gmail scouts (gmail.go)
 	relayHealth sync.Map        // scout id → error the relay last reported (nil: ok)
 	runs        runSettings
+	watches     folderWatches // the shared file watcher and what it met (watches.go)
 	cancel      context.CancelFunc
 	wg          sync.WaitGroup
 }
@@ -131,6 +137,7 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 	}
 	c := &Core{DB: db, cfg: cfg, log: cfg.Logger, now: cfg.Now, started: cfg.Now()}
 	c.Bus = NewBus(4096, c.started.UnixMicro())
+	c.setupWatches()
 	c.setupRuns()
 	c.gmail = c.newGmail()
 	c.kinds = c.newKinds()
@@ -190,6 +197,7 @@ func (c *Core) Close() error {
 	}
 	c.Engine.Stop()
 	c.wg.Wait()
+	c.closeWatches()
 	return c.DB.Close()
 }
 

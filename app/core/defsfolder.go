@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/scouts-hq/scouts/connectors/directory/watchhub"
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/definition"
 )
@@ -212,7 +214,10 @@ const EventDefinitionsReconciled = "definitions.reconciled"
 
 // WatchDefinitions reconciles the definitions folder now and after every
 // change to it (debounced) until ctx ends. The folder is created if
-// missing so that it can be watched.
+// missing so that it can be watched. It is watched through the agent's
+// shared watcher (watches.go); when a limit of the system keeps it from
+// being watched (the watcher has logged which), it is read again every
+// poll interval instead.
 func (c *Core) WatchDefinitions(ctx context.Context) error {
 	dir := c.cfg.DefinitionsDir
 	if dir == "" {
@@ -221,12 +226,15 @@ func (c *Core) WatchDefinitions(ctx context.Context) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return scouts.Errorf(scouts.EUnavailable, "definitions folder %s: %v", dir, err)
 	}
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return scouts.Errorf(scouts.EUnavailable, "definitions folder: watch: %v", err)
+	sub, err := c.watches.hub.Subscribe(dir)
+	if err == nil {
+		if err = sub.Add(dir); err != nil {
+			sub.Close()
+			sub = nil
+		}
 	}
-	if err := w.Add(dir); err != nil {
-		w.Close()
+	var limit *watchhub.LimitError
+	if err != nil && !errors.As(err, &limit) {
 		return scouts.Errorf(scouts.EUnavailable, "definitions folder %s: watch: %v", dir, err)
 	}
 	// The first reconcile comes after the watch is set, so that no change
@@ -237,7 +245,17 @@ func (c *Core) WatchDefinitions(ctx context.Context) error {
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
-		defer w.Close()
+		var events <-chan fsnotify.Event
+		var watchErrs <-chan error
+		var poll <-chan time.Time
+		if sub != nil {
+			defer sub.Close()
+			events, watchErrs = sub.Events(), sub.Errors()
+		} else {
+			t := time.NewTicker(cmp.Or(c.cfg.PollInterval, 5*time.Minute))
+			defer t.Stop()
+			poll = t.C
+		}
 		timer := time.NewTimer(time.Hour)
 		timer.Stop()
 		for {
@@ -245,20 +263,22 @@ func (c *Core) WatchDefinitions(ctx context.Context) error {
 			case <-ctx.Done():
 				timer.Stop()
 				return
-			case ev, ok := <-w.Events:
+			case ev, ok := <-events:
 				if !ok {
 					return
 				}
 				if isDefinitionFile(filepath.Base(ev.Name)) {
 					timer.Reset(DefinitionsDebounce)
 				}
-			case err, ok := <-w.Errors:
+			case err, ok := <-watchErrs:
 				if !ok {
 					return
 				}
 				// An overflow loses events: read everything again.
 				c.log.Warn("definitions folder: watch", "err", err)
 				timer.Reset(DefinitionsDebounce)
+			case <-poll:
+				timer.Reset(0)
 			case <-timer.C:
 				if err := c.ReconcileDefinitions(ctx); err != nil {
 					c.log.Warn("definitions folder", "err", err)

@@ -31,6 +31,8 @@ func (c *Core) openFolder(ctx context.Context, s scouts.Scout) (scouts.SourceCon
 		Now:            c.now,
 		ScoutCreatedAt: s.CreatedAt,
 		Protected:      c.protectedDirs(),
+		Watches:        c.watches.hub,
+		OnWatchLimit:   func(err error) { c.noteWatchLimit(s.ID, err) },
 	})
 }
 

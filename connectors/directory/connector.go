@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/scouts-hq/scouts/connectors/directory/watchhub"
 	"github.com/scouts-hq/scouts/scouts"
 )
 
@@ -30,6 +31,15 @@ type Options struct {
 	// configuration folders): a root inside one is refused, and one inside
 	// the root is skipped with all it holds.
 	Protected []string
+	// Watches is the agent's one file watcher, shared by every folder it
+	// watches; nil: each Watch call opens a watcher of its own.
+	Watches *watchhub.Hub
+	// OnWatchLimit, when set, hears once per Watch call that a limit of the
+	// system keeps part or all of the folder from being watched live (a
+	// *watchhub.LimitError naming the sysctl to raise; the scout relies on
+	// its periodic rescans), and nil once the whole tree is watched, or
+	// when a Watch that met a limit ends with the scout.
+	OnWatchLimit func(err error)
 }
 
 // Connector is a folder scout's source: it implements
@@ -45,6 +55,9 @@ type Connector struct {
 	createdAt time.Time
 	settle    time.Duration
 	protected []string
+	// watches and onWatchLimit are Options.Watches and OnWatchLimit.
+	watches      *watchhub.Hub
+	onWatchLimit func(err error)
 	// system are the well-known system folders (/proc, /sys, /dev), never
 	// descended into where they are mounted inside the tree.
 	system []protectedDir
@@ -142,19 +155,21 @@ func open(opts Options) (*Connector, error) {
 		resolved = ""
 	}
 	c := &Connector{
-		scoutID:   opts.ScoutID,
-		cfg:       cfg,
-		include:   include,
-		exclude:   exclude,
-		idx:       opts.Index,
-		log:       opts.Logger,
-		now:       opts.Now,
-		createdAt: opts.ScoutCreatedAt,
-		settle:    time.Duration(cfg.Settle),
-		protected: opts.Protected,
-		system:    systemFolders(),
-		rootPath:  cfg.Path,
-		rootReal:  resolved,
+		scoutID:      opts.ScoutID,
+		cfg:          cfg,
+		include:      include,
+		exclude:      exclude,
+		idx:          opts.Index,
+		log:          opts.Logger,
+		now:          opts.Now,
+		createdAt:    opts.ScoutCreatedAt,
+		settle:       time.Duration(cfg.Settle),
+		protected:    opts.Protected,
+		watches:      opts.Watches,
+		onWatchLimit: opts.OnWatchLimit,
+		system:       systemFolders(),
+		rootPath:     cfg.Path,
+		rootReal:     resolved,
 		// The first scan is always full: it finds what arrived while the
 		// agent was not running.
 		full:  true,

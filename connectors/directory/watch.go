@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/scouts-hq/scouts/connectors/directory/watchhub"
+	"github.com/scouts-hq/scouts/scouts"
 )
 
 var errWatchClosed = errors.New("directory: the file event stream closed")
@@ -25,18 +28,34 @@ const maxBurstDelay = time.Second
 // once a burst has been quiet for Settle (at most about a second after it
 // began). Every RescanInterval, and when the event queue overflows, it asks
 // for a full rescan. Directories that cannot be watched (the inotify limit)
-// are left to the rescans, with a warning in the log.
+// are left to the rescans; a limit of the system is reported once, to
+// Options.OnWatchLimit and in the hub's log.
+//
+// The watches are the agent's shared watcher's (Options.Watches); without
+// one, each call opens a watcher of its own.
 //
 // It returns nil when ctx ends, and an error when the root itself cannot be
 // watched or is moved or removed; the engine then polls instead, and scans
-// report the folder missing until it is back.
+// report the folder missing until it is back. A limit of the system that
+// keeps the root from being watched wraps scouts.ErrCannotWatch: the
+// engine polls without reporting a failure, which OnWatchLimit has said.
 func (c *Connector) Watch(ctx context.Context, notify func()) error {
-	fw, err := fsnotify.NewWatcher()
-	if err != nil {
-		return fmt.Errorf("directory: watch %s: %w", c.rootPath, err)
+	hub := c.watches
+	if hub == nil {
+		hub = watchhub.New(watchhub.Options{Logger: c.log})
+		defer hub.Close()
 	}
-	defer fw.Close()
-	if err := fw.Add(c.rootPath); err != nil {
+	w := &watcher{c: c}
+	sub, err := hub.Subscribe(c.rootPath)
+	if err == nil {
+		defer sub.Close()
+		w.sub = sub
+		err = sub.Add(c.rootPath)
+	}
+	if err != nil {
+		if w.limit(err) {
+			return fmt.Errorf("directory: watch %s: %w (%w)", c.rootPath, err, scouts.ErrCannotWatch)
+		}
 		return fmt.Errorf("directory: watch %s: %w", c.rootPath, err)
 	}
 	c.mu.Lock()
@@ -47,10 +66,15 @@ func (c *Connector) Watch(ctx context.Context, notify func()) error {
 		c.notify, c.watching = nil, false
 		c.full = true // events from now on are missed
 		c.mu.Unlock()
+		if w.limitSaid && ctx.Err() != nil {
+			c.onWatchLimit(nil) // the scout stopped: nothing is left to say
+		}
 	}()
 
-	w := &watcher{c: c, fw: fw}
 	w.addTree(ctx, "")
+	if !w.degraded && c.onWatchLimit != nil {
+		c.onWatchLimit(nil) // the whole tree is watched live
+	}
 	// What changed in a directory before its watch was in place is found by
 	// one more full scan.
 	c.markFull()
@@ -72,7 +96,7 @@ func (c *Connector) Watch(ctx context.Context, notify func()) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case ev, ok := <-fw.Events:
+		case ev, ok := <-sub.Events():
 			if !ok {
 				return errWatchClosed
 			}
@@ -85,7 +109,7 @@ func (c *Connector) Watch(ctx context.Context, notify func()) error {
 			if w.event(ctx, ev) {
 				kick()
 			}
-		case err, ok := <-fw.Errors:
+		case err, ok := <-sub.Errors():
 			if !ok {
 				return errWatchClosed
 			}
@@ -108,11 +132,13 @@ func (c *Connector) Watch(ctx context.Context, notify func()) error {
 
 // watcher is the state of one Watch call.
 type watcher struct {
-	c  *Connector
-	fw *fsnotify.Watcher
+	c   *Connector
+	sub *watchhub.Sub
 	// degraded is set once adding a watch failed for want of resources:
 	// the rest of the tree is covered by rescans only.
 	degraded bool
+	// limitSaid is set once a limit of the system was reported.
+	limitSaid bool
 }
 
 // event marks the directory an event happened in dirty and follows new
@@ -147,7 +173,7 @@ func (w *watcher) event(ctx context.Context, ev fsnotify.Event) bool {
 	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 		// A directory moved away keeps its inotify watch under the old
 		// name; drop it (an error just means it was not watched).
-		_ = w.fw.Remove(ev.Name)
+		w.sub.Remove(ev.Name)
 	}
 	return true
 }
@@ -244,16 +270,35 @@ func (w *watcher) add(rel string) bool {
 		err = w.c.hooks.addWatch(rel)
 	}
 	if err == nil {
-		err = w.fw.Add(w.c.abs(rel))
+		err = w.sub.Add(w.c.abs(rel))
 	}
 	switch {
 	case err == nil, errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):
 		return true
-	case errors.Is(err, fsnotify.ErrClosed):
+	case errors.Is(err, watchhub.ErrClosed):
 		return false
 	}
 	w.degraded = true
-	w.c.log.Warn("cannot watch every folder; changes below some folders are found by the periodic rescan only",
-		"dir", w.c.display(rel), "err", err, "rescan_every", time.Duration(w.c.cfg.RescanInterval))
+	if !w.limit(err) {
+		w.c.log.Warn("cannot watch every folder; changes below some folders are found by the periodic rescan only",
+			"dir", w.c.display(rel), "err", err, "rescan_every", time.Duration(w.c.cfg.RescanInterval))
+	}
 	return false
+}
+
+// limit reports whether err is a limit of the system, and if so says so
+// to OnWatchLimit, once per Watch: the hub has logged it once for the
+// agent, and each scout meeting it would only repeat it.
+func (w *watcher) limit(err error) bool {
+	var le *watchhub.LimitError
+	if !errors.As(err, &le) {
+		return false
+	}
+	w.degraded = true
+	if !w.limitSaid && w.c.onWatchLimit != nil {
+		w.limitSaid = true
+		w.c.onWatchLimit(le)
+	}
+	w.c.log.Debug("folder not watched: a limit of the system", "err", err)
+	return true
 }

@@ -1,0 +1,460 @@
+// Package watchhub shares one file-system watcher among everything the
+// agent watches: every folder scout and the definitions folder.
+//
+// On Linux a watcher is an inotify instance, and the system allows 128 per
+// user (fs.inotify.max_user_instances), shared with every other program
+// the user runs: one instance per folder scout ran out with a few dozen
+// scouts, or fewer on a busy desktop. A Hub opens one instance for the
+// whole agent; each user of it subscribes with the folder it watches (its
+// root), adds and removes the directories below it, and receives the
+// events under its root. Directories are reference-counted across
+// subscribers, so two scouts watching overlapping trees both get their
+// events and one of them stopping leaves the other's watches in place.
+//
+// A limit of the system (the instances, or fs.inotify.max_user_watches) is
+// returned as a *LimitError naming the sysctl to raise, and logged once
+// per limit for the hub's life.
+package watchhub
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// maxQueued bounds the events waiting for one subscriber that is busy (a
+// scout walking a large new tree): past it they are dropped and the
+// subscriber is told the queue overflowed (fsnotify.ErrEventOverflow), as
+// the kernel does for an instance's own queue, and rescans.
+const maxQueued = 16384
+
+// Options configure a Hub.
+type Options struct {
+	Logger *slog.Logger
+	// Open and Add, when set, run before the watcher is opened and before
+	// each directory is watched (its path as the hub watches it, links
+	// resolved); an error stands for the system's answer (EMFILE for the
+	// instance limit, ENOSPC for the watch limit). For tests.
+	Open func() error
+	Add  func(path string) error
+}
+
+// Hub is the agent's one file-system watcher. Its methods are safe for
+// concurrent use.
+type Hub struct {
+	log   *slog.Logger
+	hooks Options
+
+	// ioMu serialises opening the watcher and changing its watches with
+	// the reference counts that decide them, so that the last holder's
+	// removal cannot undo another subscriber's add. The dispatcher never
+	// takes it: watching a directory never waits for events to be routed.
+	ioMu  sync.Mutex
+	count map[string]int // watched path → subscribers holding it
+
+	mu       sync.Mutex
+	fw       *fsnotify.Watcher // nil until the first subscriber, or after Close
+	closed   bool
+	roots    map[string][]*Sub // a subscriber's root (links resolved) → subscribers
+	reported map[string]bool   // limits logged, by sysctl
+	done     chan struct{}     // closed when the dispatcher has stopped
+}
+
+// New returns a hub. It opens no watcher until something subscribes.
+func New(opts Options) *Hub {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Hub{log: log, hooks: opts, count: map[string]int{}, roots: map[string][]*Sub{}, reported: map[string]bool{}}
+}
+
+// ErrClosed is returned by a closed hub.
+var ErrClosed = errors.New("watchhub: the hub is closed")
+
+// Subscribe starts watching for events under root (root itself is watched
+// once the subscriber adds it). It opens the hub's watcher if it is not
+// open yet; the system's instance limit is a *LimitError, and the next
+// Subscribe tries again.
+func (h *Hub) Subscribe(root string) (*Sub, error) {
+	root = filepath.Clean(root)
+	real := root
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		// The same directory reached through a link is one inotify watch,
+		// which fsnotify names by the first path it was added under: every
+		// path is watched resolved, and events are named back.
+		real = r
+	}
+	if err := h.open(); err != nil {
+		return nil, err
+	}
+	s := &Sub{h: h, root: root, real: real, held: map[string]struct{}{},
+		events: make(chan fsnotify.Event), errors: make(chan error),
+		wake: make(chan struct{}, 1), done: make(chan struct{})}
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil, ErrClosed
+	}
+	h.roots[real] = append(h.roots[real], s)
+	h.mu.Unlock()
+	go s.pump()
+	return s, nil
+}
+
+// open opens the watcher and starts routing its events, once.
+func (h *Hub) open() error {
+	h.ioMu.Lock()
+	defer h.ioMu.Unlock()
+	h.mu.Lock()
+	closed, open := h.closed, h.fw != nil
+	h.mu.Unlock()
+	switch {
+	case closed:
+		return ErrClosed
+	case open:
+		return nil
+	}
+	var fw *fsnotify.Watcher
+	err := error(nil)
+	if h.hooks.Open != nil {
+		err = h.hooks.Open()
+	}
+	if err == nil {
+		fw, err = fsnotify.NewWatcher()
+	}
+	if err != nil {
+		err = classify(err, true)
+		h.report(err)
+		return fmt.Errorf("watchhub: open the file watcher: %w", err)
+	}
+	h.mu.Lock()
+	h.fw, h.done = fw, make(chan struct{})
+	h.mu.Unlock()
+	go h.dispatch(fw, h.done)
+	return nil
+}
+
+// report logs a limit the first time it is met.
+func (h *Hub) report(err error) {
+	var le *LimitError
+	if !errors.As(err, &le) {
+		return
+	}
+	h.mu.Lock()
+	first := !h.reported[le.Sysctl]
+	h.reported[le.Sysctl] = true
+	h.mu.Unlock()
+	if first {
+		h.log.Warn("the system's limit on file watches is reached: folders are rescanned periodically instead of watched live",
+			"limit", le.Sysctl, "value", le.Value, "raise_with", le.Command(), "err", le.Err)
+	}
+}
+
+// dispatch routes the watcher's events to the subscribers whose roots
+// hold them, until the watcher closes.
+func (h *Hub) dispatch(fw *fsnotify.Watcher, done chan struct{}) {
+	defer close(done)
+	for {
+		select {
+		case ev, ok := <-fw.Events:
+			if !ok {
+				return
+			}
+			h.route(ev)
+		case err, ok := <-fw.Errors:
+			if !ok {
+				return
+			}
+			// An overflow or a read error loses events of every
+			// subscriber alike: each one rescans.
+			h.mu.Lock()
+			for _, subs := range h.roots {
+				for _, s := range subs {
+					s.post(nil, err)
+				}
+			}
+			h.mu.Unlock()
+		}
+	}
+}
+
+// route hands an event to every subscriber whose root is the event's path
+// or above it, named as that subscriber spells its root.
+func (h *Hub) route(ev fsnotify.Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for p := ev.Name; ; {
+		for _, s := range h.roots[p] {
+			named := ev
+			named.Name = s.root + ev.Name[len(s.real):]
+			s.post(&named, nil)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return
+		}
+		p = parent
+	}
+}
+
+// Close stops the watcher; every subscriber's channels close.
+func (h *Hub) Close() error {
+	h.ioMu.Lock()
+	defer h.ioMu.Unlock()
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil
+	}
+	h.closed = true
+	fw, done := h.fw, h.done
+	h.fw = nil
+	var subs []*Sub
+	for _, ss := range h.roots {
+		subs = append(subs, ss...)
+	}
+	clear(h.roots)
+	h.mu.Unlock()
+	for _, s := range subs {
+		s.stop()
+	}
+	if fw == nil {
+		return nil
+	}
+	err := fw.Close()
+	<-done
+	if err != nil {
+		return fmt.Errorf("watchhub: close: %w", err)
+	}
+	return nil
+}
+
+// Sub is one subscriber: the directories it watches under its root and
+// the events there.
+type Sub struct {
+	h    *Hub
+	root string              // as the subscriber spells it
+	real string              // with links resolved, as the hub watches it
+	held map[string]struct{} // watched paths it holds (Hub.ioMu)
+
+	events chan fsnotify.Event
+	errors chan error
+	wake   chan struct{} // something is queued
+	done   chan struct{} // closed by stop
+	once   sync.Once
+
+	qmu    sync.Mutex
+	queue  []fsnotify.Event
+	errs   []error
+	closed bool // no more posts (qmu)
+}
+
+// Events are the events under the subscriber's root. The channel closes
+// when the subscriber or the hub is closed.
+func (s *Sub) Events() <-chan fsnotify.Event { return s.events }
+
+// Errors are the watcher's errors (fsnotify.ErrEventOverflow when events
+// were lost, the hub's or this subscriber's queue). It closes with Events.
+func (s *Sub) Errors() <-chan error { return s.errors }
+
+// Add watches the directory at path, which must be the root or below it.
+// Adding a directory it holds already watches it again (a directory
+// removed and re-created at the same path is a new one to the system).
+// The system's watch limit is a *LimitError.
+func (s *Sub) Add(path string) error {
+	real, err := s.realPath(path)
+	if err != nil {
+		return err
+	}
+	h := s.h
+	h.ioMu.Lock()
+	defer h.ioMu.Unlock()
+	h.mu.Lock()
+	fw := h.fw
+	h.mu.Unlock()
+	if fw == nil || s.isClosed() {
+		return ErrClosed
+	}
+	if h.hooks.Add != nil {
+		err = h.hooks.Add(real)
+	}
+	if err == nil {
+		err = fw.Add(real)
+	}
+	if err != nil {
+		err = classify(err, false)
+		h.report(err)
+		return fmt.Errorf("watchhub: watch %s: %w", path, err)
+	}
+	if _, ok := s.held[real]; !ok {
+		s.held[real] = struct{}{}
+		h.count[real]++
+	}
+	return nil
+}
+
+// Remove stops watching path for this subscriber; the directory stays
+// watched while another subscriber holds it. Removing what it does not
+// hold does nothing.
+func (s *Sub) Remove(path string) {
+	real, err := s.realPath(path)
+	if err != nil {
+		return
+	}
+	s.h.ioMu.Lock()
+	defer s.h.ioMu.Unlock()
+	s.release(real)
+}
+
+// release drops one hold on real; the caller holds Hub.ioMu.
+func (s *Sub) release(real string) {
+	h := s.h
+	if _, ok := s.held[real]; !ok {
+		return
+	}
+	delete(s.held, real)
+	h.count[real]--
+	if h.count[real] > 0 {
+		return
+	}
+	delete(h.count, real)
+	h.mu.Lock()
+	fw := h.fw
+	h.mu.Unlock()
+	if fw != nil {
+		// An error means the system dropped the watch already (the
+		// directory was removed or moved away).
+		_ = fw.Remove(real)
+	}
+}
+
+// Close stops the subscriber's events and drops its watches.
+func (s *Sub) Close() {
+	h := s.h
+	h.mu.Lock()
+	subs := h.roots[s.real]
+	for i, o := range subs {
+		if o == s {
+			subs = append(subs[:i:i], subs[i+1:]...)
+			break
+		}
+	}
+	if len(subs) == 0 {
+		delete(h.roots, s.real)
+	} else {
+		h.roots[s.real] = subs
+	}
+	h.mu.Unlock()
+	s.stop()
+	h.ioMu.Lock()
+	for real := range s.held {
+		s.release(real)
+	}
+	h.ioMu.Unlock()
+}
+
+// realPath converts a path of the subscriber's to the path the hub
+// watches.
+func (s *Sub) realPath(path string) (string, error) {
+	path = filepath.Clean(path)
+	if path == s.root {
+		return s.real, nil
+	}
+	prefix := s.root + string(filepath.Separator)
+	if s.root == string(filepath.Separator) {
+		prefix = s.root
+	}
+	rest, ok := strings.CutPrefix(path, prefix)
+	if !ok {
+		return "", fmt.Errorf("watchhub: %s is not inside %s", path, s.root)
+	}
+	return filepath.Join(s.real, rest), nil
+}
+
+// post queues an event or an error for the subscriber, never blocking the
+// dispatcher: a full queue drops the event and queues an overflow, which
+// the subscriber takes after the drop and answers with a rescan.
+func (s *Sub) post(ev *fsnotify.Event, err error) {
+	s.qmu.Lock()
+	switch {
+	case s.closed:
+	case err != nil:
+		s.errs = append(s.errs, err)
+	case len(s.queue) >= maxQueued:
+		if len(s.errs) == 0 || s.errs[len(s.errs)-1] != fsnotify.ErrEventOverflow {
+			s.errs = append(s.errs, fsnotify.ErrEventOverflow)
+		}
+	default:
+		s.queue = append(s.queue, *ev)
+	}
+	s.qmu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default: // a wake-up is pending already
+	}
+}
+
+// pump hands the queued events and errors to the subscriber, in order of
+// arrival among events; it closes the channels once the subscriber stops.
+func (s *Sub) pump() {
+	defer close(s.errors)
+	defer close(s.events)
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-s.wake:
+		}
+		for {
+			s.qmu.Lock()
+			q, errs := s.queue, s.errs
+			s.queue, s.errs = nil, nil
+			s.qmu.Unlock()
+			if len(q) == 0 && len(errs) == 0 {
+				break
+			}
+			for _, err := range errs {
+				select {
+				case s.errors <- err:
+				case <-s.done:
+					return
+				}
+			}
+			for _, ev := range q {
+				select {
+				case s.events <- ev:
+				case <-s.done:
+					return
+				}
+			}
+		}
+	}
+}
+
+func (s *Sub) stop() {
+	s.once.Do(func() {
+		s.qmu.Lock()
+		s.closed = true
+		s.queue, s.errs = nil, nil
+		s.qmu.Unlock()
+		close(s.done)
+	})
+}
+
+func (s *Sub) isClosed() bool {
+	s.qmu.Lock()
+	defer s.qmu.Unlock()
+	return s.closed
+}
+
+// Root is the folder the subscriber watches under, as it spelled it.
+func (s *Sub) Root() string { return s.root }
+
+// String names the subscriber in logs.
+func (s *Sub) String() string { return "watchhub.Sub(" + s.root + ")" }
