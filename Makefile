@@ -121,7 +121,8 @@ FUZZ_TARGETS := \
 	app/gmaildesk:FuzzConfig \
 	scouts/triage/mailtext:FuzzExtract \
 	scouts/rules:FuzzRules \
-	scouts/rules:FuzzTemplate
+	scouts/rules:FuzzTemplate \
+	app/effects:FuzzFileMoveTemplate
 
 fuzz:
 	@GO="$(GO)" FUZZTIME="$(FUZZTIME)" build/fuzz.sh $(FUZZ_TARGETS)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -173,12 +174,17 @@ func thousands(n int) string {
 	return s
 }
 
-// protectedDirs are the folders no folder scout reads: the data directory
-// (the database, the lock, the API token) and the configured others.
+// protectedDirs are the folders no folder scout reads and no file.move
+// writes to: the data directory (the database, the lock, the API token),
+// the definitions folder (a file there becomes a scout) and the configured
+// others (the configuration folder).
 func (c *Core) protectedDirs() []string {
 	dirs := append([]string{}, c.cfg.ProtectedDirs...)
-	if c.cfg.DataDir != "" {
-		if abs, err := filepath.Abs(c.cfg.DataDir); err == nil {
+	for _, d := range []string{c.cfg.DataDir, c.cfg.DefinitionsDir} {
+		if d == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(d); err == nil && !slices.Contains(dirs, abs) {
 			dirs = append(dirs, abs)
 		}
 	}

@@ -93,7 +93,7 @@ func (c *Core) newKinds() map[scouts.Kind]scoutKind {
 			admit:          c.checkFolderSize,
 			open:           c.openFolder,
 			executors: map[string]scouts.ActionExecutor{
-				actions.FileMove: effects.FileMove{Home: home},
+				actions.FileMove: effects.FileMove{Home: home, Protected: c.protectedDirs()},
 			},
 		},
 		scouts.KindWebhook: {

@@ -19,7 +19,7 @@ import (
 
 // moveSetup is a home folder with a watched folder holding one file, and
 // the invocation that moves it to dest.
-func moveSetup(t *testing.T, content string) (home string, inv func(to string) scouts.Invocation) {
+func moveSetup(t testing.TB, content string) (home string, inv func(to string) scouts.Invocation) {
 	t.Helper()
 	home = t.TempDir()
 	watched := filepath.Join(home, "Inbox")

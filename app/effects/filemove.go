@@ -17,20 +17,31 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/scouts-hq/scouts/connectors/directory"
 	"github.com/scouts-hq/scouts/scouts"
 )
 
 // FileMove moves a folder card's file into a folder the user chose, inside
-// their home folder. Every path is resolved (symbolic links included) and
-// checked to be inside the home folder when the plan is approved; the move
-// itself goes through an os.Root opened on the home folder, so no link
-// swapped in later can lead it out.
+// their home folder. The destination is checked when the plan is made (a
+// rule's, on arrival, with its templates rendered; a person's, when the
+// card is approved) and again when the move runs: no ".." segment, inside
+// the home folder once resolved, named by its real path (no symbolic link
+// below the home folder), and never the agent's own folders (Protected).
+// The move itself goes through an os.Root opened on the home folder, which
+// keeps it inside the home folder whatever is swapped in, but follows links
+// that stay inside it: so the destination's path is looked at again, one
+// component at a time through the root, just before the rename.
 type FileMove struct {
 	// Home is the user's home folder; nothing moves out of it, nor from
 	// outside it.
 	Home string
+	// Protected are the agent's data, configuration and definitions
+	// folders, which folder scouts refuse to read: nothing moves into them
+	// or below them (a .yaml file moved into the definitions folder would
+	// become a scout).
+	Protected []string
 }
 
 type fileMoveParams struct {
@@ -45,6 +56,19 @@ type movePlan struct {
 	destRel string // the destination folder, relative to home
 	hash    string // the ref's content hash prefix
 	display string // the destination as the user wrote it, expanded
+}
+
+// CheckParams checks the destination as written, without an item: an
+// absolute path or ~/…, no ".." segment, not one of the agent's folders.
+// It is what plan begins with, and what a rule is checked with when it is
+// saved or imported (with its templates filled in by a placeholder).
+func (m FileMove) CheckParams(params json.RawMessage) error {
+	var p fileMoveParams
+	if err := json.Unmarshal(params, &p); err != nil || p.To == "" {
+		return scouts.Errorf(scouts.EInvalid, "file.move needs the destination folder in \"to\"")
+	}
+	_, err := m.destination(p.To)
+	return err
 }
 
 // Check validates a move when its plan is approved.
@@ -68,14 +92,11 @@ func (m FileMove) plan(inv scouts.Invocation) (movePlan, error) {
 	if err != nil {
 		return movePlan{}, scouts.Errorf(scouts.EInvalid, "file.move: the home folder %s cannot be read: %v", m.Home, err)
 	}
-	to := p.To
-	if rest, ok := strings.CutPrefix(to, "~"); ok && (rest == "" || rest[0] == '/' || rest[0] == filepath.Separator) {
-		to = filepath.Join(m.Home, rest)
+	to, err := m.destination(p.To)
+	if err != nil {
+		return movePlan{}, err
 	}
-	if !filepath.IsAbs(to) {
-		return movePlan{}, scouts.Errorf(scouts.EInvalid, "file.move: %q is not an absolute path (or ~/…)", p.To)
-	}
-	dest, err := filepath.EvalSymlinks(filepath.Clean(to))
+	dest, err := filepath.EvalSymlinks(to)
 	if err != nil {
 		return movePlan{}, scouts.Errorf(scouts.EInvalid, "file.move: the destination %s does not exist (create the folder first)", to)
 	}
@@ -85,6 +106,19 @@ func (m FileMove) plan(inv scouts.Invocation) (movePlan, error) {
 	destRel, ok := inside(home, dest)
 	if !ok {
 		return movePlan{}, scouts.Errorf(scouts.EInvalid, "file.move: %s is outside your home folder (it resolves to %s); files only move within %s", to, dest, m.Home)
+	}
+	// A link below the home folder could lead anywhere in it (~/Sorted/keys
+	// → ~/.ssh) while the path looks like the folder the user chose: the
+	// destination is named by its real path, as the catalogue promises.
+	spelled, ok := inside(filepath.Clean(m.Home), to)
+	if !ok {
+		spelled, ok = inside(home, to)
+	}
+	if !ok || spelled != destRel {
+		return movePlan{}, scouts.Errorf(scouts.EInvalid, "file.move: %s goes through a symbolic link (it leads to %s): files only move into a folder named by its real path", to, dest)
+	}
+	if err := m.notProtected(to, dest); err != nil {
+		return movePlan{}, err
 	}
 	cfg, err := directory.ParseConfig(inv.Scout.Config)
 	if err != nil {
@@ -109,6 +143,73 @@ func (m FileMove) plan(inv scouts.Invocation) (movePlan, error) {
 		return movePlan{}, scouts.Errorf(scouts.EInvalid, "file.move: %q is not a path inside the scout's folder", rel)
 	}
 	return movePlan{home: home, srcRel: filepath.Join(rootRel, filepath.FromSlash(rel)), destRel: destRel, hash: hash, display: to}, nil
+}
+
+// destination reads the "to" parameter as rendered (a rule's template
+// filled in from the item): ~ is the home folder, the path is absolute and
+// has no ".." segment. The segments are checked on the value as written,
+// before anything cleans them away: "~/Sorted/{{.text}}" with a file that
+// says "../.config" must not climb out of ~/Sorted.
+func (m FileMove) destination(raw string) (string, error) {
+	if hasDotDot(raw) {
+		return "", scouts.Errorf(scouts.EInvalid, "file.move: the destination %q has a \"..\" segment: a destination names its folder directly, never by climbing out of another (a rule's template may have taken it from the item's text)", clipParam(raw))
+	}
+	to := raw
+	if rest, ok := strings.CutPrefix(to, "~"); ok && (rest == "" || rest[0] == '/' || rest[0] == filepath.Separator) {
+		if m.Home == "" {
+			return "", scouts.Errorf(scouts.EInvalid, "file.move: the home folder is unknown, so %q cannot be read", clipParam(raw))
+		}
+		to = filepath.Join(m.Home, rest)
+	}
+	if !filepath.IsAbs(to) {
+		return "", scouts.Errorf(scouts.EInvalid, "file.move: %q is not an absolute path (or ~/…)", clipParam(raw))
+	}
+	to = filepath.Clean(to)
+	if err := m.notProtected(to, ""); err != nil {
+		return "", err
+	}
+	return to, nil
+}
+
+// notProtected refuses a destination that is, or is inside, one of the
+// agent's own folders, by any spelling (the check folder scouts make of
+// their roots); resolved is the destination with its links resolved, ""
+// when it was not resolved.
+func (m FileMove) notProtected(to, resolved string) error {
+	for _, p := range []string{to, resolved} {
+		if p == "" {
+			continue
+		}
+		if d, ok := directory.InsideProtected(p, m.Protected); ok {
+			return scouts.Errorf(scouts.EInvalid, "file.move: %s is inside %s, where Scouts keeps its own data, configuration or definitions: files never move there", to, d)
+		}
+	}
+	return nil
+}
+
+// hasDotDot reports whether a path, as written, has a ".." segment.
+func hasDotDot(p string) bool {
+	for _, seg := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == filepath.Separator }) {
+		if seg == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// clipParam shortens a parameter quoted in an error: a template may have
+// filled it with a whole file's text.
+func clipParam(s string) string {
+	const n = 200
+	if len(s) <= n {
+		return s
+	}
+	for i := n; i > 0; i-- {
+		if utf8.RuneStart(s[i]) {
+			return s[:i] + "…"
+		}
+	}
+	return ""
 }
 
 // inside returns path relative to dir when path is dir or below it.
@@ -149,6 +250,12 @@ func (m FileMove) Execute(ctx context.Context, inv scouts.Invocation) (json.RawM
 	} else if err != nil {
 		return nil, fmt.Errorf("file.move: %w", err)
 	}
+	// Looked at again at the time of the move, through the root: a link
+	// swapped in since the plan was read would be followed by the root
+	// as long as it stays in the home folder.
+	if err := m.recheck(root, p); err != nil {
+		return nil, err
+	}
 	for _, n := range names {
 		dst := filepath.Join(p.destRel, n)
 		if _, err := root.Lstat(dst); err == nil {
@@ -166,6 +273,27 @@ func (m FileMove) Execute(ctx context.Context, inv scouts.Invocation) (json.RawM
 		return moved(filepath.Join(p.display, n), false), nil
 	}
 	return nil, scouts.Errorf(scouts.EConflict, "file.move: %s already holds %s and %d copies of that name", p.display, name, maxCopies)
+}
+
+// recheck looks at the destination's path one component at a time through
+// the root, without following links: each must be a folder, none a link,
+// and the last not one of the agent's folders.
+func (m FileMove) recheck(root *os.Root, p movePlan) error {
+	rel := ""
+	for _, seg := range strings.Split(p.destRel, string(filepath.Separator)) {
+		if seg == "" || seg == "." {
+			continue
+		}
+		rel = filepath.Join(rel, seg)
+		fi, err := root.Lstat(rel)
+		if err != nil {
+			return fmt.Errorf("file.move: the destination %s: %w", p.display, err)
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
+			return scouts.Errorf(scouts.EInvalid, "file.move: the destination %s changed since the move was planned (%s is no longer a folder of its own but a link or a file): nothing was moved", p.display, filepath.Join(p.home, rel))
+		}
+	}
+	return m.notProtected(filepath.Join(p.home, p.destRel), "")
 }
 
 func candidates(name string) []string {

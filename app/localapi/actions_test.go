@@ -52,14 +52,21 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 
 func newActionServer(t *testing.T, home string, secrets map[string]string) *httptest.Server {
 	t.Helper()
+	return newActionServerWith(t, core.Config{DataDir: t.TempDir(), Home: home}, secrets)
+}
+
+// newActionServerWith is newActionServer on a core configured as cfg.
+func newActionServerWith(t *testing.T, cfg core.Config, secrets map[string]string) *httptest.Server {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	c, err := core.Open(ctx, core.Config{DataDir: t.TempDir(), Version: "test", Home: home,
-		Secrets: func(_ context.Context, name string) ([]byte, error) {
-			if v, ok := secrets[name]; ok {
-				return []byte(v), nil
-			}
-			return nil, scouts.Errorf(scouts.ENotFound, "no secret %s", name)
-		}})
+	cfg.Version = "test"
+	cfg.Secrets = func(_ context.Context, name string) ([]byte, error) {
+		if v, ok := secrets[name]; ok {
+			return []byte(v), nil
+		}
+		return nil, scouts.Errorf(scouts.ENotFound, "no secret %s", name)
+	}
+	c, err := core.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

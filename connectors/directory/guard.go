@@ -97,7 +97,7 @@ func CheckRoot(root string, protected []string) error {
 	if kind, ok := systemFolder(root); ok {
 		return invalid("%s is a system folder (%s), which holds no documents; choose another folder", root, kind)
 	}
-	if d, ok := insideProtected(root, protected); ok {
+	if d, ok := InsideProtected(root, protected); ok {
 		return invalid("folder %s is inside %s, where Scouts keeps its own data (its database and keys); choose a folder outside it", root, d)
 	}
 	return nil
@@ -162,8 +162,10 @@ func (c *Connector) systemMount(rel string, info fs.FileInfo, parentDev uint64) 
 	return ok
 }
 
-// insideProtected reports the protected folder that root is or is inside.
-func insideProtected(root string, protected []string) (string, bool) {
+// InsideProtected reports the protected folder that root is or is inside,
+// by any spelling (through links, as compared files). Folder scouts refuse
+// such a folder as their root; file.move refuses it as a destination.
+func InsideProtected(root string, protected []string) (string, bool) {
 	prot := statProtected(protected)
 	for _, a := range ancestors(root) {
 		if fi, err := os.Stat(a); err == nil {
