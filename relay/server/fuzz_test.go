@@ -286,11 +286,25 @@ func oneObject(body []byte) (protocol.WebhookPayload, bool) {
 	}
 	for k, v := range fields {
 		known := strings.EqualFold(k, "title") || strings.EqualFold(k, "body") || strings.EqualFold(k, "url")
-		if !known || (!bytes.Equal(v, []byte("null")) && v[0] != '"') {
+		if !known || (!bytes.Equal(v, []byte("null")) && v[0] != '"') || !keptAsSent(v) {
 			return p, false
 		}
 	}
 	return p, json.Unmarshal(body, &p) == nil
+}
+
+// keptAsSent reports whether decoding the JSON string raw yields only the
+// U+FFFD it spells (raw, or as the escape \ufffd): encoding/json puts one
+// in place of each lone surrogate escape, which the relay must refuse.
+func keptAsSent(raw json.RawMessage) bool {
+	var s string
+	if bytes.Equal(raw, []byte("null")) || json.Unmarshal(raw, &s) != nil {
+		return true
+	}
+	// Escaped backslashes first, left to right: "\\ufffd" is no escape.
+	plain := strings.ToLower(strings.ReplaceAll(string(raw), `\\`, ""))
+	spelled := strings.Count(plain, "\ufffd") + strings.Count(plain, `\ufffd`)
+	return strings.Count(s, "\ufffd") == spelled
 }
 
 // FuzzScoutConfig sends scout_register, scout_update and scout_disable

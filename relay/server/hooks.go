@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"unicode/utf8"
 
 	"golang.org/x/crypto/nacl/box"
 
@@ -75,10 +74,11 @@ func (s *Server) handleHook(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusBadRequest, "invalid", "could not read the body: "+err.Error())
 		return
 	}
-	// encoding/json would replace invalid bytes with U+FFFD: the item
-	// would differ from what was sent, silently.
-	if !utf8.Valid(body) {
-		fail(http.StatusBadRequest, "invalid", "body is not valid UTF-8")
+	// encoding/json would replace invalid bytes and lone surrogate
+	// escapes with U+FFFD: the item would differ from what was sent,
+	// silently.
+	if msg := hookTextProblem(body); msg != "" {
+		fail(http.StatusBadRequest, "invalid", msg)
 		return
 	}
 	var in protocol.WebhookPayload

@@ -85,6 +85,53 @@ func TestHookBodyIsDecodedStrictly(t *testing.T) {
 	}
 }
 
+// Text that is not characters is refused with the field that holds it,
+// not stored as U+FFFD: a lone UTF-16 surrogate escape (which
+// encoding/json replaces without a word) and raw invalid UTF-8, in any
+// field. A valid surrogate pair and an escaped U+FFFD are characters, and
+// reach the device as sent.
+func TestHookRefusesTextThatIsNotCharacters(t *testing.T) {
+	e := newEnv(t, server.Config{})
+	url, token := e.hookScout()
+	for _, tc := range []struct{ name, body, want string }{
+		{"lone high surrogate in the title", `{"title":"bad \ud800"}`, `title holds a lone UTF-16 surrogate \ud800`},
+		{"lone low surrogate in the body", `{"title":"a","body":"x\uDC01y"}`, `body holds a lone UTF-16 surrogate \udc01`},
+		{"high surrogate followed by a non-surrogate", `{"title":"a","url":"https://e.com/\ud83d\u0041"}`, `url holds a lone UTF-16 surrogate \ud83d`},
+		{"two high surrogates", `{"title":"\ud83d\ud83d\ude00"}`, `title holds a lone UTF-16 surrogate \ud83d`},
+		{"surrogate at the end", `{"title":"a","body":"ok \ud800"}`, "body holds a lone"},
+		{"invalid UTF-8 in the body", "{\"title\":\"a\",\"body\":\"caf\xe9\"}", "body holds invalid UTF-8 (byte 0xe9)"},
+		{"a field name", `{"title":"a","\ud800":"x"}`, "a field name holds a lone"},
+	} {
+		a := postHook(t, url, token, tc.body)
+		if a.status != http.StatusBadRequest || a.Code != "invalid" || !strings.Contains(a.Error, tc.want) {
+			t.Errorf("%s: %d %s %q, want 400 invalid saying %q", tc.name, a.status, a.Code, a.Error, tc.want)
+		}
+	}
+	ctx := context.Background()
+	if rows, err := e.db.Pending(ctx, e.user, e.dev, 0, 10); err != nil || len(rows) != 0 {
+		t.Fatalf("refused bodies queued %d rows (%v)", len(rows), err)
+	}
+
+	// What is a character passes untouched: a pair, an escaped U+FFFD,
+	// an escaped backslash before "ud800".
+	body := `{"title":"ok \ud83d\ude00 \ufffd","body":"\\ud800"}`
+	if a := postHook(t, url, token, body); a.status != http.StatusAccepted {
+		t.Fatalf("a body of characters: %d %s %q", a.status, a.Code, a.Error)
+	}
+	rows, err := e.db.Pending(ctx, e.user, e.dev, 0, 10)
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("queued %d rows (%v), want 1", len(rows), err)
+	}
+	keys, _ := client.DeviceKeys(e.token)
+	p, err := keys.OpenWebhook(rows[0].Sealed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Title != "ok \U0001F600 \uFFFD" || p.Body != `\ud800` {
+		t.Fatalf("the device opened %+q / %+q", p.Title, p.Body)
+	}
+}
+
 // An account whose every device is revoked cannot receive anything: its
 // webhook says so, rather than that no device has connected yet.
 func TestHookOfAnAccountWithEveryDeviceRevoked(t *testing.T) {
