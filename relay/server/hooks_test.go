@@ -23,8 +23,16 @@ import (
 // returns its URL and token.
 func (e *env) hookScout() (url, token string) {
 	e.t.Helper()
+	r, url, token := e.hookScoutOnline()
+	r.c.CloseNow()
+	return url, token
+}
+
+// hookScoutOnline is hookScout leaving the device connected.
+func (e *env) hookScoutOnline() (r *raw, url, token string) {
+	e.t.Helper()
 	token = "hook-secret"
-	r := e.dial()
+	r = e.dial()
 	r.hello(e.token, 0)
 	r.send(protocol.TypeScoutRegister, "op-hook", protocol.ScoutConfig{ScoutID: "sc_hook", Kind: "webhook", Name: "hook", Enabled: true,
 		HookTokenHash: relaydb.HashToken(token)})
@@ -33,8 +41,7 @@ func (e *env) hookScout() (url, token string) {
 	if err != nil || f.DecodeData(&res) != nil || !res.OK {
 		e.t.Fatalf("register hook scout: %+v %+v %v", f, res, err)
 	}
-	r.c.CloseNow()
-	return e.http.URL + "/api/v1/hooks/sc_hook", token
+	return r, e.http.URL + "/api/v1/hooks/sc_hook", token
 }
 
 type hookAnswer struct {
