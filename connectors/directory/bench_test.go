@@ -14,6 +14,7 @@ import (
 
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/connectors/directory"
+	"github.com/scouts-hq/scouts/connectors/directory/watchhub/watchtest"
 	"github.com/scouts-hq/scouts/scouts"
 )
 
@@ -219,6 +220,7 @@ func BenchmarkScanChanged1(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer c.Close()
+	watchtest.Need(b)
 	n := newNotifier()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/connectors/directory"
+	"github.com/scouts-hq/scouts/connectors/directory/watchhub/watchtest"
 	"github.com/scouts-hq/scouts/scouts"
 )
 
@@ -185,9 +186,11 @@ func (n notifier) wait(t testing.TB, what string) {
 }
 
 // watch runs c.Watch until the test ends and waits for its first notify
-// (sent once every directory is watched).
+// (sent once every directory is watched). A machine with no inotify
+// instance left fails the test at once, saying so.
 func watch(t testing.TB, c *directory.Connector) notifier {
 	t.Helper()
+	watchtest.Need(t)
 	n := newNotifier()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/connectors/directory"
+	"github.com/scouts-hq/scouts/connectors/directory/watchhub/watchtest"
 	"github.com/scouts-hq/scouts/scouts"
 )
 
@@ -84,6 +85,7 @@ func TestWatchNotifiesAndScansDirtyDirectories(t *testing.T) {
 }
 
 func TestWatchDebouncesBursts(t *testing.T) {
+	watchtest.Need(t)
 	e := newEnv(t)
 	cfg := e.cfg()
 	cfg.Settle = directory.Duration(200 * time.Millisecond)
@@ -190,6 +192,7 @@ func TestWatchLimitFallsBackToRescans(t *testing.T) {
 }
 
 func TestRootMovedOrRemoved(t *testing.T) {
+	watchtest.Need(t)
 	e := newEnv(t)
 	e.write("a.md", "# A\n")
 	c := e.open(e.cfg())
