@@ -131,6 +131,10 @@ type ScoutHealth struct {
 	Queued     bool `json:"queued,omitempty"`
 	// ModelBudget is today's model budget (with a model configured).
 	ModelBudget *BudgetStatus `json:"model_budget,omitempty"`
+	// Watch says what keeps a folder scout's folder, or part of it, from
+	// being watched live: a limit of the system, with the sysctl to raise.
+	// Its changes are then found by periodic rescans. Empty when watched.
+	Watch string `json:"watch,omitempty"`
 }
 
 // CreateScout is the body of POST /api/v1/scouts.
