@@ -85,6 +85,20 @@ type RelayLogout struct {
 	TokenDeleted bool `json:"token_deleted"`
 }
 
+// Keyring is GET /api/v1/keyring and the answer to POST
+// /api/v1/keyring/file: where the agent keeps its tokens.
+type Keyring struct {
+	// Backend: secret-service, keychain, wincred or file; empty when no
+	// keyring can be used (Error says why).
+	Backend string `json:"backend,omitempty"`
+	Error   string `json:"error,omitempty"`
+	// PassphraseFile is the file keyring's passphrase file, when the agent
+	// reads it there (not from the environment).
+	PassphraseFile string `json:"passphrase_file,omitempty"`
+	// Created: POST /api/v1/keyring/file wrote a new passphrase file.
+	Created bool `json:"created,omitempty"`
+}
+
 // Scout is a scout as the API shows it.
 type Scout struct {
 	ID      string `json:"id"`
