@@ -466,7 +466,7 @@ func (e *Engine) newItemRecord(ctx context.Context, as *assessor, s Scout, it It
 	if kind != meta.ProposedKind && meta.ProposedKind != "" {
 		// The source's reason names the kind it proposed; say what
 		// changed it, so the card never contradicts itself.
-		change := "now proposed as " + kind.WithArticle() + " from "
+		change := "now proposed as a " + string(kind) + " from "
 		switch assessment.KindFrom {
 		case "learned":
 			change += "your past decisions"
@@ -483,9 +483,7 @@ func (e *Engine) newItemRecord(ctx context.Context, as *assessor, s Scout, it It
 	if len(assessment.Why) > 0 {
 		why += " — " + strings.Join(assessment.Why, "; ")
 	}
-	if assessment.RuleID != "" {
-		audit = append(audit, ruleAudit(assessment, trace, refs("rule_id", assessment.RuleID), now))
-	}
+	audit = append(audit, ruleAudits(assessment, trace, refs, now)...)
 	audit = append(audit, AuditEvent{TraceID: trace, Stage: StageTriage, Type: AuditSuggestionCreated, Outcome: OutcomeOK,
 		Summary: fmt.Sprintf("Suggested as %s: %s", kind, why), Refs: refs(), At: now})
 	if sug.Lane != LaneInbox {

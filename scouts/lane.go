@@ -89,6 +89,9 @@ type Assessment struct {
 	// rule did.
 	title       string
 	ruleSummary string
+	// tooSlow names the rule the item's evaluation budget ran out on, and
+	// tooSlowWhy says so on the item's trail.
+	tooSlow, tooSlowWhy string
 
 	// notes are things worth knowing about the assessment itself (the
 	// model's categorisation failed): they go on the item's audit trail,

@@ -43,6 +43,12 @@ type RuleOutcome struct {
 	// template that failed, a project that no longer exists); they go on
 	// the item's trail, and the verdict stands.
 	Notes []string
+	// TooSlow names the rule the item's evaluation budget ran out on (it
+	// and the rules after it were not tried; RuleID is then empty and the
+	// item goes on as no rule matched it); TooSlowWhy says so for the
+	// item's trail, in a rule.too_slow event.
+	TooSlow    string
+	TooSlowWhy string
 }
 
 // RuleSet is a scout's rules, loaded once for a page of items.
@@ -58,6 +64,7 @@ type RuleSet interface {
 // returns the kind to propose.
 func applyRule(r *RuleOutcome, kind EntityKind, as *Assessment) EntityKind {
 	as.notes = append(as.notes, r.Notes...)
+	as.tooSlow, as.tooSlowWhy = r.TooSlow, r.TooSlowWhy
 	if r.RuleID == "" {
 		return kind
 	}
@@ -114,6 +121,10 @@ func applyRule(r *RuleOutcome, kind EntityKind, as *Assessment) EntityKind {
 // AuditRuleMatched records that a user's rule decided an item on arrival.
 const AuditRuleMatched = "rule.matched"
 
+// AuditRuleTooSlow records that the item's evaluation budget ran out on a
+// user's rule: it and the rules after it were not tried on the item.
+const AuditRuleTooSlow = "rule.too_slow"
+
 // decides reports an outcome of a rule that matched.
 func (r *RuleOutcome) decides() bool { return r != nil && r.RuleID != "" }
 
@@ -140,8 +151,17 @@ func (a *assessor) rule(ctx context.Context, meta ItemMetadata) (*RuleOutcome, e
 	return out, nil
 }
 
-// ruleAudit is the trail's entry for the rule that decided an item.
-func ruleAudit(as Assessment, trace string, refs map[string]string, now time.Time) AuditEvent {
-	return AuditEvent{TraceID: trace, Stage: StageTriage, Type: AuditRuleMatched, Outcome: OutcomeOK,
-		Summary: as.ruleSummary, Refs: refs, At: now}
+// ruleAudits are the trail's entries for the user's rules on an item: the
+// rule that decided it, or the one too slow to be tried to the end.
+func ruleAudits(as Assessment, trace string, refs func(extra ...string) map[string]string, now time.Time) []AuditEvent {
+	var out []AuditEvent
+	if as.tooSlow != "" {
+		out = append(out, AuditEvent{TraceID: trace, Stage: StageTriage, Type: AuditRuleTooSlow, Outcome: OutcomeSkipped,
+			Summary: as.tooSlowWhy, Refs: refs("rule_id", as.tooSlow), At: now})
+	}
+	if as.RuleID != "" {
+		out = append(out, AuditEvent{TraceID: trace, Stage: StageTriage, Type: AuditRuleMatched, Outcome: OutcomeOK,
+			Summary: as.ruleSummary, Refs: refs("rule_id", as.RuleID), At: now})
+	}
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -147,7 +148,11 @@ func (m *modelCategoriser) tools() llm.Tools {
 // reason says what the model proposed, for the card's why: "the model: a
 // task for project “Website relaunch” (due 27 Nov)".
 func (m *modelCategoriser) reason(p llm.Proposal) string {
-	s := "the model: " + p.Kind.WithArticle()
+	article := "a "
+	if strings.ContainsRune("aeiou", rune(string(p.Kind)[0])) {
+		article = "an "
+	}
+	s := "the model: " + article + string(p.Kind)
 	if p.ProjectName != "" {
 		s += " for project “" + p.ProjectName + "”"
 	}

@@ -5,15 +5,14 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"regexp/syntax"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 )
 
 // Limits on one rule's filter, checked when it is saved: a filter that
-// passes them evaluates in bounded time on any item.
+// passes them evaluates in bounded time on any item (with the cost model's
+// limits, cost.go).
 const (
 	// MaxDepth is how deeply $and, $or and $not may nest.
 	MaxDepth = 12
@@ -30,14 +29,6 @@ const (
 	MaxValueLen = 1024
 	// MaxInValues caps the values of one in or not_in.
 	MaxInValues = 500
-	// MaxRuleCost is the most a filter may cost on the worst item of its
-	// kind, in steps (roughly bytes of text scanned): a filter that could
-	// cost more is refused when it is saved.
-	MaxRuleCost = 2 << 20
-	// ItemBudget is what all of a scout's rules may spend on one item, in
-	// the same steps; the rules after the budget ran out are not tried on
-	// that item (and its trail says so).
-	ItemBudget = 8 << 20
 )
 
 // Operators.
@@ -145,7 +136,13 @@ type cond struct {
 	re    *regexp.Regexp
 	// raw is the operand as written, for explanations.
 	raw string
-	// cost is the most this condition can cost.
+	// path is the condition's JSON pointer in the rule (/when/$and/1/text/regex).
+	path string
+	// insts is the size of a regex's compiled program.
+	insts int
+	// scan is the most the condition reads of its field, in bytes (every
+	// value of a list); cost is the most it can cost, in steps (cost.go).
+	scan int
 	cost int
 }
 
@@ -153,6 +150,9 @@ type cond struct {
 type parser struct {
 	kind  string
 	nodes int
+	// probe, when set, measures each costly regex on worst-case texts
+	// (a rule being saved or imported, not one read back).
+	probe *prober
 }
 
 // errAt is a filter error at a JSON pointer.
@@ -271,7 +271,7 @@ func (p *parser) parseConds(f Field, v any, path string) ([]*node, error) {
 				return nil, failf(path, "the filter has more than %d conditions and combinators", MaxNodes)
 			}
 		}
-		c, err := compileCond(f, op, cs, obj[op], op0)
+		c, err := p.compileCond(f, op, cs, obj[op], op0)
 		if err != nil {
 			return nil, err
 		}
@@ -284,18 +284,13 @@ func (p *parser) parseConds(f Field, v any, path string) ([]*node, error) {
 }
 
 // compileCond checks an operand against the field and prepares it.
-func compileCond(f Field, op string, cs bool, v any, path string) (*cond, error) {
-	c := &cond{field: f, op: op, cs: cs, cost: 1}
+func (p *parser) compileCond(f Field, op string, cs bool, v any, path string) (*cond, error) {
+	c := &cond{field: f, op: op, cs: cs, path: path, scan: scanBytes(f)}
 	fold := func(s string) string {
 		if cs {
 			return s
 		}
 		return strings.ToLower(s)
-	}
-	// scanCost is the most a string operator reads of the field.
-	scanCost := f.MaxBytes
-	if f.Type == TypeList {
-		scanCost *= MaxListItems
 	}
 	switch op {
 	case opExists:
@@ -308,7 +303,6 @@ func compileCond(f Field, op string, cs bool, v any, path string) (*cond, error)
 		if err := c.scalar(f, v, path, fold); err != nil {
 			return nil, err
 		}
-		c.cost += scanCost / 16 // a comparison reads at most the operand's length per value
 	case opStartsWith, opEndsWith, opContains:
 		s, err := stringOperand(v, path, op)
 		if err != nil {
@@ -318,7 +312,6 @@ func compileCond(f Field, op string, cs bool, v any, path string) (*cond, error)
 			return nil, failf(path, "%s needs a non-empty string", op)
 		}
 		c.s, c.raw = fold(s), s
-		c.cost += scanCost
 	case opContainWord:
 		s, err := stringOperand(v, path, op)
 		if err != nil {
@@ -332,7 +325,6 @@ func compileCond(f Field, op string, cs bool, v any, path string) (*cond, error)
 			c.words = caseWords(s)
 		}
 		c.raw = s
-		c.cost += 2 * scanCost
 	case opRegex:
 		s, ok := v.(string)
 		if !ok {
@@ -342,8 +334,10 @@ func compileCond(f Field, op string, cs bool, v any, path string) (*cond, error)
 		if err != nil {
 			return nil, failf(path, "%s", err.Error())
 		}
-		c.re, c.raw = re, s
-		c.cost += 4 * scanCost // RE2: linear in the text, with a constant for the pattern
+		c.re, c.raw, c.insts = re.re, s, len(re.prog.Inst)
+		if err := p.checkRegexCost(c, re); err != nil {
+			return nil, err
+		}
 	case opGT, opGTE, opLT, opLTE:
 		n, ok := v.(json.Number)
 		if !ok {
@@ -379,9 +373,8 @@ func compileCond(f Field, op string, cs bool, v any, path string) (*cond, error)
 			shown = append(shown, one.raw)
 		}
 		c.raw = "[" + strings.Join(shown, ", ") + "]"
-		// A set lookup per value: its cost does not grow with the list.
-		c.cost += scanCost / 16
 	}
+	c.cost = c.worstCost()
 	return c, nil
 }
 
@@ -440,310 +433,4 @@ func number(n json.Number, path string) (float64, error) {
 		return 0, failf(path, "%s is not a usable number", clipMsg(n.String()))
 	}
 	return x, nil
-}
-
-// compileRegex compiles an RE2 pattern within the limits: its length, and
-// the size of its program (a{1000}{1000}-style blow-ups are refused).
-func compileRegex(s string, cs bool) (*regexp.Regexp, error) {
-	if s == "" {
-		return nil, fmt.Errorf("the regex is empty")
-	}
-	if len(s) > MaxRegexLen {
-		return nil, fmt.Errorf("the regex is %d bytes long, more than %d", len(s), MaxRegexLen)
-	}
-	flags := syntax.Perl
-	if !cs {
-		flags |= syntax.FoldCase
-	}
-	re, err := syntax.Parse(s, flags)
-	if err != nil {
-		return nil, fmt.Errorf("the regex does not compile (RE2 syntax): %v", err)
-	}
-	prog, err := syntax.Compile(re.Simplify())
-	if err != nil {
-		return nil, fmt.Errorf("the regex does not compile (RE2 syntax): %v", err)
-	}
-	if len(prog.Inst) > maxRegexInsts {
-		return nil, fmt.Errorf("the regex is too complex (%d steps, at most %d): simplify its repetitions", len(prog.Inst), maxRegexInsts)
-	}
-	prefix := ""
-	if !cs {
-		prefix = "(?i)"
-	}
-	out, err := regexp.Compile(prefix + s)
-	if err != nil {
-		return nil, fmt.Errorf("the regex does not compile (RE2 syntax): %v", err)
-	}
-	return out, nil
-}
-
-// worstCost is the most a filter can cost on any item.
-func (n *node) worstCost() int {
-	if n.kind == nodeCond {
-		return n.cond.cost
-	}
-	total := 1
-	for _, k := range n.kids {
-		total += k.worstCost()
-	}
-	return total
-}
-
-// evaluator evaluates filters on one item within a budget.
-type evaluator struct {
-	it     *Item
-	budget int
-	// spent is set when the budget ran out: the result is then Unknown.
-	spent bool
-	// lower caches lower-cased field values.
-	lower map[string]any
-	// unknown lists the fields the item did not carry that a result
-	// depended on.
-	unknown []string
-}
-
-func newEvaluator(it *Item, budget int) *evaluator {
-	return &evaluator{it: it, budget: budget, lower: map[string]any{}}
-}
-
-// eval returns the filter's truth on the item, with Kleene logic for
-// unknown fields: false wins an $and, true wins an $or.
-func (e *evaluator) eval(n *node) Truth {
-	switch n.kind {
-	case nodeAnd:
-		out := True
-		for _, k := range n.kids {
-			switch e.eval(k) {
-			case False:
-				return False
-			case Unknown:
-				out = Unknown
-			}
-		}
-		return out
-	case nodeOr:
-		out := False
-		for _, k := range n.kids {
-			switch e.eval(k) {
-			case True:
-				return True
-			case Unknown:
-				out = Unknown
-			}
-		}
-		return out
-	case nodeNot:
-		return not(e.eval(n.kids[0]))
-	}
-	return e.cond(n.cond)
-}
-
-func (e *evaluator) cond(c *cond) Truth {
-	if e.spent {
-		return Unknown
-	}
-	v, known := e.it.value(c.field.Name)
-	if !known {
-		if !slices.Contains(e.unknown, c.field.Name) {
-			e.unknown = append(e.unknown, c.field.Name)
-		}
-		return Unknown
-	}
-	e.budget -= 1 + c.costOn(v)
-	if e.budget < 0 {
-		e.spent = true
-		return Unknown
-	}
-	switch c.op {
-	case opExists:
-		return truth(present(v) == c.b)
-	case opNotEquals:
-		return truth(!c.test(e.folded(c, v)))
-	case opNotIn:
-		return truth(!c.test(e.folded(c, v)))
-	}
-	return truth(c.test(e.folded(c, v)))
-}
-
-// costOn is what testing v costs, in steps.
-func (c *cond) costOn(v any) int {
-	switch x := v.(type) {
-	case string:
-		return c.stringCost(len(x))
-	case []string:
-		n := 0
-		for _, s := range x {
-			n += c.stringCost(len(s))
-		}
-		return n
-	case []any:
-		n := 0
-		for _, s := range x {
-			if str, ok := s.(string); ok {
-				n += c.stringCost(len(str))
-			}
-		}
-		return n
-	}
-	return 0
-}
-
-func (c *cond) stringCost(n int) int {
-	switch c.op {
-	case opContains, opStartsWith, opEndsWith:
-		return n
-	case opContainWord:
-		return 2 * n
-	case opRegex:
-		return 4 * n
-	}
-	return n / 16
-}
-
-// folded returns v with its strings lower-cased for a case-insensitive
-// condition (cached per field).
-func (e *evaluator) folded(c *cond, v any) any {
-	if c.cs {
-		return v
-	}
-	key := c.field.Name
-	if f, ok := e.lower[key]; ok {
-		return f
-	}
-	var out any
-	switch x := v.(type) {
-	case string:
-		out = strings.ToLower(x)
-	case []string:
-		l := make([]string, len(x))
-		for i, s := range x {
-			l[i] = strings.ToLower(s)
-		}
-		out = l
-	case []any:
-		l := make([]any, len(x))
-		for i, s := range x {
-			if str, ok := s.(string); ok {
-				l[i] = strings.ToLower(str)
-			} else {
-				l[i] = s
-			}
-		}
-		out = l
-	default:
-		out = v
-	}
-	e.lower[key] = out
-	return out
-}
-
-// test applies the positive form of the operator (equals for not_equals,
-// in for not_in) to a value: a list matches when any element does.
-func (c *cond) test(v any) bool {
-	switch x := v.(type) {
-	case []string:
-		for _, s := range x {
-			if c.testOne(s) {
-				return true
-			}
-		}
-		return false
-	case []any:
-		for _, s := range x {
-			if c.testOne(s) {
-				return true
-			}
-		}
-		return false
-	}
-	return c.testOne(v)
-}
-
-func (c *cond) testOne(v any) bool {
-	switch x := v.(type) {
-	case string:
-		switch c.op {
-		case opEquals, opNotEquals:
-			return !c.isNum && !c.isB && x == c.s
-		case opStartsWith:
-			return strings.HasPrefix(x, c.s)
-		case opEndsWith:
-			return strings.HasSuffix(x, c.s)
-		case opContains:
-			return strings.Contains(x, c.s)
-		case opContainWord:
-			if c.cs {
-				return hasWords(caseWords(x), c.words)
-			}
-			return hasWords(wordsOf(x), c.words)
-		case opRegex:
-			return c.re.MatchString(x)
-		case opIn, opNotIn:
-			return slices.Contains(c.set, any(x))
-		}
-	case float64:
-		switch c.op {
-		case opEquals, opNotEquals:
-			return c.isNum && x == c.num
-		case opGT:
-			return x > c.num
-		case opGTE:
-			return x >= c.num
-		case opLT:
-			return x < c.num
-		case opLTE:
-			return x <= c.num
-		case opIn, opNotIn:
-			return slices.Contains(c.set, any(x))
-		}
-	case bool:
-		switch c.op {
-		case opEquals, opNotEquals:
-			return c.isB && x == c.b
-		case opIn, opNotIn:
-			return slices.Contains(c.set, any(x))
-		}
-	}
-	return false
-}
-
-// present reports whether a known value counts as existing: a non-empty
-// string or list, any number or bool.
-func present(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case string:
-		return x != ""
-	case []string:
-		return len(x) > 0
-	case []any:
-		return len(x) > 0
-	}
-	return true
-}
-
-func truth(b bool) Truth {
-	if b {
-		return True
-	}
-	return False
-}
-
-// wordsOf splits text into lower-case words of letters and digits, the
-// way contains_word (and the Gmail rules' subject words before it) reads.
-func wordsOf(s string) []string { return caseWords(strings.ToLower(s)) }
-
-func caseWords(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-}
-
-// hasWords reports whether want appears as consecutive words of text.
-func hasWords(text, want []string) bool {
-	for i := 0; i+len(want) <= len(text); i++ {
-		if slices.Equal(text[i:i+len(want)], want) {
-			return true
-		}
-	}
-	return false
 }

@@ -18,16 +18,21 @@ type Result struct {
 	// not carry.
 	Unknown []string
 	// Spent is set when the evaluation budget ran out (Truth is then
-	// Unknown).
-	Spent bool
+	// Unknown); OutOfTime when it was the item's time.
+	Spent, OutOfTime bool
 }
 
 // Evaluate tests the rule's filter on an item, spending from *budget
-// (ItemBudget for a fresh item); the rule's enabled flag is not looked at.
+// (ItemBudget for a fresh item), in steps only; the rule's enabled flag is
+// not looked at.
 func (c *Compiled) Evaluate(it *Item, budget *int) Result {
-	e := newEvaluator(it, *budget)
+	return c.evaluate(it, budget, nil)
+}
+
+func (c *Compiled) evaluate(it *Item, budget *int, m *itemMeter) Result {
+	e := newEvaluator(it, *budget, m)
 	t := e.eval(c.filter)
-	r := Result{Truth: t, Unknown: e.unknown, Spent: e.spent}
+	r := Result{Truth: t, Unknown: e.unknown, Spent: e.spent, OutOfTime: e.timeUp}
 	if t == True {
 		r.Why = e.explain(c.filter)
 	}
@@ -39,28 +44,11 @@ func (c *Compiled) Evaluate(it *Item, budget *int) Result {
 type Set []*Compiled
 
 // Match returns the first enabled rule whose filter is true for the item,
-// or nil. trusted names a rule the source's own triage already matched
-// (the relay applies the rules it can express, on fields this desktop
-// may not see): it is taken as matched when its turn comes. notes say
+// or nil, within the item's default budget (see MatchWithin). notes say
 // what could not be tried (the item's budget ran out).
 func (s Set) Match(it *Item, trusted string) (*Compiled, Result, []string) {
-	budget := ItemBudget
-	for i, c := range s {
-		if !c.Rule.IsEnabled() {
-			continue
-		}
-		if trusted != "" && c.Rule.ID == trusted {
-			return c, Result{Truth: True, Why: "matched where the mail was triaged (" + c.Describe() + ")"}, nil
-		}
-		r := c.Evaluate(it, &budget)
-		if r.Truth == True {
-			return c, r, nil
-		}
-		if r.Spent {
-			return nil, r, []string{fmt.Sprintf("rules from %q on were not tried: the item's evaluation budget (%d steps) ran out on it; %d rule(s) left", c.Rule.ID, ItemBudget, len(s)-i)}
-		}
-	}
-	return nil, Result{}, nil
+	m := s.MatchWithin(it, trusted, Budget{})
+	return m.Rule, m.Result, m.Notes
 }
 
 // Effect is what a matched rule does beyond the lane: its title and

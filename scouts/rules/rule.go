@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -82,6 +81,14 @@ type Options struct {
 	// action catalogue (an unknown action, parameters it does not take);
 	// nil accepts any well-formed action.
 	ValidateAction func(name string, params json.RawMessage) error
+	// Probe measures each costly regex on worst-case texts, on the
+	// thread's CPU clock (cost.go, probe.go): for a rule being saved or
+	// imported, not one read back from storage, which was measured when
+	// it was saved and would cost a rule set's load up to a second a rule.
+	Probe bool
+
+	// probeClock stands in for ThreadClock in tests.
+	probeClock Clock
 }
 
 // Compiled is a checked rule, ready to evaluate.
@@ -120,7 +127,15 @@ func Compile(kind string, doc []byte, o Options) (*Compiled, error) {
 		return nil, &Error{Msg: fmt.Sprintf("the document is %d bytes, more than %d", len(doc), MaxRuleBytes)}
 	}
 	if err := checkJSON(doc); err != nil {
-		return nil, &Error{Msg: err.Error()}
+		e := &Error{Msg: err.Error()}
+		var at *textError
+		if errors.As(err, &at) {
+			e.Rule, e.Path, e.Msg = at.rule, at.path, at.msg
+			if e.Rule == "" {
+				e.Rule = idOf(doc)
+			}
+		}
+		return nil, e
 	}
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
 	if err != nil {
@@ -154,6 +169,18 @@ func Compile(kind string, doc []byte, o Options) (*Compiled, error) {
 		return nil, e
 	}
 	return c, nil
+}
+
+// idOf reads a document's id for an error about it, "" when it has no
+// usable one.
+func idOf(doc []byte) string {
+	var r struct {
+		ID string `json:"id"`
+	}
+	if json.Unmarshal(doc, &r) != nil || !ruleIDOK(r.ID) {
+		return ""
+	}
+	return r.ID
 }
 
 // Error is a rule document's problem: which rule, where in it (a JSON
@@ -200,12 +227,19 @@ func compileRule(kind string, r Rule, when any, o Options) (*Compiled, error) {
 		return nil, failf("/id", "the id must be 1 to 64 letters, digits, '-' or '_'")
 	}
 	p := &parser{kind: kind}
+	if o.Probe {
+		p.probe = &prober{clock: o.probeClock}
+		if p.probe.clock == nil {
+			p.probe.clock = ThreadClock
+		}
+	}
 	filter, err := p.parseFilter(when, "/when", 1)
 	if err != nil {
 		return nil, err
 	}
-	if cost := filter.worstCost(); cost > MaxRuleCost {
-		return nil, failf("/when", "the filter could read up to %d bytes of an item, more than %d: use fewer regex or contains conditions on long fields (text, body)", cost, MaxRuleCost)
+	if cost, top := filter.worstCost(); cost > MaxRuleCost {
+		return nil, failf("/when", "the filter could cost up to %d steps on an item, more than a rule's %d (its costliest condition, at %s, %d): use fewer regex, contains_word or contains conditions on long fields (text, body)",
+			cost, MaxRuleCost, top.path, top.cost)
 	}
 	c := &Compiled{Rule: r, kind: kind, filter: filter}
 	t := r.Then
@@ -301,33 +335,6 @@ func walkStrings(v any, path string, f func(path, s string)) {
 			walkStrings(e, pointer(path, strconv.Itoa(i)), f)
 		}
 	}
-}
-
-// checkJSON checks that doc is one JSON value nesting at most
-// maxJSONDepth deep, reading tokens: nothing is built before the depth is
-// known to be sane.
-func checkJSON(doc []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	depth := 0
-	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("not JSON: %v", err)
-		}
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			depth++
-			if depth > maxJSONDepth {
-				return fmt.Errorf("the document nests more than %d levels deep", maxJSONDepth)
-			}
-		case json.Delim('}'), json.Delim(']'):
-			depth--
-		}
-	}
-	return nil
 }
 
 func contains(list []string, s string) bool {

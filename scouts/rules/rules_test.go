@@ -316,12 +316,20 @@ func TestLimits(t *testing.T) {
 	if e := compileErr(t, KindGmail, `{"id":"x","when":{"subject":{"regex":"a{1001}"}},"then":{"verdict":"show"}}`); !strings.Contains(e.Msg, "does not compile") {
 		t.Errorf("huge repeat: %v", e)
 	}
+	// Regex conditions on a 64 KiB body, one more at a time: each fits a
+	// rule's cost, not all of them.
 	var regexes []string
-	for i := range 9 {
-		regexes = append(regexes, fmt.Sprintf(`{"body":{"regex":"x%d"}}`, i))
-	}
-	if e := compileErr(t, KindWebhook, `{"id":"x","when":{"$and":[`+strings.Join(regexes, ",")+`]},"then":{"verdict":"show"}}`); !strings.Contains(e.Msg, "could read up to") {
-		t.Errorf("costly filter: %v", e)
+	for i := 0; ; i++ {
+		regexes = append(regexes, fmt.Sprintf(`{"body":{"regex":"[a-z]{10}x%d"}}`, i))
+		_, err := Compile(KindWebhook, []byte(`{"id":"x","when":{"$and":[`+strings.Join(regexes, ",")+`]},"then":{"verdict":"show"}}`), Options{})
+		if err == nil {
+			continue
+		}
+		var e *Error
+		if i == 0 || !errors.As(err, &e) || e.Path != "/when" || !strings.Contains(e.Msg, "could cost up to") || !strings.Contains(e.Msg, "costliest condition, at /when/$and/") {
+			t.Errorf("costly filter of %d conditions: %v", i+1, err)
+		}
+		break
 	}
 	if e := compileErr(t, KindGmail, `{"id":"x","when":{"subject":{"in":[`+strings.Repeat(`"a",`, MaxInValues)+`"a"]}},"then":{"verdict":"show"}}`); e.Path != "/when/subject/in" {
 		t.Errorf("long in: %v", e)
@@ -355,7 +363,7 @@ func TestItemBudget(t *testing.T) {
 	it := NewItem(KindWebhook)
 	it.SetBody(strings.Repeat("b", MaxTextField))
 	var set Set
-	for i := range 8 {
+	for i := range 20 {
 		var conds []string
 		for j := range 7 {
 			conds = append(conds, fmt.Sprintf(`{"body":{"regex":"a%d"}}`, j))
@@ -365,7 +373,7 @@ func TestItemBudget(t *testing.T) {
 		set = append(set, c)
 	}
 	c, _, notes := set.Match(&it, "")
-	if c != nil || len(notes) != 1 || !strings.Contains(notes[0], "were not tried") {
+	if c != nil || len(notes) != 1 || !strings.Contains(notes[0], "were not tried") || !strings.Contains(notes[0], "evaluation budget") {
 		t.Fatalf("match %v, notes %q", c, notes)
 	}
 }

@@ -3,6 +3,7 @@ package ruleset
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/scouts-hq/scouts/scouts"
@@ -21,10 +22,15 @@ type Rules struct {
 	Loc *time.Location
 	// Now stands in for an item's arrival when the source gives none.
 	Now func() time.Time
+	// Budget is what the rules may spend on one item; zero is the
+	// default (rules.ItemBudget steps, rules.ItemTime of CPU).
+	Budget rules.Budget
 }
 
 // Match returns the first matching rule's outcome for an item, nil when
-// none matches.
+// none matches. When the item's budget runs out on a rule, the outcome
+// names that rule as too slow and decides nothing: the item goes on as no
+// rule matched it.
 func (r *Rules) Match(ctx context.Context, meta scouts.ItemMetadata) (*scouts.RuleOutcome, error) {
 	if len(r.Set) == 0 {
 		return nil, nil
@@ -33,14 +39,14 @@ func (r *Rules) Match(ctx context.Context, meta scouts.ItemMetadata) (*scouts.Ru
 	if it.Received.IsZero() && r.Now != nil {
 		it.Received = r.Now()
 	}
-	c, res, notes := r.Set.Match(&it, meta.MatchedRule)
-	if c == nil {
-		if len(notes) > 0 {
-			return &scouts.RuleOutcome{Notes: notes}, nil
+	m := r.Set.MatchWithin(&it, meta.MatchedRule, r.Budget)
+	if m.Rule == nil {
+		if m.TooSlow != nil {
+			return &scouts.RuleOutcome{TooSlow: m.TooSlow.Rule.ID, TooSlowWhy: strings.Join(m.Notes, "; ")}, nil
 		}
 		return nil, nil
 	}
-	return r.Outcome(ctx, c, res, it)
+	return r.Outcome(ctx, m.Rule, m.Result, it)
 }
 
 // Outcome turns a matched rule into what it does to the item.
