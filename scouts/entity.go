@@ -19,6 +19,15 @@ const (
 // EntityKinds lists every kind, in the order the UI offers them.
 var EntityKinds = []EntityKind{EntityTask, EntityNote, EntityEvent, EntityProject}
 
+// WithArticle is the kind after its indefinite article, for sentences:
+// "a task", "an event".
+func (k EntityKind) WithArticle() string {
+	if k != "" && strings.ContainsRune("aeiou", rune(k[0])) {
+		return "an " + string(k)
+	}
+	return "a " + string(k)
+}
+
 // ParseEntityKind accepts a kind name, singular or plural.
 func ParseEntityKind(s string) (EntityKind, error) {
 	k := EntityKind(strings.TrimSuffix(strings.ToLower(strings.TrimSpace(s)), "s"))

@@ -328,7 +328,7 @@ func (e *Engine) choosePlan(ctx context.Context, sc Scout, s Suggestion, kind En
 		}
 		if ck := actions.CreatedKind(c.Action); ck != "" {
 			if c.Action != create {
-				return nil, nil, Errorf(EInvalid, "action %d: %s does not match approving as a %s", i+1, c.Action, kind)
+				return nil, nil, Errorf(EInvalid, "action %d: %s does not match approving as %s", i+1, c.Action, kind.WithArticle())
 			}
 			if !c.Enabled {
 				return nil, nil, Errorf(EInvalid, "action %d: %s cannot be unticked: approving creates the %s (reject the card to create nothing)", i+1, c.Action, kind)

@@ -125,13 +125,14 @@ func Run(ctx context.Context, cfg Config) error {
 		defer tcp.Close()
 	}
 
-	keyring := openKeyring(dir, cfg)
-	ccfg := core.Config{DataDir: dir, Version: cfg.Version, Logger: log, PollInterval: cfg.PollInterval,
-		RelayURL: cfg.RelayURL, RelayToken: cfg.RelayToken, RelayKeyring: relayKeyring{open: keyring}, Autostart: cfg.Autostart}
-	ccfg.SecretStore, ccfg.LockStaleAfter, ccfg.Expiry = keyringSecrets{open: keyring}, cfg.LockStaleAfter, cfg.Expiry
 	if cfg.ConfigDir == "" {
 		cfg.ConfigDir = DefaultConfigDir()
 	}
+	kr := newKeyring(dir, cfg.ConfigDir, cfg)
+	keyring := kr.open
+	ccfg := core.Config{DataDir: dir, Version: cfg.Version, Logger: log, PollInterval: cfg.PollInterval,
+		RelayURL: cfg.RelayURL, RelayToken: cfg.RelayToken, RelayKeyring: relayKeyring{open: keyring}, Autostart: cfg.Autostart}
+	ccfg.SecretStore, ccfg.LockStaleAfter, ccfg.Expiry = keyringSecrets{open: keyring}, cfg.LockStaleAfter, cfg.Expiry
 	if cfg.ConfigDir != "" {
 		ccfg.ProtectedDirs = []string{cfg.ConfigDir}
 	}
@@ -205,7 +206,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 
-	api := localapi.New(c, localapi.Options{Token: token, Logger: log, UI: cfg.UI})
+	api := localapi.New(c, localapi.Options{Token: token, Logger: log, UI: cfg.UI, Keyring: kr})
 	// Streams watch their request context; cancelling this base context on
 	// shutdown ends them, so Shutdown does not wait for idle streams.
 	baseCtx, cancelBase := context.WithCancel(context.WithoutCancel(ctx))

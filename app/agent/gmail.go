@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"log/slog"
+	"sync"
 
 	"golang.org/x/oauth2"
 
@@ -27,33 +28,52 @@ type GmailConfig struct {
 
 // gmailAccounts adapts gmailauth to the core. The keyring may be
 // unavailable (locked, no session): the agent still runs, and every Gmail
-// call answers with the keyring's actionable error instead of a token.
+// call answers with the keyring's actionable error instead of a token,
+// until the keyring opens (unlocked, or the file keyring chosen with
+// `scouts keyring use-file`): the account manager is made then.
 type gmailAccounts struct {
-	m       *gmailauth.Manager
-	openErr error
+	keyring func() (*secrets.Store, error)
+	cfg     *GmailConfig
 	log     *slog.Logger
+
+	mu sync.Mutex
+	m  *gmailauth.Manager
 }
 
 func newGmailAccounts(keyring func() (*secrets.Store, error), cfg *GmailConfig, log *slog.Logger) *gmailAccounts {
-	g := &gmailAccounts{log: log}
-	store, err := keyring()
-	if err != nil {
+	g := &gmailAccounts{keyring: keyring, cfg: cfg, log: log}
+	if _, err := g.manager(); err != nil {
 		log.Warn("gmail: the keyring is not available; connecting Gmail will fail until it is", "err", err)
-		g.openErr = scouts.Errorf(scouts.EUnavailable, "%v", err)
-		return g
 	}
-	log.Info("gmail: tokens are kept in the keyring", "backend", store.Backend())
-	g.m = gmailauth.New(gmailauth.Config{ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, AuthURL: cfg.AuthURL,
-		TokenURL: cfg.TokenURL, RevokeURL: cfg.RevokeURL, OpenBrowser: cfg.OpenBrowser}, store, log)
 	return g
 }
 
+// manager is the account manager over the keyring, made on the first
+// call that finds the keyring open.
+func (g *gmailAccounts) manager() (*gmailauth.Manager, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.m != nil {
+		return g.m, nil
+	}
+	store, err := g.keyring()
+	if err != nil {
+		return nil, scouts.Errorf(scouts.EUnavailable, "%v", err)
+	}
+	g.log.Info("gmail: tokens are kept in the keyring", "backend", store.Backend())
+	cfg := g.cfg
+	g.m = gmailauth.New(gmailauth.Config{ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, AuthURL: cfg.AuthURL,
+		TokenURL: cfg.TokenURL, RevokeURL: cfg.RevokeURL, OpenBrowser: cfg.OpenBrowser}, store, g.log)
+	return g.m, nil
+}
+
 func (g *gmailAccounts) Connect(ctx context.Context, connected func(email string)) (string, error) {
-	if g.openErr != nil {
-		return "", g.openErr
+	m, err := g.manager()
+	if err != nil {
+		return "", err
 	}
 	// The flow outlives the request that started it.
-	u, done, err := g.m.Start(context.WithoutCancel(ctx))
+	u, done, err := m.Start(context.WithoutCancel(ctx))
 	if err != nil {
 		return "", err
 	}
@@ -70,10 +90,11 @@ func (g *gmailAccounts) Connect(ctx context.Context, connected func(email string
 }
 
 func (g *gmailAccounts) Accounts(context.Context) ([]gmaildesk.Account, error) {
-	if g.openErr != nil {
-		return nil, g.openErr
+	m, err := g.manager()
+	if err != nil {
+		return nil, err
 	}
-	list, err := g.m.Accounts()
+	list, err := m.Accounts()
 	if err != nil {
 		return nil, err
 	}
@@ -85,22 +106,25 @@ func (g *gmailAccounts) Accounts(context.Context) ([]gmaildesk.Account, error) {
 }
 
 func (g *gmailAccounts) TokenSource(ctx context.Context, email string) (oauth2.TokenSource, error) {
-	if g.openErr != nil {
-		return nil, g.openErr
+	m, err := g.manager()
+	if err != nil {
+		return nil, err
 	}
-	return g.m.TokenSource(ctx, email)
+	return m.TokenSource(ctx, email)
 }
 
 func (g *gmailAccounts) RefreshToken(_ context.Context, email string) (string, error) {
-	if g.openErr != nil {
-		return "", g.openErr
+	m, err := g.manager()
+	if err != nil {
+		return "", err
 	}
-	return g.m.RefreshToken(email)
+	return m.RefreshToken(email)
 }
 
 func (g *gmailAccounts) Disconnect(ctx context.Context, email string) error {
-	if g.openErr != nil {
-		return g.openErr
+	m, err := g.manager()
+	if err != nil {
+		return err
 	}
-	return g.m.Disconnect(ctx, email)
+	return m.Disconnect(ctx, email)
 }

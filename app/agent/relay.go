@@ -3,9 +3,6 @@ package agent
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
-	"sync"
 
 	"github.com/scouts-hq/scouts/app/secrets"
 	"github.com/scouts-hq/scouts/scouts"
@@ -14,25 +11,6 @@ import (
 // relayTokenKey names the relay's device token in the keyring (beside
 // Gmail's "gmail:<email>").
 const relayTokenKey = "relay:device-token"
-
-// openKeyring returns the keyring, opened on first use: an agent that
-// never needs a secret never touches the keyring (nor its unlock prompt).
-func openKeyring(dataDir string, cfg Config) func() (*secrets.Store, error) {
-	backend, getenv := cfg.Keyring, cfg.Getenv
-	if cfg.Gmail != nil {
-		backend = cmpOr(backend, cfg.Gmail.Keyring)
-		if getenv == nil {
-			getenv = cfg.Gmail.Getenv
-		}
-	}
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	return sync.OnceValues(func() (*secrets.Store, error) {
-		return secrets.Open(secrets.Options{Backend: cmpOr(backend, secrets.BackendAuto), FileDir: filepath.Join(dataDir, "keyring"),
-			Passphrase: secrets.PassphraseFromEnv(getenv), ServiceName: "scouts"})
-	})
-}
 
 func cmpOr(a, b string) string {
 	if a != "" {

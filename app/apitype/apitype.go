@@ -85,6 +85,20 @@ type RelayLogout struct {
 	TokenDeleted bool `json:"token_deleted"`
 }
 
+// Keyring is GET /api/v1/keyring and the answer to POST
+// /api/v1/keyring/file: where the agent keeps its tokens.
+type Keyring struct {
+	// Backend: secret-service, keychain, wincred or file; empty when no
+	// keyring can be used (Error says why).
+	Backend string `json:"backend,omitempty"`
+	Error   string `json:"error,omitempty"`
+	// PassphraseFile is the file keyring's passphrase file, when the agent
+	// reads it there (not from the environment).
+	PassphraseFile string `json:"passphrase_file,omitempty"`
+	// Created: POST /api/v1/keyring/file wrote a new passphrase file.
+	Created bool `json:"created,omitempty"`
+}
+
 // Scout is a scout as the API shows it.
 type Scout struct {
 	ID      string `json:"id"`
@@ -131,6 +145,10 @@ type ScoutHealth struct {
 	Queued     bool `json:"queued,omitempty"`
 	// ModelBudget is today's model budget (with a model configured).
 	ModelBudget *BudgetStatus `json:"model_budget,omitempty"`
+	// Watch says what keeps a folder scout's folder, or part of it, from
+	// being watched live: a limit of the system, with the sysctl to raise.
+	// Its changes are then found by periodic rescans. Empty when watched.
+	Watch string `json:"watch,omitempty"`
 }
 
 // CreateScout is the body of POST /api/v1/scouts.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"strings"
 	"sync"
 	"time"
 
@@ -148,11 +147,7 @@ func (m *modelCategoriser) tools() llm.Tools {
 // reason says what the model proposed, for the card's why: "the model: a
 // task for project “Website relaunch” (due 27 Nov)".
 func (m *modelCategoriser) reason(p llm.Proposal) string {
-	article := "a "
-	if strings.ContainsRune("aeiou", rune(string(p.Kind)[0])) {
-		article = "an "
-	}
-	s := "the model: " + article + string(p.Kind)
+	s := "the model: " + p.Kind.WithArticle()
 	if p.ProjectName != "" {
 		s += " for project “" + p.ProjectName + "”"
 	}

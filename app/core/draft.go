@@ -197,7 +197,7 @@ func (c *Core) describe(ctx context.Context, d definition.Document) ([]string, [
 		label := cmpOr(r.Name, r.ID, fmt.Sprintf("rule %d", i+1))
 		line := fmt.Sprintf("Rule %q: matching items go to %s", label, laneWord(r.Then.Verdict))
 		if r.Then.Kind != "" {
-			line += " as a " + r.Then.Kind
+			line += " as " + scouts.EntityKind(r.Then.Kind).WithArticle()
 		}
 		sum = append(sum, line+".")
 		for _, a := range r.Then.Actions {

@@ -84,6 +84,7 @@ func (s *Server) withRuns(out apitype.Scout, sc scouts.Scout) apitype.Scout {
 	out.Health.NextRunAt = timePtr(s.core.NextRun(sc))
 	rs := s.core.Engine.RunStatus(sc.ID)
 	out.Health.ActiveRuns, out.Health.Queued = rs.Active, rs.Queued
+	out.Health.Watch = s.core.WatchProblem(sc.ID)
 	if b := s.core.BudgetStatus(context.Background(), sc); b.DayCap > 0 {
 		st := toBudgetStatus(b)
 		out.Health.ModelBudget = &st

@@ -36,6 +36,8 @@ type Server struct {
 	token string
 	mux   *http.ServeMux
 	ui    http.Handler
+	// keyring is nil when the agent gave none (tests of the core alone).
+	keyring Keyring
 }
 
 // Options configure a Server.
@@ -46,6 +48,9 @@ type Options struct {
 	// UI, when set, is the web frontend, served at / on TCP listeners so
 	// that the product works in any browser (scouts agent --ui).
 	UI fs.FS
+	// Keyring is where the agent keeps its tokens (GET /api/v1/keyring,
+	// POST /api/v1/keyring/file); nil answers those 503.
+	Keyring Keyring
 }
 
 // New returns the API server for c.
@@ -53,7 +58,7 @@ func New(c *core.Core, opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{core: c, log: opts.Logger, token: opts.Token, mux: http.NewServeMux()}
+	s := &Server{core: c, log: opts.Logger, token: opts.Token, mux: http.NewServeMux(), keyring: opts.Keyring}
 	s.routes()
 	if opts.UI != nil {
 		s.ui = newUIHandler(opts.UI)
@@ -111,6 +116,7 @@ func (s *Server) routes() {
 	m.HandleFunc("DELETE /api/v1/gmail/accounts/{email}", s.handleGmailDisconnect)
 	m.HandleFunc("GET /api/v1/stream", s.handleStream)
 	s.ruleRoutes(m)
+	s.keyringRoutes(m)
 	s.runRoutes(m)
 	s.actionRoutes(m)
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {

@@ -310,7 +310,7 @@ func (d *DB) ApproveSuggestion(ctx context.Context, id string, kind scouts.Entit
 			return err
 		}
 		if sug.Status == scouts.StatusApproved {
-			return scouts.Errorf(scouts.EConflict, "suggestion %s was already approved as a %s", id, sug.ResolvedKind)
+			return scouts.Errorf(scouts.EConflict, "suggestion %s was already approved as %s", id, sug.ResolvedKind.WithArticle())
 		}
 		if err := sug.Decide(scouts.StatusApproved); err != nil {
 			return err

@@ -31,9 +31,8 @@ async function startRelay(): Promise<Relay> {
   if (!existsSync(RELAY_BIN)) throw new Error(`${RELAY_BIN} does not exist: run \`make build\` first`);
   const root = mkdtempSync(join(tmpdir(), 'scouts-ui-relay-'));
   const db = join(root, 'relay.db');
-  admin(db, 'user', 'add', 'ann@example.com');
-  const lines = admin(db, 'device', 'add', 'ann@example.com', '--name', 'laptop').trim().split('\n');
-  const token = lines[lines.length - 1]!.trim();
+  // serve creates the database; the admin commands then work on it (they
+  // refuse a database that does not exist).
   const proc: ChildProcess = spawn(RELAY_BIN, ['serve', '--listen', '127.0.0.1:0', '--database', db], {
     env: { PATH: process.env.PATH },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -57,6 +56,16 @@ async function startRelay(): Promise<Relay> {
       reject(new Error(`the relay exited before serving:\n${out}`));
     });
   });
+  const token = (() => {
+    try {
+      admin(db, 'user', 'add', 'ann@example.com');
+      const lines = admin(db, 'device', 'add', 'ann@example.com', '--name', 'laptop').trim().split('\n');
+      return lines[lines.length - 1]!.trim();
+    } catch (e) {
+      proc.kill('SIGKILL');
+      throw e;
+    }
+  })();
   return {
     url,
     token,

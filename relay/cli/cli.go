@@ -18,7 +18,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/scouts-hq/scouts/relay/relaydb"
 	"github.com/scouts-hq/scouts/relay/server"
 )
 
@@ -42,21 +41,29 @@ Usage:
 
 Every flag can also be set with an environment variable SCOUTS_RELAY_<FLAG>
 (e.g. SCOUTS_RELAY_DATABASE), and secrets with SCOUTS_RELAY_<FLAG>_FILE naming
-a file that holds the value. --database is a SQLite file path (default
-relay.db) or a postgres:// URL.
+a file that holds the value. --database is a SQLite file path or a
+postgres:// URL; the default is relay.db in the relay's state directory:
+$STATE_DIRECTORY when systemd runs it, else $XDG_STATE_HOME/scouts-relay
+(~/.local/state/scouts-relay). serve creates the database; user and device
+work only on one that exists.
 `
 
 // Main runs the command and returns its exit code.
 func Main(args []string, env Env) int {
-	if env.Getenv == nil {
-		env.Getenv = os.Getenv
-	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprint(env.Stdout, usage)
 		return 0
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	return runCommand(ctx, args, env)
+}
+
+// runCommand is Main until ctx ends (serve stops then).
+func runCommand(ctx context.Context, args []string, env Env) int {
+	if env.Getenv == nil {
+		env.Getenv = os.Getenv
+	}
 	var err error
 	switch args[0] {
 	case "serve":
@@ -133,14 +140,10 @@ func (f *flagSet) parse(args []string) ([]string, error) {
 	return pos, err
 }
 
-func openDB(ctx context.Context, dsn string) (*relaydb.DB, error) {
-	return relaydb.Open(ctx, dsn)
-}
-
 func serve(ctx context.Context, args []string, env Env) error {
 	f := newFlags("serve", env)
 	listen := f.String("listen", "127.0.0.1:8080", "address to listen on")
-	dsn := f.String("database", "relay.db", "SQLite file or postgres:// URL")
+	dbFlag := addDatabaseFlag(f)
 	public := f.String("public-url", "", "the relay's public base URL, for webhook URLs (default: http://LISTEN)")
 	heartbeat := f.Duration("heartbeat", 10*time.Second, "ping interval; silent devices are dropped after three")
 	window := f.Int("window", 64, "unacknowledged proposals per device")
@@ -165,7 +168,11 @@ func serve(ctx context.Context, args []string, env Env) error {
 		return fmt.Errorf("--log-level %q: want debug, info, warn or error", *logLevel)
 	}
 	log := slog.New(slog.NewJSONHandler(env.Stderr, &slog.HandlerOptions{Level: level}))
-	db, err := openDB(ctx, *dsn)
+	dsn, err := dbFlag.resolve(env.Getenv)
+	if err != nil {
+		return err
+	}
+	db, err := openForServe(ctx, dbFlag, dsn, log)
 	if err != nil {
 		return err
 	}
@@ -226,7 +233,7 @@ func user(ctx context.Context, args []string, env Env) error {
 		return fmt.Errorf("want: scouts-relay user add EMAIL")
 	}
 	f := newFlags("user add", env)
-	dsn := f.String("database", "relay.db", "SQLite file or postgres:// URL")
+	dbFlag := addDatabaseFlag(f)
 	pos, err := f.parse(args[1:])
 	if err != nil {
 		return err
@@ -234,7 +241,11 @@ func user(ctx context.Context, args []string, env Env) error {
 	if len(pos) != 1 {
 		return fmt.Errorf("want exactly one EMAIL")
 	}
-	db, err := openDB(ctx, *dsn)
+	dsn, err := dbFlag.resolve(env.Getenv)
+	if err != nil {
+		return err
+	}
+	db, err := openExisting(ctx, dsn)
 	if err != nil {
 		return err
 	}
@@ -253,7 +264,7 @@ func device(ctx context.Context, args []string, env Env) error {
 	}
 	sub := args[0]
 	f := newFlags("device "+sub, env)
-	dsn := f.String("database", "relay.db", "SQLite file or postgres:// URL")
+	dbFlag := addDatabaseFlag(f)
 	name := f.String("name", "", "device name (add)")
 	pos, err := f.parse(args[1:])
 	if err != nil {
@@ -262,7 +273,14 @@ func device(ctx context.Context, args []string, env Env) error {
 	if len(pos) != 1 {
 		return fmt.Errorf("want exactly one argument")
 	}
-	db, err := openDB(ctx, *dsn)
+	if sub != "add" && sub != "list" && sub != "revoke" {
+		return fmt.Errorf("unknown subcommand %q (want add, list, revoke)", sub)
+	}
+	dsn, err := dbFlag.resolve(env.Getenv)
+	if err != nil {
+		return err
+	}
+	db, err := openExisting(ctx, dsn)
 	if err != nil {
 		return err
 	}

@@ -45,6 +45,7 @@ func TestSecretFilesOpenToOthersAreRefused(t *testing.T) {
 	if err := os.Chmod(secret, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	createDatabase(t, db)
 	if code, stderr := run([]string{"user", "add", "ann@example.com"}, env); code != 0 {
 		t.Fatalf("a private secret file: exit %d, %s", code, stderr)
 	}
@@ -68,6 +69,7 @@ func TestSecretFilesOpenToOthersAreRefused(t *testing.T) {
 func TestRelayDatabaseIsPrivate(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "relay.db")
+	startServe(t, map[string]string{"SCOUTS_RELAY_DATABASE": path}).stop()
 	if code, stderr := run([]string{"user", "add", "ann@example.com", "--database", path}, nil); code != 0 {
 		t.Fatalf("user add: exit %d, %s", code, stderr)
 	}

@@ -75,7 +75,11 @@ func ExplainKind(k KindGuess) []string {
 	default:
 		what = "with the word “" + c.Text + "”"
 	}
-	return []string{fmt.Sprintf("you made %d %s into a %s", n, what, k.Kind)}
+	article := "a"
+	if k.Kind != "" && strings.ContainsRune("aeiou", rune(k.Kind[0])) {
+		article = "an"
+	}
+	return []string{fmt.Sprintf("you made %d %s into %s %s", n, what, article, k.Kind)}
 }
 
 func countPhrase(c Clue, forA bool, verbA, verbB string) string {

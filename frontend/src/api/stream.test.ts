@@ -93,6 +93,7 @@ describe('the EventSource stream', () => {
       'scout.updated',
       'scout.deleted',
       'scout.run',
+      'scout.watch',
       'settings.updated',
       'scouts.paused',
       'definitions.reconciled',

@@ -112,6 +112,10 @@ export interface ScoutHealth {
   queued?: boolean;
   /** Today's model budget, with a model configured. */
   model_budget?: BudgetStatus;
+  /** What keeps a folder scout's folder (or part of it) from being watched
+   * live: a limit of the system, with the sysctl to raise. Its changes are
+   * found by periodic rescans meanwhile. */
+  watch?: string;
 }
 
 export interface Scout {
@@ -334,6 +338,7 @@ export const STREAM_EVENTS = [
   'scout.updated',
   'scout.deleted',
   'scout.run',
+  'scout.watch',
   'settings.updated',
   'scouts.paused',
   'relay.state',
@@ -368,6 +373,9 @@ export interface StreamPayloads {
   'scout.updated': Scout;
   'scout.deleted': { id: string };
   'scout.run': ScoutRun;
+  /** A folder scout's folder is watched live, or a limit of the system
+   * keeps it (or part of it) from being watched (problem says which). */
+  'scout.watch': { scout_id: string; live: boolean; problem: string };
   'settings.updated': Settings;
   'scouts.paused': { paused: boolean };
   'relay.state': RelayStatus;

@@ -108,6 +108,7 @@ export class Actions {
             if (ev.data.status === 'pending') this.announceNew(ev.data.title);
             break;
           case 'scout.run':
+          case 'scout.watch':
             this.refreshScoutSoon(ev.data.scout_id);
             break;
           case 'suggestion.revived':

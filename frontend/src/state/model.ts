@@ -180,6 +180,7 @@ export function applyEvent(s: AppState, ev: StreamEvent): AppState {
       // the lists.
       return { ...s, definitionsSeq: s.definitionsSeq + 1 };
     case 'scout.run':
+    case 'scout.watch':
       // Handled by the store: it calls for fetching, not for a change.
       return s;
   }

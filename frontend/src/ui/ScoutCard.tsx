@@ -84,6 +84,11 @@ export function ScoutCard({
           {h.model_budget.message[0]!.toUpperCase() + h.model_budget.message.slice(1)}.
         </p>
       )}
+      {h.watch && (
+        <p class="warning-text small" role="status">
+          Not watched live: {h.watch}.
+        </p>
+      )}
       {h.last_error && (
         <p class="error-text small" role="status">
           The last run failed: {h.last_error}.{' '}
