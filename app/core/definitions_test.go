@@ -12,6 +12,7 @@ import (
 
 	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/app/localdb"
+	"github.com/scouts-hq/scouts/connectors/directory/watchhub/watchtest"
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/definition"
 )
@@ -141,6 +142,9 @@ func reconciled(t *testing.T, c *core.Core, cond func() bool) {
 				sub, _, _ = c.Bus.Subscribe(0, 1024)
 			}
 		case <-deadline:
+			if why := watchtest.Why(t.TempDir()); why != "" {
+				t.Fatalf("not reconciled; errors %+v; %s", c.DefinitionErrors(), why)
+			}
 			t.Fatalf("not reconciled; errors %+v", c.DefinitionErrors())
 		}
 	}

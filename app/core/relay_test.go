@@ -12,6 +12,7 @@ import (
 
 	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/app/localdb"
+	"github.com/scouts-hq/scouts/connectors/directory/watchhub/watchtest"
 	"github.com/scouts-hq/scouts/relay"
 	"github.com/scouts-hq/scouts/relay/relaydb"
 	"github.com/scouts-hq/scouts/relay/server"
@@ -94,6 +95,10 @@ func waitFor(t *testing.T, sub *core.Subscription, what string, ok func(scouts.E
 				return m.Event
 			}
 		case <-deadline:
+			// Many of the events waited for come from a live folder watch.
+			if why := watchtest.Why(t.TempDir()); why != "" {
+				t.Fatalf("no %s within 30s; %s", what, why)
+			}
 			t.Fatalf("no %s within 30s", what)
 		}
 	}

@@ -9,11 +9,13 @@ import (
 	"testing"
 
 	"github.com/scouts-hq/scouts/app/localclient"
+	"github.com/scouts-hq/scouts/connectors/directory/watchhub/watchtest"
 )
 
 // The README's tour, as a newcomer types it: first run watches
 // ~/Scouts/Inbox, a dropped file becomes a suggestion, the CLI approves it.
 func TestFirstRunAndCLITour(t *testing.T) {
+	watchtest.Need(t)
 	home := t.TempDir()
 	data := filepath.Join(home, "data")
 	inbox := filepath.Join(home, "Scouts", "Inbox")

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/scouts-hq/scouts/app/apitype"
+	"github.com/scouts-hq/scouts/connectors/directory/watchhub/watchtest"
 )
 
 // definitionFile is a folder scout's definition as a person writes it.
@@ -26,6 +27,7 @@ func definitionFile(name, path string) string {
 // broken file is reported with its line and made nothing, and each scout
 // whose file is gone is off and no longer managed.
 func TestDefinitionsFolderBurstInTheAgent(t *testing.T) {
+	watchtest.Need(t)
 	ctx := context.Background()
 	home := t.TempDir()
 	defs := filepath.Join(home, "defs")

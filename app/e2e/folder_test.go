@@ -11,6 +11,7 @@ import (
 
 	"github.com/scouts-hq/scouts/app/apitype"
 	"github.com/scouts-hq/scouts/app/localclient"
+	"github.com/scouts-hq/scouts/connectors/directory/watchhub/watchtest"
 )
 
 // dropFiles writes the scenario's files into dir and returns how many of
@@ -73,6 +74,7 @@ func titles(list []apitype.Suggestion) []string {
 }
 
 func TestFolderScoutApprovalLoopSurvivesSIGKILL(t *testing.T) {
+	watchtest.Need(t)
 	home := t.TempDir()
 	data := filepath.Join(t.TempDir(), "data")
 	watched := filepath.Join(t.TempDir(), "watched")

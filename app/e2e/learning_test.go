@@ -13,6 +13,7 @@ import (
 	"github.com/scouts-hq/scouts/app/apitype"
 	"github.com/scouts-hq/scouts/app/localclient"
 	"github.com/scouts-hq/scouts/app/localdb"
+	"github.com/scouts-hq/scouts/connectors/directory/watchhub/watchtest"
 )
 
 // kindsOfMail are the three kinds of mail of the learning test: the person
@@ -235,6 +236,7 @@ func testLearning(t *testing.T, mode string) {
 // report is screened, saying why.
 func testFolderLearning(t *testing.T, a *agentProc) {
 	t.Helper()
+	watchtest.Need(t)
 	ctx := context.Background()
 	dir := t.TempDir()
 	sc, err := a.client.CreateScout(ctx, apitype.CreateScout{Kind: "folder", Name: "Drop", Path: dir})

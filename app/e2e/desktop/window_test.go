@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/scouts-hq/scouts/app/localclient"
+	"github.com/scouts-hq/scouts/connectors/directory/watchhub/watchtest"
 )
 
 // The window against a running agent: it renders the inbox from the API
@@ -24,6 +25,7 @@ import (
 func TestWindowShowsTheInboxLiveAndClosesAlone(t *testing.T) {
 	bin := binaries(t)
 	needImport(t)
+	watchtest.Need(t)
 	s := newSession(t, true)
 	a := s.startAgent(bin, "--no-tray")
 	folder := s.addInbox(a, "Pay the invoice")
@@ -160,6 +162,11 @@ func waitEvent(t *testing.T, w *localclient.Watcher, typ, text string) {
 	for {
 		ev, err := w.Next()
 		if err != nil {
+			// A live watch lost for want of inotify would only read as a
+			// deadline exceeded.
+			if why := watchtest.Why(t.TempDir()); why != "" {
+				t.Fatalf("waiting for %s: %v; %s", typ, err, why)
+			}
 			t.Fatalf("waiting for %s: %v", typ, err)
 		}
 		if ev.Type == typ && strings.Contains(string(ev.Data), text) {
