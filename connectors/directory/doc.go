@@ -50,6 +50,12 @@
 // watch, periodically (RescanInterval) and whenever the event stream
 // overflows. Without a running Watch every scan is a full one.
 //
+// Watches go through the agent's one watcher (package watchhub, passed in
+// Options.Watches), whatever the number of scouts: inotify instances are
+// few per user. A limit of the system reached (instances or watches) leaves
+// the rest of the tree to the rescans, and is said once to
+// Options.OnWatchLimit with the sysctl to raise.
+//
 // A file modified less than Settle ago is left for a later scan, so that a
 // file still being written is not suggested half-written; that scan runs
 // when the file has been quiet for Settle, counted from its modification
