@@ -120,6 +120,7 @@ FUZZ_TARGETS := \
 	connectors/directory:FuzzParseConfig \
 	app/gmaildesk:FuzzConfig \
 	scouts/triage/mailtext:FuzzExtract \
+	scouts/definition:FuzzDefinitionsFolderFile \
 	scouts/rules:FuzzRules \
 	scouts/rules:FuzzTemplate \
 	app/effects:FuzzFileMoveTemplate

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -53,30 +52,6 @@ func isDefinitionFile(name string) bool {
 	return false
 }
 
-// notRegular says why what is at path, named like a definition, is not a
-// file the folder can hold one in (a folder, a link to nothing); "" for a
-// file, a link to one, or nothing (removed while read: the next event
-// says so). Skipped without a word, a definition moved into a folder by
-// mistake would vanish.
-func notRegular(path string) string {
-	fi, err := os.Stat(path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		if li, lerr := os.Lstat(path); lerr == nil && li.Mode()&os.ModeSymlink != 0 {
-			target, _ := os.Readlink(path)
-			return fmt.Sprintf("not a regular file: a symbolic link to %s, which does not exist", target)
-		}
-		return ""
-	case err != nil:
-		return "" // reading it says why
-	case fi.IsDir():
-		return "not a regular file: a folder (definitions are files directly in the definitions folder)"
-	case !fi.Mode().IsRegular():
-		return "not a regular file"
-	}
-	return ""
-}
-
 // ReconcileDefinitions makes the scouts match the definitions folder: a
 // new file creates its scout, a changed one makes a new version, a file
 // gone disables its scout (its suggestions and entities stay). A file that
@@ -111,21 +86,30 @@ func (c *Core) ReconcileDefinitions(ctx context.Context) error {
 			present["file:"+e.Name()] = true
 		}
 	}
+	// The files that manage a scout before the others, whatever the order
+	// of their names: a file new to the folder that names (by name and
+	// kind) a scout another file manages finds it taken, and finds it no
+	// longer under that name if its file has just renamed it.
+	slices.SortStableFunc(entries, func(a, b os.DirEntry) int {
+		_, ma := byManager["file:"+a.Name()]
+		_, mb := byManager["file:"+b.Name()]
+		return cmpBool(ma, mb)
+	})
 	for _, e := range entries {
 		if !isDefinitionFile(e.Name()) {
 			continue
 		}
 		name := e.Name()
-		if why := notRegular(filepath.Join(dir, name)); why != "" {
-			problems = append(problems, definition.Error{File: name, Reason: why})
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(dir, name))
+		data, err := definition.ReadFolderFile(dir, name)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				continue // removed while we read: the next event says so
 			}
-			problems = append(problems, definition.Error{File: name, Reason: err.Error()})
+			var de *definition.Error
+			if !errors.As(err, &de) {
+				de = &definition.Error{File: name, Reason: err.Error()}
+			}
+			problems = append(problems, *de)
 			continue
 		}
 		d, err := definition.Parse(name, data)
@@ -149,10 +133,20 @@ func (c *Core) ReconcileDefinitions(ctx context.Context) error {
 		if id, ok := byManager["file:"+name]; ok {
 			d.ID = id
 		}
+		if d.ID == "" {
+			id, owner, err := c.scoutNamed(ctx, d, states, present)
+			if err != nil {
+				return err
+			}
+			if owner != "" {
+				problems = append(problems, alreadyManaged(name, id, owner, d))
+				continue
+			}
+			d.ID = id
+		}
 		if id := d.ID; id != "" {
 			if st, ok := states[id]; ok && st.ManagedBy != "" && st.ManagedBy != "file:"+name && present[st.ManagedBy] {
-				problems = append(problems, definition.Error{File: name, Line: 1,
-					Reason: "scout " + id + " is already managed by " + strings.TrimPrefix(st.ManagedBy, "file:")})
+				problems = append(problems, alreadyManaged(name, id, st.ManagedBy, d))
 				continue
 			}
 		}
@@ -161,8 +155,8 @@ func (c *Core) ReconcileDefinitions(ctx context.Context) error {
 			problems = append(problems, definition.Error{File: name, Reason: scouts.ErrorMessage(err)})
 			continue
 		}
-		if d.ID == "" {
-			// Created: later files must see it as managed.
+		if states[d.ID].ManagedBy != "file:"+name {
+			// Created or taken over: later files must see it as managed.
 			if states, err = c.DB.ScoutDefinitionStates(ctx); err != nil {
 				return err
 			}

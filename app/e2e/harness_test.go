@@ -96,8 +96,16 @@ func startAgent(t *testing.T, dataDir, home string, extra ...string) *agentProc 
 // startAgentEnv is startAgent with extra environment variables.
 func startAgentEnv(t *testing.T, dataDir, home string, env []string, extra ...string) *agentProc {
 	t.Helper()
+	return startAgentVia(t, nil, dataDir, home, env, extra...)
+}
+
+// startAgentVia is startAgentEnv with the agent run by prefix, a command
+// that runs the command after it (a shell setting a limit, then exec).
+func startAgentVia(t *testing.T, prefix []string, dataDir, home string, env []string, extra ...string) *agentProc {
+	t.Helper()
 	args := append([]string{"agent", "--data", dataDir, "--listen", "127.0.0.1:0", "--inbox", "", "--log-level", "debug"}, extra...)
-	cmd := exec.Command(scoutsBinary(t), args...)
+	argv := append(append(append([]string{}, prefix...), scoutsBinary(t)), args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(testEnv(home), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
