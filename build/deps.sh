@@ -23,7 +23,11 @@ run_pkgs=(git ca-certificates build-essential pkg-config libgtk-3-dev libwebkit2
 # The Gmail tests run Google's Pub/Sub emulator (Java; Google's apt
 # repository's google-cloud-cli-pubsub-emulator) and gnome-keyring in a
 # private DBus session.
-test_pkgs=("${run_pkgs[@]}" xvfb dbus-x11 gnome-keyring imagemagick default-jre-headless google-cloud-cli-pubsub-emulator)
+# The relay's container image is built and run with podman
+# (relay/cmd/scouts-relay's image test; no registry needed: FROM scratch).
+# runc beside it: crun, podman's default runtime, refuses hosts whose
+# cgroup hierarchy is hybrid (v1 controllers with a v2 mount).
+test_pkgs=("${run_pkgs[@]}" xvfb dbus-x11 gnome-keyring imagemagick default-jre-headless google-cloud-cli-pubsub-emulator podman runc)
 if [ -z "${SCOUTS_CHROMIUM:-}" ]; then
 	test_pkgs+=(chromium)
 fi
@@ -102,6 +106,8 @@ else
 		gnome-keyring) command -v gnome-keyring-daemon >/dev/null 2>&1 || missing+=("gnome-keyring") ;;
 		default-jre-headless) command -v java >/dev/null 2>&1 || missing+=("a Java runtime") ;;
 		google-cloud-cli-pubsub-emulator) command -v gcloud >/dev/null 2>&1 || missing+=("the Google Cloud CLI with its Pub/Sub emulator") ;;
+		podman) command -v podman >/dev/null 2>&1 || missing+=("podman") ;;
+		runc) command -v runc >/dev/null 2>&1 || missing+=("runc") ;;
 		esac
 	done
 	if [ "${#missing[@]}" -gt 0 ]; then
