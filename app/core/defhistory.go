@@ -3,7 +3,10 @@ package core
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/scouts"
@@ -12,7 +15,8 @@ import (
 
 // A scout's history in exports and imports (docs/definitions.md, "Export
 // and import"): an export can carry each scout's past versions, and an
-// import recreates them on an agent that lacks them, with their numbers.
+// import recreates them on an agent that lacks them, or appends those a
+// scout lacks after its newest as the import's.
 
 // pastVersions is a scout's history as an export carries it, oldest
 // first.
@@ -29,21 +33,29 @@ func (c *Core) pastVersions(ctx context.Context, scoutID string) ([]definition.P
 	return out, nil
 }
 
-// historyToAdd is what of definition i's history an import adds to cur
-// (nil: a scout the import creates): the versions it lacks, oldest first.
-// A scout whose own history disagrees with the definition's — another
-// document under a number both have, or versions of its own after the
-// point where the definition's history goes on — is refused: its history
-// is never rewritten, and one history grafted on another would say
-// things happened that did not.
-func (c *Core) historyToAdd(ctx context.Context, i int, d definition.Document, cur *scouts.Scout) ([]definition.PastVersion, error) {
+// historyToAdd is what of definition i's history an import by actor adds
+// to cur (nil: a scout the import creates), oldest first, as it is to be
+// recorded.
+//
+// The histories are compared in order, version by version: the scout's
+// own must be the start of the import's. One that disagrees — another
+// document at a place both have — is refused: its history is never
+// rewritten, and one history grafted on another would say things
+// happened that did not. What the import has beyond the scout's newest
+// is appended, and is the import's (appendedVersions); a history that
+// creates its scout keeps its authors (createdHistory). Either way no
+// version is dated after the import, and none is missing: a file could
+// claim a version 99 by the window dated 2099, versions 5–98 silently
+// missing.
+func (c *Core) historyToAdd(ctx context.Context, i int, d definition.Document, cur *scouts.Scout, actor string) ([]definition.PastVersion, error) {
 	if len(d.History) == 0 {
 		return nil, nil
 	}
 	want := slices.Clone(d.History)
 	slices.SortFunc(want, func(a, b definition.PastVersion) int { return a.Version - b.Version })
+	now := c.now()
 	if cur == nil {
-		return want, nil
+		return createdHistory(want, now), nil
 	}
 	// As reading the history does, a change made outside a definition is
 	// recorded first: it is part of the scout's history.
@@ -51,28 +63,80 @@ func (c *Core) historyToAdd(ctx context.Context, i int, d definition.Document, c
 	if err != nil {
 		return nil, err
 	}
-	newest := 0
-	docs := map[int][]byte{}
-	for _, v := range have {
-		docs[v.Version] = v.Document
-		newest = max(newest, v.Version)
+	slices.Reverse(have) // oldest first
+	for j, v := range have {
+		if j == len(want) {
+			break // the scout went on since the export: nothing to add
+		}
+		if !bytes.Equal(compactJSON(v.Document), compactJSON(want[j].Document)) {
+			return nil, scouts.Errorf(scouts.EConflict, "definition %d (%s): scout %s has another history: its version %d is not the one in the import (history version %d) "+
+				"(import the definition without its history — scouts import --no-history — to make it a new version)", i+1, d.Name, cur.ID, v.Version, want[j].Version)
+		}
 	}
-	var out []definition.PastVersion
-	for _, v := range want {
-		doc, ok := docs[v.Version]
-		switch {
-		case ok && bytes.Equal(compactJSON(doc), compactJSON(v.Document)):
-			continue
-		case ok:
-			return nil, scouts.Errorf(scouts.EConflict, "definition %d (%s): scout %s has another history: its version %d is not the one in the import "+
-				"(import the definition without its history — scouts import --no-history — to make it a new version)", i+1, d.Name, cur.ID, v.Version)
-		case v.Version < newest:
-			return nil, scouts.Errorf(scouts.EConflict, "definition %d (%s): scout %s has another history: it has no version %d but has versions after it "+
-				"(import the definition without its history — scouts import --no-history — to make it a new version)", i+1, d.Name, cur.ID, v.Version)
+	if len(want) <= len(have) {
+		return nil, nil
+	}
+	newest := 0
+	if len(have) > 0 {
+		newest = have[len(have)-1].Version
+	}
+	return appendedVersions(want[len(have):], newest, actor, now), nil
+}
+
+// createdHistory is the history of a scout an import creates: its
+// versions with their authors and notes (the scout's life on the agent
+// it was exported from), numbered from 1 on and dated in order, never
+// after now. What the import said otherwise is kept in the note.
+func createdHistory(want []definition.PastVersion, now time.Time) []definition.PastVersion {
+	out := make([]definition.PastVersion, 0, len(want))
+	var prev time.Time
+	for j, v := range want {
+		var changed []string
+		if v.Version != j+1 {
+			changed = append(changed, fmt.Sprintf("version %d", v.Version))
+			v.Version = j + 1
+		}
+		at := v.CreatedAt
+		if at.Before(prev) {
+			at = prev
+		}
+		if at.After(now) {
+			at = now
+		}
+		if !at.Equal(v.CreatedAt) {
+			changed = append(changed, "dated "+v.CreatedAt.UTC().Format(time.RFC3339))
+			v.CreatedAt = at
+		}
+		prev = v.CreatedAt
+		if len(changed) > 0 {
+			v.Note = strings.TrimSpace(v.Note + " (" + strings.Join(changed, ", ") + " in the import)")
 		}
 		out = append(out, v)
 	}
-	return out, nil
+	return out
+}
+
+// appendedVersions are versions an import appends to a scout's history
+// after its newest: recorded as the import's (by actor, now) and numbered
+// on from newest, with what the export said of each — its number, author,
+// date and note — kept in the note.
+func appendedVersions(want []definition.PastVersion, newest int, actor string, now time.Time) []definition.PastVersion {
+	if actor == "" {
+		actor = "import"
+	}
+	out := make([]definition.PastVersion, 0, len(want))
+	for j, v := range want {
+		by := v.Actor
+		if by == "" {
+			by = "nobody named"
+		}
+		note := fmt.Sprintf("imported version %d (by %s, %s)", v.Version, by, v.CreatedAt.UTC().Format(time.RFC3339))
+		if v.Note != "" {
+			note += ": " + v.Note
+		}
+		out = append(out, definition.PastVersion{Version: newest + j + 1, CreatedAt: now, Actor: actor, Note: note, Document: v.Document})
+	}
+	return out
 }
 
 // addPastVersions records the versions an import brings from a history.

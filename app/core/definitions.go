@@ -345,7 +345,7 @@ func (c *Core) ImportDefinitions(ctx context.Context, docs []definition.Document
 		if o.WithoutHistory {
 			p.doc.History = nil
 		}
-		if p.past, err = c.historyToAdd(ctx, i, p.doc, p.cur); err != nil {
+		if p.past, err = c.historyToAdd(ctx, i, p.doc, p.cur, o.Actor); err != nil {
 			return nil, err
 		}
 		p.doc.History = nil
