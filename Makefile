@@ -123,6 +123,7 @@ FUZZ_TARGETS := \
 	scouts/definition:FuzzDefinitionsFolderFile \
 	scouts/rules:FuzzRules \
 	scouts/rules:FuzzTemplate \
+	scouts/rules:FuzzRuleCost \
 	app/effects:FuzzFileMoveTemplate
 
 fuzz:
