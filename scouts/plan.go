@@ -154,6 +154,16 @@ type ActionExecutor interface {
 	Execute(ctx context.Context, inv Invocation) (json.RawMessage, error)
 }
 
+// ParamsChecker is implemented by executors that can check an action's
+// parameters without an item: the shape of a URL, credentials in it, a
+// destination's path. It is the check Check and Execute begin with, run
+// also when a rule is saved or imported, so that what the executor would
+// refuse is never stored (a secret in a URL would live on in the
+// definition's history and its exports).
+type ParamsChecker interface {
+	CheckParams(params json.RawMessage) error
+}
+
 // Invocation is one run of a remote action.
 type Invocation struct {
 	Key        string

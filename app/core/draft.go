@@ -133,7 +133,7 @@ func (c *Core) checkDraft(ctx context.Context, name string, raw []byte) Draft {
 		err = &definition.Error{File: name, Reason: "a draft is one definition without history (import an export with history with scouts import)"}
 	}
 	if err == nil {
-		err = checkRules(d)
+		err = c.checkRules(d)
 	}
 	if err != nil {
 		var de *definition.Error
@@ -148,10 +148,11 @@ func (c *Core) checkDraft(ctx context.Context, name string, raw []byte) Draft {
 	return out
 }
 
-func checkRules(d definition.Document) error {
+func (c *Core) checkRules(d definition.Document) error {
 	ids := make(map[string]bool, len(d.Rules))
+	o := c.ruleOptions(scouts.Kind(d.Kind))
 	for i, r := range d.Rules {
-		comp, err := rules.Compile(d.Kind, r, rules.Options{})
+		comp, err := rules.Compile(d.Kind, r, o)
 		if err != nil {
 			return fmt.Errorf("rule %d: %v", i+1, err)
 		}

@@ -68,17 +68,9 @@ func (c *Core) RulesSchema(kind string) ([]byte, error) {
 }
 
 // compileRule checks a rule document for a scout, with the action
-// catalogue's say on its actions.
+// catalogue's and the executors' say on its actions (ruleOptions).
 func (c *Core) compileRule(s scouts.Scout, doc []byte) (*rules.Compiled, error) {
-	cat := c.actionCatalogue()
-	o := rules.Options{ValidateAction: func(name string, params json.RawMessage) error {
-		d, ok := cat.Get(name)
-		if ok && !d.AppliesTo(string(s.Kind)) {
-			return fmt.Errorf("%s does not apply to %s items", name, s.Kind)
-		}
-		return cat.Validate(name, params)
-	}}
-	r, err := rules.Compile(string(s.Kind), doc, o)
+	r, err := rules.Compile(string(s.Kind), doc, c.ruleOptions(s.Kind))
 	if err != nil {
 		return nil, scouts.Errorf(scouts.EInvalid, "%v", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/scouts-hq/scouts/scouts"
@@ -61,20 +62,52 @@ type WebhookSuggestion struct {
 	CreatedAt string `json:"created_at"`
 }
 
-func (h Webhook) params(ctx context.Context, inv scouts.Invocation) (*url.URL, []byte, error) {
+// CheckParams checks what needs no item and no keyring: the URL. It is
+// what Check and Execute begin with, and what a rule is checked with when
+// it is saved or imported: a URL with credentials would otherwise be
+// stored, exported and kept in the definition's history.
+func (h Webhook) CheckParams(params json.RawMessage) error {
+	_, _, err := parseWebhookParams(params)
+	return err
+}
+
+func parseWebhookParams(params json.RawMessage) (webhookParams, *url.URL, error) {
 	var p webhookParams
-	if err := json.Unmarshal(inv.Params, &p); err != nil {
-		return nil, nil, scouts.Errorf(scouts.EInvalid, "webhook.post params: %v", err)
+	if err := json.Unmarshal(params, &p); err != nil {
+		return p, nil, scouts.Errorf(scouts.EInvalid, "webhook.post params: %v", err)
 	}
 	u, err := url.Parse(p.URL)
 	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return nil, nil, scouts.Errorf(scouts.EInvalid, "webhook.post: %q is not an http(s) URL", p.URL)
-	}
-	if u.Scheme == "http" && !loopback(u.Hostname()) {
-		return nil, nil, scouts.Errorf(scouts.EInvalid, "webhook.post: %s would send the card in clear over the network: use https (plain http is for this machine only)", u.Redacted())
+		// Not quoted: an unparsable URL may still hold a password.
+		return p, nil, scouts.Errorf(scouts.EInvalid, "webhook.post: the url is not an http(s) URL")
 	}
 	if u.User != nil {
-		return nil, nil, scouts.Errorf(scouts.EInvalid, "webhook.post: put credentials in a secret, not in the URL")
+		// Said before anything that quotes the URL, and never quoting it
+		// whole: it holds the credentials.
+		return p, nil, scouts.Errorf(scouts.EInvalid, "webhook.post: %s has credentials in it (user:password@): put credentials in a secret (scouts secrets set NAME) and name it in \"secret\", never in the URL", redactedURL(u))
+	}
+	if u.Scheme == "http" && !loopback(u.Hostname()) {
+		return p, nil, scouts.Errorf(scouts.EInvalid, "webhook.post: %s would send the card in clear over the network: use https (plain http is for this machine only)", u.Redacted())
+	}
+	if hasDotDot(u.Path) {
+		// A rule's template may fill the path from the item: "..".
+		return p, nil, scouts.Errorf(scouts.EInvalid, "webhook.post: the path of %s has a \"..\" segment: a URL names its endpoint directly (a rule's template may have taken it from the item)", u.Redacted())
+	}
+	return p, u, nil
+}
+
+// redactedURL is u with no user information at all: Redacted keeps the
+// user name, which may be a token too.
+func redactedURL(u *url.URL) string {
+	c := *u
+	c.User = nil
+	return c.Scheme + "://…@" + strings.TrimPrefix(c.String(), c.Scheme+"://")
+}
+
+func (h Webhook) params(ctx context.Context, inv scouts.Invocation) (*url.URL, []byte, error) {
+	p, u, err := parseWebhookParams(inv.Params)
+	if err != nil {
+		return nil, nil, err
 	}
 	if p.Secret == nil {
 		return u, nil, nil
