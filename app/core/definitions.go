@@ -314,7 +314,7 @@ func (c *Core) ImportDefinitions(ctx context.Context, docs []definition.Document
 			p.doc.Rules = make([]json.RawMessage, 0, len(d.Rules))
 		}
 		for _, r := range d.Rules {
-			comp, err := rules.Compile(d.Kind, r, rules.Options{})
+			comp, err := rules.Compile(d.Kind, r, c.ruleOptions(scouts.Kind(d.Kind)))
 			if err != nil {
 				return nil, scouts.Errorf(scouts.EInvalid, "definition %d (%s): rule: %v", i+1, d.Name, err)
 			}
@@ -344,6 +344,9 @@ func (c *Core) ImportDefinitions(ctx context.Context, docs []definition.Document
 		seen[key] = true
 		if o.WithoutHistory {
 			p.doc.History = nil
+		}
+		if err := c.checkPastActions(i, p.doc); err != nil {
+			return nil, err
 		}
 		if p.past, err = c.historyToAdd(ctx, i, p.doc, p.cur, o.Actor); err != nil {
 			return nil, err
