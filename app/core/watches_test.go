@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/app/core"
+	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/connectors/directory/watchhub"
 	"github.com/scouts-hq/scouts/connectors/directory/watchhub/watchtest"
 	"github.com/scouts-hq/scouts/scouts"
@@ -138,5 +139,45 @@ func TestWatchLimitInTheScoutsHealth(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("%d lines of the log name %s; want one:\n%s", n, watchhub.SysctlWatches, logText.String())
+	}
+}
+
+// A folder scout over a tree holding the definitions folder hears nothing
+// of it, though the agent's one watcher watches it for the definitions: a
+// definition file written there is never a card (the scout leaves Scouts'
+// own folders out of its watches, and only the subscribers holding a
+// folder hear its events).
+func TestFolderScoutHearsNothingOfTheDefinitionsFolderInside(t *testing.T) {
+	watchtest.Need(t)
+	ctx := context.Background()
+	tree := t.TempDir()
+	config := filepath.Join(tree, "config")
+	defs := filepath.Join(config, "scouts.d")
+	c, sub := openCoreWith(t, core.Config{DataDir: t.TempDir(), DefinitionsDir: defs, ProtectedDirs: []string{config}})
+	s := insertFolderScout(t, c, map[string]any{"path": tree, "settle": "1ms"})
+	announced := watchStates(t, sub, map[string]bool{s.ID: true})
+	if announced[s.ID] != "" {
+		t.Fatalf("the scout is not watched live: %s", announced[s.ID])
+	}
+	if err := os.WriteFile(filepath.Join(defs, "notes.yaml"), []byte("version: 1\nkind: folder\nname: [broken\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tree, "after.md"), []byte("# After\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, sub, "the suggestion of a new file", suggestedPath("after.md"))
+	// The run that suggested after.md took every change heard before it.
+	waitFor(t, sub, "the end of that run", func(e scouts.Event) bool {
+		d, ok := e.Data.(map[string]any)
+		return e.Type == scouts.EventScoutRun && ok && d["scout_id"] == s.ID
+	})
+	all, err := c.DB.ListSuggestions(ctx, localdb.SuggestionFilter{ScoutID: s.ID, Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sg := range all {
+		if strings.HasPrefix(sg.Path, config+string(filepath.Separator)) {
+			t.Errorf("suggested %s, from the definitions folder", sg.Path)
+		}
 	}
 }

@@ -7,9 +7,12 @@
 // scouts, or fewer on a busy desktop. A Hub opens one instance for the
 // whole agent; each user of it subscribes with the folder it watches (its
 // root), adds and removes the directories below it, and receives the
-// events under its root. Directories are reference-counted across
-// subscribers, so two scouts watching overlapping trees both get their
-// events and one of them stopping leaves the other's watches in place.
+// events of the directories it holds. Directories are reference-counted
+// across subscribers, so two scouts watching overlapping trees both get
+// the events where they meet, and one of them stopping leaves the other's
+// watches in place. A subscriber hears nothing of a directory it did not
+// add (one it excludes, or Scouts' own folders), even when another
+// subscriber watches it inside its root.
 //
 // A limit of the system (the instances, or fs.inotify.max_user_watches) is
 // returned as a *LimitError naming the sysctl to raise, and logged once
@@ -20,7 +23,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -51,16 +56,16 @@ type Hub struct {
 	hooks Options
 
 	// ioMu serialises opening the watcher and changing its watches with
-	// the reference counts that decide them, so that the last holder's
-	// removal cannot undo another subscriber's add. The dispatcher never
-	// takes it: watching a directory never waits for events to be routed.
-	ioMu  sync.Mutex
-	count map[string]int // watched path → subscribers holding it
+	// the holds that decide them, so that the last holder's removal cannot
+	// undo another subscriber's add. The dispatcher never takes it:
+	// watching a directory never waits for events to be routed.
+	ioMu sync.Mutex
 
 	mu       sync.Mutex
 	fw       *fsnotify.Watcher // nil until the first subscriber, or after Close
 	closed   bool
-	roots    map[string][]*Sub // a subscriber's root (links resolved) → subscribers
+	holders  map[string][]*Sub // watched path (links resolved) → subscribers holding it
+	subs     map[*Sub]struct{} // every open subscriber
 	reported map[string]bool   // limits logged, by sysctl
 	done     chan struct{}     // closed when the dispatcher has stopped
 }
@@ -71,7 +76,7 @@ func New(opts Options) *Hub {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Hub{log: log, hooks: opts, count: map[string]int{}, roots: map[string][]*Sub{}, reported: map[string]bool{}}
+	return &Hub{log: log, hooks: opts, holders: map[string][]*Sub{}, subs: map[*Sub]struct{}{}, reported: map[string]bool{}}
 }
 
 // ErrClosed is returned by a closed hub.
@@ -101,7 +106,7 @@ func (h *Hub) Subscribe(root string) (*Sub, error) {
 		h.mu.Unlock()
 		return nil, ErrClosed
 	}
-	h.roots[real] = append(h.roots[real], s)
+	h.subs[s] = struct{}{}
 	h.mu.Unlock()
 	go s.pump()
 	return s, nil
@@ -156,8 +161,8 @@ func (h *Hub) report(err error) {
 	}
 }
 
-// dispatch routes the watcher's events to the subscribers whose roots
-// hold them, until the watcher closes.
+// dispatch routes the watcher's events to the subscribers holding their
+// directories, until the watcher closes.
 func (h *Hub) dispatch(fw *fsnotify.Watcher, done chan struct{}) {
 	defer close(done)
 	for {
@@ -174,32 +179,29 @@ func (h *Hub) dispatch(fw *fsnotify.Watcher, done chan struct{}) {
 			// An overflow or a read error loses events of every
 			// subscriber alike: each one rescans.
 			h.mu.Lock()
-			for _, subs := range h.roots {
-				for _, s := range subs {
-					s.post(nil, err)
-				}
+			for s := range h.subs {
+				s.post(nil, err)
 			}
 			h.mu.Unlock()
 		}
 	}
 }
 
-// route hands an event to every subscriber whose root is the event's path
-// or above it, named as that subscriber spells its root.
+// route hands an event to every subscriber holding the directory it
+// happened in, or the directory it happened to (a watched directory
+// removed or moved: its own watch and its parent's both say so), once
+// each, named as that subscriber spells its root.
 func (h *Hub) route(ev fsnotify.Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for p := ev.Name; ; {
-		for _, s := range h.roots[p] {
-			named := ev
-			named.Name = s.root + ev.Name[len(s.real):]
-			s.post(&named, nil)
+	in, self := h.holders[filepath.Dir(ev.Name)], h.holders[ev.Name]
+	for i, s := range slices.Concat(in, self) {
+		if i >= len(in) && slices.Contains(in, s) {
+			continue
 		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return
-		}
-		p = parent
+		named := ev
+		named.Name = s.root + ev.Name[len(s.real):]
+		s.post(&named, nil)
 	}
 }
 
@@ -215,11 +217,9 @@ func (h *Hub) Close() error {
 	h.closed = true
 	fw, done := h.fw, h.done
 	h.fw = nil
-	var subs []*Sub
-	for _, ss := range h.roots {
-		subs = append(subs, ss...)
-	}
-	clear(h.roots)
+	subs := slices.Collect(maps.Keys(h.subs))
+	clear(h.subs)
+	clear(h.holders)
 	h.mu.Unlock()
 	for _, s := range subs {
 		s.stop()
@@ -241,7 +241,7 @@ type Sub struct {
 	h    *Hub
 	root string              // as the subscriber spells it
 	real string              // with links resolved, as the hub watches it
-	held map[string]struct{} // watched paths it holds (Hub.ioMu)
+	held map[string]struct{} // watched paths it holds (Hub.ioMu and Hub.mu)
 
 	events chan fsnotify.Event
 	errors chan error
@@ -275,8 +275,15 @@ func (s *Sub) Add(path string) error {
 	h := s.h
 	h.ioMu.Lock()
 	defer h.ioMu.Unlock()
+	// Held before the watch is in place, so that no event of it is lost
+	// between the two.
 	h.mu.Lock()
 	fw := h.fw
+	_, had := s.held[real]
+	if fw != nil && !had && !s.isClosed() {
+		s.held[real] = struct{}{}
+		h.holders[real] = append(h.holders[real], s)
+	}
 	h.mu.Unlock()
 	if fw == nil || s.isClosed() {
 		return ErrClosed
@@ -288,13 +295,12 @@ func (s *Sub) Add(path string) error {
 		err = fw.Add(real)
 	}
 	if err != nil {
+		if !had {
+			s.release(real)
+		}
 		err = classify(err, false)
 		h.report(err)
 		return fmt.Errorf("watchhub: watch %s: %w", path, err)
-	}
-	if _, ok := s.held[real]; !ok {
-		s.held[real] = struct{}{}
-		h.count[real]++
 	}
 	return nil
 }
@@ -312,19 +318,23 @@ func (s *Sub) Remove(path string) {
 	s.release(real)
 }
 
-// release drops one hold on real; the caller holds Hub.ioMu.
+// release drops the subscriber's hold on real, and the watch with the last
+// hold; the caller holds Hub.ioMu.
 func (s *Sub) release(real string) {
 	h := s.h
+	h.mu.Lock()
 	if _, ok := s.held[real]; !ok {
+		h.mu.Unlock()
 		return
 	}
 	delete(s.held, real)
-	h.count[real]--
-	if h.count[real] > 0 {
+	left := slices.DeleteFunc(h.holders[real], func(o *Sub) bool { return o == s })
+	if len(left) > 0 {
+		h.holders[real] = left
+		h.mu.Unlock()
 		return
 	}
-	delete(h.count, real)
-	h.mu.Lock()
+	delete(h.holders, real)
 	fw := h.fw
 	h.mu.Unlock()
 	if fw != nil {
@@ -338,22 +348,14 @@ func (s *Sub) release(real string) {
 func (s *Sub) Close() {
 	h := s.h
 	h.mu.Lock()
-	subs := h.roots[s.real]
-	for i, o := range subs {
-		if o == s {
-			subs = append(subs[:i:i], subs[i+1:]...)
-			break
-		}
-	}
-	if len(subs) == 0 {
-		delete(h.roots, s.real)
-	} else {
-		h.roots[s.real] = subs
-	}
+	delete(h.subs, s)
 	h.mu.Unlock()
 	s.stop()
 	h.ioMu.Lock()
-	for real := range s.held {
+	h.mu.Lock()
+	held := slices.Collect(maps.Keys(s.held))
+	h.mu.Unlock()
+	for _, real := range held {
 		s.release(real)
 	}
 	h.ioMu.Unlock()
