@@ -466,7 +466,7 @@ func (e *Engine) newItemRecord(ctx context.Context, as *assessor, s Scout, it It
 	if kind != meta.ProposedKind && meta.ProposedKind != "" {
 		// The source's reason names the kind it proposed; say what
 		// changed it, so the card never contradicts itself.
-		change := "now proposed as a " + string(kind) + " from "
+		change := "now proposed as " + kind.WithArticle() + " from "
 		switch assessment.KindFrom {
 		case "learned":
 			change += "your past decisions"
