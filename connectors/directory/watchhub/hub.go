@@ -82,10 +82,10 @@ func New(opts Options) *Hub {
 // ErrClosed is returned by a closed hub.
 var ErrClosed = errors.New("watchhub: the hub is closed")
 
-// Subscribe starts watching for events under root (root itself is watched
-// once the subscriber adds it). It opens the hub's watcher if it is not
-// open yet; the system's instance limit is a *LimitError, and the next
-// Subscribe tries again.
+// Subscribe returns a subscriber for the folder root, which hears the
+// events of the directories it adds (root itself included). It opens the
+// hub's watcher if it is not open yet; the system's instance limit is a
+// *LimitError, and the next Subscribe tries again.
 func (h *Hub) Subscribe(root string) (*Sub, error) {
 	root = filepath.Clean(root)
 	real := root
@@ -126,7 +126,7 @@ func (h *Hub) open() error {
 		return nil
 	}
 	var fw *fsnotify.Watcher
-	err := error(nil)
+	var err error
 	if h.hooks.Open != nil {
 		err = h.hooks.Open()
 	}
@@ -138,10 +138,11 @@ func (h *Hub) open() error {
 		h.report(err)
 		return fmt.Errorf("watchhub: open the file watcher: %w", err)
 	}
+	done := make(chan struct{})
 	h.mu.Lock()
-	h.fw, h.done = fw, make(chan struct{})
+	h.fw, h.done = fw, done
 	h.mu.Unlock()
-	go h.dispatch(fw, h.done)
+	go h.dispatch(fw, done)
 	return nil
 }
 
@@ -175,6 +176,9 @@ func (h *Hub) dispatch(fw *fsnotify.Watcher, done chan struct{}) {
 		case err, ok := <-fw.Errors:
 			if !ok {
 				return
+			}
+			if err == nil {
+				continue
 			}
 			// An overflow or a read error loses events of every
 			// subscriber alike: each one rescans.
