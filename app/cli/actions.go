@@ -13,6 +13,7 @@ import (
 
 	"github.com/scouts-hq/scouts/app/apitype"
 	"github.com/scouts-hq/scouts/app/localclient"
+	"github.com/scouts-hq/scouts/scouts"
 )
 
 // planFlags are approve's options for the card's plan.
@@ -108,7 +109,7 @@ func runPlan(ctx context.Context, args []string, env Env) error {
 
 func printPlan(out io.Writer, id string, plan apitype.Plan) {
 	if plan.Kind != "" {
-		fmt.Fprintf(out, "Approving %s as a %s will:\n", id, plan.Kind)
+		fmt.Fprintf(out, "Approving %s as %s will:\n", id, scouts.EntityKind(plan.Kind).WithArticle())
 	} else {
 		fmt.Fprintf(out, "Actions of %s:\n", id)
 	}

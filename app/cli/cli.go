@@ -52,9 +52,10 @@ The desktop:
   window [--view scouts|tasks|…]         open the window; starts the agent if none runs
 
 Talking to a running agent:
-  status                                 version, running scouts, cards per lane
-  scouts                                 list scouts and their health
-  scouts add-folder PATH [--auto] [--name N] [--include GLOB]... [--exclude GLOB]... [--existing] [--force]
+  status                                 version, scouts by health, cards per lane
+  scouts                                 list scouts: their IDs, health, what each watches
+  scouts add-folder PATH [--auto] [--name N] [--include GLOB]... [--exclude GLOB]... [--existing]
+          [--create] [--force]           watch a folder (--create makes it if missing)
   scouts enable|disable|review|auto|run|rm ID
   scouts runs ID [--limit N]             its latest runs: what started each, what it found,
                                          the definition version it ran (see history)
@@ -65,9 +66,11 @@ Talking to a running agent:
   scouts rules rm|enable|disable SCOUT_ID RULE_ID | scouts rules move SCOUT_ID RULE_ID N
   scouts schedule ID [--cron EXPR] [--tz ZONE] [--overlap skip|queue-one|allow]
           [--catch-up run-once|skip] | --clear
-                                         when the scout runs by itself (docs/schedules.md)
+                                         when the scout runs by itself (docs/schedules.md);
+                                         without flags it shows the schedule
   scouts budget ID [--run N] [--day N]   cap its model tokens per run and per day (never
-                                         above the agent's --llm-daily-tokens)
+                                         above the agent's --llm-daily-tokens); without
+                                         flags it shows the budget
                                          These, enable|disable|review|auto, the rules'
                                          changes and learning take --write-file: a scout
                                          a definitions file manages refuses a change
@@ -81,9 +84,10 @@ Talking to a running agent:
   history SCOUT_ID                       a scout's definition versions
   diff SCOUT_ID FROM TO                  what changed between two versions
   rollback SCOUT_ID VERSION              make an earlier version current again (as a new one)
-  suggestions [--status S] [--lane inbox|screened|spam|all] [--json]
+  suggestions [--status pending|approved|rejected|expired|all] [--lane inbox|screened|spam|all]
                                          list suggestions (default: the pending inbox,
-                                         most likely to be approved first)
+                                         most likely to be approved first; decided cards
+                                         leave it: see them with --status)
   show ID                                one suggestion with its audit trail ("why")
   approve ID --as task|note|event|project [--title T] [--body B] [--due DATE]
           [--archive|--no-archive] [--label L|--no-label] [--always]
@@ -106,8 +110,10 @@ Talking to a running agent:
   screen ID                              from the inbox to Screened
   learning SCOUT_ID [--reset] [--cold-start N] [--screen-below P] [--spam-above P]
                                          a scout's learner: state and thresholds
-  tasks|notes|events|projects [--json]   list entities
-  tasks|notes|events|projects add TITLE [--body B]
+  tasks|notes|events|projects [--json]   list entities, with what each kind has (a task's
+                                         due date, an event's time and place)
+  tasks|notes|events|projects add TITLE [--body B] [--due DATE] (tasks)
+          [--starts T] [--ends T] [--location L] (events)
   tasks done ID | <kind> rm ID
   audit TRACE_ID [--json]                an item's whole story
   settings [--autostart on|off] [--notifications on|off] [--quiet-hours 22:00-07:00|off]
@@ -115,6 +121,13 @@ Talking to a running agent:
                                          scouts-relay device add (- reads it from standard
                                          input); it is kept in the OS keyring
   relay logout | relay status            forget the relay (and its token) | show the link
+  gmail connect [--no-wait]              connect a Gmail account in the browser (the agent
+                                         needs --google-client-id, docs/gmail.md); the
+                                         account gets a Gmail scout unless it has one
+  gmail [accounts] | gmail disconnect EMAIL
+  keyring [use-file]                     where the agent keeps tokens; use-file switches
+                                         the running agent to its encrypted file keyring
+                                         (a machine without a desktop keyring)
   secrets [list] | secrets set NAME | secrets rm NAME
                                          secrets in the OS keyring, named by definitions
                                          ({"secret": "NAME"}); set reads the value from
@@ -128,27 +141,31 @@ Measuring (no agent needed):
                                          files, decided by a simulated user (default: the
                                          SpamAssassin development groups; see docs/triage.md)
 
-Every command takes --data DIR (default: $SCOUTS_DATA or the OS data directory).
+Every command that talks to the agent takes --data DIR, anywhere on the line (default:
+$SCOUTS_DATA or the OS data directory). scouts COMMAND --help lists a command's flags.
 `
 
 // Main runs the command line and returns the process exit code.
 func Main(args []string, env Env) int {
-	if len(args) == 0 {
+	cmd, rest, err := splitCommand(args)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "scouts: %v\n", err)
+		return 2
+	}
+	if cmd == "" {
 		// A bare `scouts` is what a launcher runs: the window, with the
 		// agent started first if none runs (the usage where there is no
 		// window).
 		if _, err := window.WindowBinary(); err == nil && hasDisplay() {
-			args = []string{"window"}
+			cmd = "window"
 		}
 	}
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if cmd == "" || cmd == "help" {
 		fmt.Fprint(env.Stdout, usage)
 		return 0
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cmd, rest := args[0], args[1:]
-	var err error
 	switch cmd {
 	case "agent":
 		err = runAgent(ctx, rest, env)
@@ -158,6 +175,10 @@ func Main(args []string, env Env) int {
 		err = runSettings(ctx, rest, env)
 	case "relay":
 		err = runRelay(ctx, rest, env)
+	case "gmail":
+		err = runGmail(ctx, rest, env)
+	case "keyring":
+		err = runKeyring(ctx, rest, env)
 	case "version":
 		fmt.Fprintln(env.Stdout, "scouts", env.Version)
 	case "status":
@@ -209,19 +230,22 @@ func Main(args []string, env Env) int {
 	case "eval":
 		err = runEval(ctx, rest, env)
 	default:
-		fmt.Fprintf(env.Stderr, "scouts: unknown command %q\n\n%s", cmd, usage)
+		// One line: the whole usage would push the mistake off the screen.
+		fmt.Fprintf(env.Stderr, "scouts: unknown command %q%s; scouts help lists the commands\n", cmd, didYouMean(cmd, commandNames()))
 		return 2
 	}
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
+		// "scouts: …", not "scouts <command>: …": the person just typed
+		// the command, and `scouts scouts: …` read like a stutter.
 		var ue usageError
 		if errors.As(err, &ue) {
-			fmt.Fprintf(env.Stderr, "scouts %s: %s\n", cmd, ue.msg)
+			fmt.Fprintf(env.Stderr, "scouts: %s\n", ue.msg)
 			return 2
 		}
-		fmt.Fprintf(env.Stderr, "scouts %s: %v\n", cmd, managedHint(err))
+		fmt.Fprintf(env.Stderr, "scouts: %v\n", keyringHint(managedHint(err), env))
 		return 1
 	}
 	return 0
@@ -238,6 +262,8 @@ func usageErrorf(format string, args ...any) error {
 // flags is a subcommand's flag set with the options every command shares.
 type flags struct {
 	*flag.FlagSet
+	// help is where --help prints the command's flags.
+	help io.Writer
 	data string
 	json bool
 	// writeFile: --write-file, for the commands that change a scout.
@@ -245,8 +271,10 @@ type flags struct {
 }
 
 func newFlags(name string, env Env, withJSON bool) *flags {
-	f := &flags{FlagSet: flag.NewFlagSet("scouts "+name, flag.ContinueOnError)}
-	f.SetOutput(env.Stderr)
+	f := &flags{FlagSet: flag.NewFlagSet("scouts "+name, flag.ContinueOnError), help: env.Stdout}
+	// The flag package would print every flag after any mistake; parse
+	// says what is wrong in one line instead, and lists them on --help.
+	f.SetOutput(io.Discard)
 	f.StringVar(&f.data, "data", "", "data directory of the agent (default: $SCOUTS_DATA or the OS data directory)")
 	if withJSON {
 		f.BoolVar(&f.json, "json", false, "print JSON")
@@ -261,7 +289,14 @@ func (f *flags) parse(args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := f.Parse(args); err != nil {
-			return nil, err
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprintf(f.help, "Usage of %s:\n", f.Name())
+				f.SetOutput(f.help)
+				f.PrintDefaults()
+				f.SetOutput(io.Discard)
+				return nil, err
+			}
+			return nil, usageErrorf("%v (%s --help lists its flags)", err, f.Name())
 		}
 		args = f.Args()
 		if len(args) == 0 {

@@ -69,11 +69,11 @@ func runStatus(ctx context.Context, args []string, env Env) error {
 	w := table(env.Stdout)
 	fmt.Fprintf(w, "Agent\t%s, up %s\n", st.Version, ago(st.StartedAt))
 	fmt.Fprintf(w, "Data\t%s\n", st.DataDir)
-	paused := ""
-	if st.Paused {
-		paused = " (paused)"
+	list, err := c.Scouts(ctx)
+	if err != nil {
+		return err
 	}
-	fmt.Fprintf(w, "Scouts\t%d running of %d%s\n", st.ScoutsRunning, st.ScoutsTotal, paused)
+	fmt.Fprintf(w, "Scouts\t%s\n", scoutsHealth(list, st.Paused))
 	fmt.Fprintf(w, "Pending\t%s in the inbox · %d screened · %d spam\n", plural(st.Pending, "suggestion"),
 		st.Lanes["screened"], st.Lanes["spam"])
 	fmt.Fprintf(w, "Entities\t%s, %s, %s, %s\n", plural(st.Entities["task"], "task"), plural(st.Entities["note"], "note"),
@@ -159,6 +159,7 @@ func addFolder(ctx context.Context, args []string, env Env) error {
 	name := f.String("name", "", "scout name (default: the folder's name)")
 	existing := f.Bool("existing", false, "also suggest the files already in the folder")
 	force := f.Bool("force", false, "watch a folder of more than 100,000 files all the same")
+	create := f.Bool("create", false, "create the folder if it does not exist")
 	var include, exclude multiFlag
 	f.Var(&include, "include", "only files matching this glob (repeatable; e.g. '*.md', 'docs/**/*.txt')")
 	f.Var(&exclude, "exclude", "skip files matching this glob (repeatable)")
@@ -171,6 +172,13 @@ func addFolder(ctx context.Context, args []string, env Env) error {
 	}
 	path, err := filepath.Abs(pos[0])
 	if err != nil {
+		return err
+	}
+	said := env.Stdout
+	if f.json {
+		said = env.Stderr
+	}
+	if err := ensureFolder(path, *create, env, said); err != nil {
 		return err
 	}
 	c, err := f.client()
@@ -474,8 +482,15 @@ func runEntities(ctx context.Context, kind string, args []string, env Env) error
 	}
 	f := newFlags(kind+"s "+sub, env, true)
 	body := f.String("body", "", "body text (add)")
+	due := f.String("due", "", "a task's due date (add): 2026-05-31 or RFC 3339")
+	starts := f.String("starts", "", "an event's start (add): 2026-05-31 or RFC 3339")
+	ends := f.String("ends", "", "an event's end (add)")
+	location := f.String("location", "", "an event's place (add)")
 	pos, c, err := f.start(args)
 	if err != nil {
+		return err
+	}
+	if err := kindFlags(f, kind); err != nil {
 		return err
 	}
 	switch sub {
@@ -491,25 +506,20 @@ func runEntities(ctx context.Context, kind string, args []string, env Env) error
 			fmt.Fprintf(env.Stdout, "No %ss.\n", kind)
 			return nil
 		}
-		w := table(env.Stdout)
-		fmt.Fprintln(w, "ID\tAGE\tDONE\tTITLE\tFROM")
-		for _, e := range list {
-			done := ""
-			if e.Done != nil && *e.Done {
-				done = "✓"
-			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", e.ID, ago(e.CreatedAt), done, clipText(e.Title, 60), e.SourceSuggestionID)
-		}
-		return w.Flush()
+		return entityRows(env.Stdout, kind, list)
 	case "add":
 		if len(pos) == 0 {
 			return usageErrorf("want a TITLE")
 		}
 		title := strings.Join(pos, " ")
 		in := apitype.EntityInput{Title: &title}
-		if *body != "" {
-			in.Body = body
+		set := func(v *string) *string {
+			if *v == "" {
+				return nil
+			}
+			return v
 		}
+		in.Body, in.Due, in.StartsAt, in.EndsAt, in.Location = set(body), set(due), set(starts), set(ends), set(location)
 		e, err := c.CreateEntity(ctx, kind, in)
 		if err != nil {
 			return err

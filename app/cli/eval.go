@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/scouts-hq/scouts/app/evaluate"
@@ -16,7 +17,7 @@ import (
 // no agent: it runs its own engine over temporary databases.
 func runEval(ctx context.Context, args []string, env Env) error {
 	f := flag.NewFlagSet("scouts eval", flag.ContinueOnError)
-	f.SetOutput(env.Stderr)
+	f.SetOutput(io.Discard)
 	policyFile := f.String("policy", "", "JSON file saying which lists, domains or senders the simulated user wants, as which kind (default: the shipped policy for the SpamAssassin development groups)")
 	train := f.Int("train", 400, "decisions the simulated user makes before the rest is only scored")
 	seed := f.Uint64("seed", 1, "seed of the arrival order")
@@ -29,7 +30,7 @@ func runEval(ctx context.Context, args []string, env Env) error {
 	screenBelow := f.Float64("screen-below", def.ScreenBelow, "the scout's learner threshold: screen what is less likely to be approved")
 	spamAbove := f.Float64("spam-above", def.SpamAbove, "the scout's learner threshold: file as spam from this spam probability")
 	minSpam := f.Int("min-spam", def.MinSpam, "the scout's learner threshold: spam and non-spam decisions before filing spam")
-	fl := &flags{FlagSet: f}
+	fl := &flags{FlagSet: f, help: env.Stdout}
 	pos, err := fl.parse(args)
 	if err != nil {
 		return err

@@ -144,21 +144,26 @@ func scheduleScout(ctx context.Context, args []string, env Env) error {
 	if *clear {
 		sched = apitype.Schedule{}
 	}
+	changed := *clear
 	f.Visit(func(fl *flag.Flag) {
 		switch fl.Name {
 		case "cron":
-			sched.Cron = *cron
+			sched.Cron, changed = *cron, true
 		case "tz":
-			sched.TimeZone = *tz
+			sched.TimeZone, changed = *tz, true
 		case "overlap":
-			sched.Overlap = *overlap
+			sched.Overlap, changed = *overlap, true
 		case "catch-up":
-			sched.CatchUp = *catchUp
+			sched.CatchUp, changed = *catchUp, true
 		}
 	})
-	out, err := c.PatchScout(ctx, id, apitype.PatchScout{Schedule: &sched})
-	if err != nil {
-		return err
+	// Without a change it only reads, which a scout a definitions file
+	// manages allows like any other.
+	out := sc
+	if changed {
+		if out, err = c.PatchScout(ctx, id, apitype.PatchScout{Schedule: &sched}); err != nil {
+			return err
+		}
 	}
 	if f.json {
 		return printJSON(env.Stdout, out)
@@ -182,17 +187,20 @@ func budgetScout(ctx context.Context, args []string, env Env) error {
 	// Only the flags given change the budget; a negative one goes to the
 	// agent, which says why it is refused.
 	b := sc.Budget
+	changed := false
 	f.Visit(func(fl *flag.Flag) {
 		switch fl.Name {
 		case "run":
-			b.RunTokens = *run
+			b.RunTokens, changed = *run, true
 		case "day":
-			b.DayTokens = *day
+			b.DayTokens, changed = *day, true
 		}
 	})
-	out, err := c.PatchScout(ctx, id, apitype.PatchScout{Budget: &b})
-	if err != nil {
-		return err
+	out := sc
+	if changed {
+		if out, err = c.PatchScout(ctx, id, apitype.PatchScout{Budget: &b}); err != nil {
+			return err
+		}
 	}
 	if f.json {
 		return printJSON(env.Stdout, out)
@@ -227,7 +235,11 @@ func budgetText(s apitype.Scout) string {
 		}
 		return strconv.Itoa(n) + " tokens"
 	}
-	out := "model budget " + tokens(s.Budget.DayTokens, "the global cap") + " a day, " + tokens(s.Budget.RunTokens, "no cap") + " per run"
+	day := "the agent's daily cap (--llm-daily-tokens)"
+	if s.Budget.DayTokens > 0 {
+		day = tokens(s.Budget.DayTokens, "") + " a day"
+	}
+	out := "model budget: " + day + ", " + tokens(s.Budget.RunTokens, "no cap") + " per run"
 	if mb := s.Health.ModelBudget; mb != nil {
 		out += fmt.Sprintf("; %d of %d spent today", mb.SpentToday, mb.DayCap)
 		if mb.Message != "" {

@@ -67,7 +67,7 @@ func TestScheduleAndBudgetCommands(t *testing.T) {
 		t.Fatalf("clear: %s", out)
 	}
 	out, errOut, code = cli(t, dir, "scouts", "budget", sc.ID, "--day", "1000", "--run", "200")
-	if code != 0 || !strings.Contains(out, "model budget 1000 tokens a day, 200 tokens per run") {
+	if code != 0 || !strings.Contains(out, "model budget: 1000 tokens a day, 200 tokens per run") {
 		t.Fatalf("budget: %d %s%s", code, out, errOut)
 	}
 	_, errOut, code = cli(t, dir, "scouts", "budget", sc.ID, "--run", "2000")

@@ -89,7 +89,9 @@ func TestFirstRunAndCLITour(t *testing.T) {
 		t.Fatalf("scouts:\n%s", out)
 	}
 	out, _, code = runCLI(t, home, data, "status")
-	if code != 0 || !strings.Contains(out, "2 running of 2") || !strings.Contains(out, "1 task,") {
+	// Scouts are counted by health; the one just added may not have run
+	// yet, so only the count is certain here.
+	if code != 0 || !strings.Contains(out, "2 scouts") || strings.Contains(out, "running of") || !strings.Contains(out, "1 task,") {
 		t.Fatalf("status:\n%s", out)
 	}
 	a.stop()
