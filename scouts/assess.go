@@ -65,6 +65,7 @@ func (a *assessor) assess(ctx context.Context, meta ItemMetadata, kind EntityKin
 	as := Assessment{Lane: LaneInbox, Approve: -1, Spam: -1, KindFrom: "source"}
 	if meta.Lane.Valid() {
 		as.Lane, as.LaneReason = meta.Lane, meta.LaneReason
+		as.Trashed = meta.Trashed
 	}
 	rule, err := a.rule(ctx, meta)
 	if err != nil {

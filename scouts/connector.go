@@ -103,6 +103,9 @@ type ItemMetadata struct {
 	// decides otherwise.
 	Lane       Lane
 	LaneReason string
+	// Trashed reports that the source moved the item to its trash as it
+	// arrived (a Gmail scout that trashes spam); see Assessment.Trashed.
+	Trashed bool
 	// MatchedRule is the id of the scout's rule that the source's own
 	// triage already matched (the relay applies the rules it can express,
 	// on headers this desktop may not see): the engine applies that rule

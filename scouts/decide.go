@@ -397,7 +397,9 @@ func (e *Engine) MarkSpam(ctx context.Context, id, actor string) (Suggestion, er
 }
 
 // BringBack moves a pending suggestion from Screened or Spam to the inbox:
-// the person says it belongs there, and the learner learns that.
+// the person says it belongs there, and the learner learns that. A mail
+// its scout moved to Gmail's Trash as spam is taken out of it again, by an
+// action queued with the move (restore.go).
 func (e *Engine) BringBack(ctx context.Context, id, actor string) (Suggestion, error) {
 	if actor == "" {
 		actor = "user"
@@ -410,17 +412,25 @@ func (e *Engine) BringBack(ctx context.Context, id, actor string) (Suggestion, e
 	if cur.Lane == LaneSpam {
 		rescue = RescueSpam
 	}
+	restore, err := e.restoreStep(ctx, cur)
+	if err != nil {
+		return Suggestion{}, err
+	}
 	now := e.cfg.Now()
-	sug, changed, err := e.cfg.Store.MoveLane(ctx, id, LaneInbox, rescue, now, func(s Suggestion) []AuditEvent {
-		return []AuditEvent{{TraceID: s.TraceID, Stage: StageDecision, Type: AuditMoved, Outcome: OutcomeOK,
+	var rec LaneRecord
+	sug, changed, err := e.cfg.Store.MoveLane(ctx, id, LaneInbox, rescue, now, func(s Suggestion, runs []ActionRun) LaneRecord {
+		rec = LaneRecord{Audit: []AuditEvent{{TraceID: s.TraceID, Stage: StageDecision, Type: AuditMoved, Outcome: OutcomeOK,
 			Summary: fmt.Sprintf("Brought back from %s to the inbox by %s; the learner learns that it belongs there", s.Lane, actor),
-			Refs:    map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "actor": actor, "from": string(s.Lane), "lane": string(LaneInbox)}, At: now}}
+			Refs:    map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "actor": actor, "from": string(s.Lane), "lane": string(LaneInbox)}, At: now}}}
+		e.queueRestore(s, runs, restore, actor, now, &rec)
+		return rec
 	})
 	if err != nil {
 		return Suggestion{}, err
 	}
 	if changed {
 		e.emit(Event{Type: EventSuggestionMoved, Data: sug})
+		e.announce(ApprovalRecord{Actions: rec.Actions})
 	}
 	return sug, nil
 }
@@ -433,10 +443,10 @@ func (e *Engine) Screen(ctx context.Context, id, actor string) (Suggestion, erro
 		actor = "user"
 	}
 	now := e.cfg.Now()
-	sug, changed, err := e.cfg.Store.MoveLane(ctx, id, LaneScreened, RescueNone, now, func(s Suggestion) []AuditEvent {
-		return []AuditEvent{{TraceID: s.TraceID, Stage: StageDecision, Type: AuditMoved, Outcome: OutcomeOK,
+	sug, changed, err := e.cfg.Store.MoveLane(ctx, id, LaneScreened, RescueNone, now, func(s Suggestion, _ []ActionRun) LaneRecord {
+		return LaneRecord{Audit: []AuditEvent{{TraceID: s.TraceID, Stage: StageDecision, Type: AuditMoved, Outcome: OutcomeOK,
 			Summary: fmt.Sprintf("Moved from %s to screened by %s", s.Lane, actor),
-			Refs:    map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "actor": actor, "from": string(s.Lane), "lane": string(LaneScreened)}, At: now}}
+			Refs:    map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "actor": actor, "from": string(s.Lane), "lane": string(LaneScreened)}, At: now}}}
 	})
 	if err != nil {
 		return Suggestion{}, err

@@ -40,6 +40,10 @@ func ParseLane(s string) (Lane, error) {
 type Assessment struct {
 	Lane       Lane   `json:"lane"`
 	LaneReason string `json:"lane_reason,omitempty"`
+	// Trashed is set when the source moved the item to its trash as it
+	// arrived (a Gmail scout that trashes spam): bringing the card back
+	// takes it out again (BringBack).
+	Trashed bool `json:"trashed,omitempty"`
 	// Approve is the learner's probability that the person approves the
 	// item; -1 while it cannot tell (too few decisions).
 	Approve float64 `json:"approve"`

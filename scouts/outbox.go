@@ -429,6 +429,8 @@ func describeAction(r ActionRun) string {
 		return "marking the email read (gmail.mark_read)"
 	case actions.GmailTrash:
 		return "moving the email to the Trash (gmail.trash)"
+	case actions.GmailRestore:
+		return "taking the email out of the Trash, back to the inbox (gmail.restore)"
 	case actions.FileMove:
 		return fmt.Sprintf("moving the file to %v (file.move)", p["to"])
 	case actions.WebhookPost:

@@ -40,6 +40,7 @@ const (
 const (
 	PhaseApproval = "approval" // with a person's approval (or an auto scout's)
 	PhaseArrival  = "arrival"  // when the item arrived: a rule proposed it and a policy allowed it
+	PhaseLane     = "lane"     // with a lane move: a card brought back takes its mail out of the Trash
 )
 
 // ActionRun is one action recorded for a suggestion: a local action done

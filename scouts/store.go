@@ -69,10 +69,13 @@ type Store interface {
 	MarkSpam(ctx context.Context, id string, at time.Time,
 		audit func(Suggestion) []AuditEvent) (s Suggestion, changed bool, err error)
 	// MoveLane moves a pending suggestion to another lane; rescue records
-	// that the person brought it back (which teaches the learner). Moving
-	// to the lane it is in changes nothing.
+	// that the person brought it back (which teaches the learner). build
+	// is called with the suggestion and its actions as stored and returns
+	// the audit events and the actions the move queues in the outbox
+	// (taking a brought-back mail out of Gmail's Trash), written with it in
+	// one transaction. Moving to the lane it is in changes nothing.
 	MoveLane(ctx context.Context, id string, to Lane, rescue Rescue, at time.Time,
-		audit func(Suggestion) []AuditEvent) (s Suggestion, changed bool, err error)
+		build func(Suggestion, []ActionRun) LaneRecord) (s Suggestion, changed bool, err error)
 
 	// LearnState returns a scout's learner header and settings (defaults
 	// for a scout that has none yet).
@@ -127,6 +130,12 @@ type ItemRecord struct {
 	// Actions are what a policy let run without a person: the plan of an
 	// item created without review, actions rules proposed that are
 	// allowed. Remote ones are queued in the outbox with the item.
+	Actions []ActionRun
+}
+
+// LaneRecord is what a lane move writes with the suggestion's new lane.
+type LaneRecord struct {
+	Audit   []AuditEvent
 	Actions []ActionRun
 }
 

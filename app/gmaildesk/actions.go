@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
+	"strconv"
 
 	"github.com/scouts-hq/scouts/connectors/gmail"
 	"github.com/scouts-hq/scouts/scouts"
@@ -17,16 +19,17 @@ func (d *Desk) Executors() map[string]scouts.ActionExecutor {
 		return nil
 	}
 	out := map[string]scouts.ActionExecutor{}
-	for _, a := range []string{actions.GmailArchive, actions.GmailLabel, actions.GmailMarkRead, actions.GmailTrash} {
+	for _, a := range []string{actions.GmailArchive, actions.GmailLabel, actions.GmailMarkRead, actions.GmailTrash, actions.GmailRestore} {
 		out[a] = executor{d: d}
 	}
 	return out
 }
 
-// gmailExecutor changes a Gmail card's email through the scout's account.
+// executor changes a Gmail card's email through the scout's account.
 // Gmail's modify is idempotent (adding a label twice, removing one that is
 // gone, change nothing) and so is trash, so a run repeated after a crash
-// changes nothing twice.
+// changes nothing twice; restore looks before it acts (restore), so a run
+// repeated calls nothing that changes the mailbox.
 type executor struct{ d *Desk }
 
 type labelParams struct {
@@ -58,6 +61,11 @@ func (x executor) Execute(ctx context.Context, inv scouts.Invocation) (json.RawM
 		err = client.Modify(ctx, id, nil, []string{"UNREAD"})
 	case actions.GmailTrash:
 		err = client.Trash(ctx, id)
+	case actions.GmailRestore:
+		var untrashed bool
+		if untrashed, err = restore(ctx, client, id); err == nil {
+			return json.RawMessage(`{"message_id":` + jsonString(id) + `,"untrashed":` + strconv.FormatBool(untrashed) + `}`), nil
+		}
 	case actions.GmailLabel:
 		var p labelParams
 		if err := json.Unmarshal(inv.Params, &p); err != nil || p.Label == "" {
@@ -82,6 +90,35 @@ func (x executor) Execute(ctx context.Context, inv scouts.Invocation) (json.RawM
 		return nil, scouts.Errorf(scouts.EConflict, "Gmail access for %s has expired or was revoked: reconnect the account, then retry", cfg.Email)
 	}
 	return nil, err
+}
+
+// restore takes a message out of the Trash (messages.untrash) and puts it
+// back in the inbox (modify: INBOX added, SPAM removed) when it is not
+// there, reading its labels first: a run repeated after a crash, or a mail
+// the person took out of the Trash in Gmail already, calls nothing that
+// changes the mailbox. It reports whether it untrashed the message.
+func restore(ctx context.Context, client *gmail.Client, id string) (bool, error) {
+	labels, err := client.Labels(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	untrashed := false
+	if slices.Contains(labels, "TRASH") {
+		if labels, err = client.Untrash(ctx, id); err != nil {
+			return false, err
+		}
+		untrashed = true
+	}
+	var remove []string
+	if slices.Contains(labels, "SPAM") {
+		remove = []string{"SPAM"}
+	}
+	if !slices.Contains(labels, "INBOX") || remove != nil {
+		if err := client.Modify(ctx, id, []string{"INBOX"}, remove); err != nil {
+			return untrashed, err
+		}
+	}
+	return untrashed, nil
 }
 
 func jsonString(s string) string {

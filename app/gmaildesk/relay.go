@@ -117,6 +117,7 @@ func Item(it client.Item, ref *scouts.ItemRef) {
 	switch p.Verdict {
 	case "spam":
 		meta.Lane, meta.LaneReason = scouts.LaneSpam, "Spam: "+meta.Reason
+		meta.Trashed = strings.HasSuffix(strings.TrimSpace(p.Reason), gmail.TrashedNote)
 	case "skip":
 		meta.Lane, meta.LaneReason = scouts.LaneScreened, "Screened: "+meta.Reason
 	}

@@ -528,7 +528,7 @@ func (d *DB) MarkSpam(ctx context.Context, id string, at time.Time, audit func(s
 
 // MoveLane moves a pending suggestion to another lane; see scouts.Store.
 func (d *DB) MoveLane(ctx context.Context, id string, to scouts.Lane, rescue scouts.Rescue, at time.Time,
-	audit func(scouts.Suggestion) []scouts.AuditEvent) (scouts.Suggestion, bool, error) {
+	build func(scouts.Suggestion, []scouts.ActionRun) scouts.LaneRecord) (scouts.Suggestion, bool, error) {
 	var sug scouts.Suggestion
 	var changed bool
 	err := d.tx(ctx, func(tx *sql.Tx) error {
@@ -543,7 +543,15 @@ func (d *DB) MoveLane(ctx context.Context, id string, to scouts.Lane, rescue sco
 		if sug.Status != scouts.StatusPending {
 			return scouts.Errorf(scouts.EConflict, "suggestion %s is already %s; only pending cards move between lanes", id, sug.Status)
 		}
-		events := audit(sug)
+		existing, err := listActions(ctx, tx, `WHERE suggestion_id = ? ORDER BY n`, id)
+		if err != nil {
+			return err
+		}
+		rec := build(sug, existing)
+		// Queued with the move: a crash keeps both or neither.
+		if err := insertActions(ctx, tx, rec.Actions); err != nil {
+			return err
+		}
 		if rescue == scouts.RescueNone {
 			rescue = sug.Rescued
 		}
@@ -555,7 +563,7 @@ func (d *DB) MoveLane(ctx context.Context, id string, to scouts.Lane, rescue sco
 			return err
 		}
 		changed = true
-		return insertAudit(ctx, tx, events...)
+		return insertAudit(ctx, tx, rec.Audit...)
 	})
 	return sug, changed, err
 }

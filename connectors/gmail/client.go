@@ -358,6 +358,33 @@ func (c *Client) Trash(ctx context.Context, id string) error {
 	return err
 }
 
+// Labels returns a message's label ids (messages.get, format=minimal).
+func (c *Client) Labels(ctx context.Context, id string) ([]string, error) {
+	m, err := c.get(ctx, id, "minimal")
+	if err != nil {
+		return nil, err
+	}
+	return m.LabelIds, nil
+}
+
+// Untrash takes the message out of the Trash and returns its labels after
+// (Gmail gives back the labels it had, INBOX for mail trashed from the
+// inbox). Untrashing a message that is not in the Trash changes nothing.
+func (c *Client) Untrash(ctx context.Context, id string) ([]string, error) {
+	var m *gmailapi.Message
+	err := c.call(ctx, "messages.untrash", unitsTrash, func() (err error) {
+		m, err = c.svc.Users.Messages.Untrash("me", id).Context(ctx).Do()
+		return err
+	})
+	if isStatus(err, http.StatusNotFound) {
+		return nil, &NotFoundError{ID: id}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return m.LabelIds, nil
+}
+
 // LabelID returns the id of the user label with this name, creating it if
 // it does not exist.
 func (c *Client) LabelID(ctx context.Context, name string) (string, error) {

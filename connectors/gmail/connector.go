@@ -132,6 +132,7 @@ func (r *refSink) Record(_ context.Context, v Verdict) error {
 		meta.Lane, meta.LaneReason = scouts.LaneSpam, "Spam: "+why
 		if v.Trashed {
 			meta.LaneReason += "; moved to Gmail's Trash (the scout's auto-trash is on)"
+			meta.Trashed = true
 		}
 	case triage.Skip:
 		meta.Lane, meta.LaneReason = scouts.LaneScreened, "Screened: "+why

@@ -28,6 +28,12 @@ type Verdict struct {
 	Mail *triage.Message
 }
 
+// TrashedNote ends the reason of a spam verdict whose mail was moved to
+// the Trash: the relay says it in what it delivers, and the desktop reads
+// it back to know that bringing the card back must take the mail out of
+// the Trash (the protocol carries no flag for it).
+const TrashedNote = "Moved to Gmail's Trash (the scout's auto-trash is on)."
+
 // Sink receives a sync's verdicts. Its methods are called from one
 // goroutine.
 type Sink interface {

@@ -378,10 +378,14 @@ func (q *queueSink) Record(ctx context.Context, v gmail.Verdict) error {
 		// delivered, never stored.
 		reason = "Judged " + string(v.Decision.Verdict) + " by the scout's model."
 	}
+	cardReason := v.Decision.Reason
 	if v.Trashed {
-		reason += " Moved to Gmail's Trash (the scout's auto-trash is on)."
+		// Said in both: the desktop reads it to take the mail out of the
+		// Trash when the card is brought back.
+		reason += " " + gmail.TrashedNote
+		cardReason += " " + gmail.TrashedNote
 	}
-	q.s.cards.put(q.sc.ID, v.ID, v.Card, v.Decision.Reason)
+	q.s.cards.put(q.sc.ID, v.ID, v.Card, cardReason)
 	_, _, err := q.s.db.Enqueue(ctx, relaydb.NewItem{UserID: q.sc.UserID, ScoutID: q.sc.ID, SourceType: relay.KindGmail,
 		SourceRef: v.ID, Verdict: string(v.Decision.Verdict), Reason: reason, Path: v.Decision.Path})
 	return err

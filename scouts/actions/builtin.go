@@ -13,6 +13,10 @@ const (
 	GmailLabel    = "gmail.label"
 	GmailMarkRead = "gmail.mark_read"
 	GmailTrash    = "gmail.trash"
+	// GmailRestore takes a mail out of Gmail's Trash (and Spam) back into
+	// the inbox: what bringing back a card whose mail the scout trashed
+	// does.
+	GmailRestore = "gmail.restore"
 
 	FileMove    = "file.move"
 	WebhookPost = "webhook.post"
@@ -78,6 +82,9 @@ func builtin() []Def {
 			Schema:      noParams},
 		{Name: GmailTrash, Risk: RiskDanger, Where: Outbox, Kinds: gmail,
 			Description: "Move the email to Gmail's Trash (Gmail deletes it after 30 days; Scouts never deletes mail itself)",
+			Schema:      noParams},
+		{Name: GmailRestore, Risk: RiskWrite, Where: Outbox, Kinds: gmail,
+			Description: "Take the email out of Gmail's Trash (and Spam) and put it back in the Inbox: what bringing back a card whose email the scout trashed as spam does",
 			Schema:      noParams},
 
 		{Name: FileMove, Risk: RiskWrite, Where: Outbox, Kinds: []string{"folder"},

@@ -95,6 +95,10 @@ type Desktop struct {
 // to a relay.
 type DesktopOptions struct {
 	RelayURL, RelayToken string
+	// Stopped opens the desktop without starting it: no scout runs and the
+	// outbox runs nothing, as an agent that stops right after a decision
+	// (what it records is all there is until the next start).
+	Stopped bool
 }
 
 // OpenConnected opens a desktop in a new data directory and connects the
@@ -126,6 +130,10 @@ func (g *Google) OpenDesktop(t testing.TB, dir string, o DesktopOptions) *Deskto
 		t.Fatal(err)
 	}
 	d.Core = c
+	if o.Stopped {
+		t.Cleanup(d.Close)
+		return d
+	}
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
