@@ -108,6 +108,8 @@ Talking to a running agent:
   spam ID                                reject as spam (teaches the scout's learner)
   bring-back ID                          from Screened or Spam back to the inbox (alias: restore)
   screen ID                              from the inbox to Screened
+  undo ID                                take back a decision (approve, reject, spam) within
+                                         its 30 seconds: the card is pending again
   learning SCOUT_ID [--reset] [--cold-start N] [--screen-below P] [--spam-above P]
                                          a scout's learner: state and thresholds
   tasks|notes|events|projects [--json]   list entities, with what each kind has (a task's
@@ -199,6 +201,8 @@ func Main(args []string, env Env) int {
 		err = runLaneAction(ctx, bringBackAction, rest, env)
 	case "screen":
 		err = runLaneAction(ctx, screenAction, rest, env)
+	case "undo":
+		err = runUndo(ctx, rest, env)
 	case "learning":
 		err = runLearning(ctx, rest, env)
 	case "tasks", "notes", "events", "projects", "task", "note", "event", "project":
