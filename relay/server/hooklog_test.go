@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/scouts-hq/scouts/relay/server"
 )
@@ -61,9 +62,11 @@ func metricValue(t *testing.T, base, sample string) float64 {
 // level each queued item is logged.
 func TestHookRequestsAreCountedNotLoggedAtInfo(t *testing.T) {
 	logs := &logBuffer{}
-	e := newEnv(t, server.Config{Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))})
-	// The device stays connected: its session's end is logged (at info,
-	// once per connection), and must not fall among the requests.
+	// The device stays connected (and, answering no pings, is not dropped
+	// within the hour): its session's end is logged at info, once per
+	// connection, and must not fall among the requests.
+	e := newEnv(t, server.Config{Heartbeat: time.Hour,
+		Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))})
 	_, url, token := e.hookScoutOnline()
 	before := logs.String()
 	const n = 30
