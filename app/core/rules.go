@@ -67,10 +67,20 @@ func (c *Core) RulesSchema(kind string) ([]byte, error) {
 	return rules.SchemaFor(kind)
 }
 
-// compileRule checks a rule document for a scout, with the action
-// catalogue's and the executors' say on its actions (ruleOptions).
+// compileRule checks a rule document being saved (added, edited,
+// imported, previewed) for a scout, with the action catalogue's and the
+// executors' say on its actions (ruleOptions), and measures its costly
+// regexes (rules.Options.Probe).
 func (c *Core) compileRule(s scouts.Scout, doc []byte) (*rules.Compiled, error) {
-	r, err := rules.Compile(string(s.Kind), doc, c.ruleOptions(s.Kind))
+	return c.compileRuleWith(s, doc, true)
+}
+
+// compileRuleWith checks a rule document; probe is false for a rule read
+// back from storage, measured when it was saved.
+func (c *Core) compileRuleWith(s scouts.Scout, doc []byte, probe bool) (*rules.Compiled, error) {
+	o := c.ruleOptions(s.Kind)
+	o.Probe = probe
+	r, err := rules.Compile(string(s.Kind), doc, o)
 	if err != nil {
 		return nil, scouts.Errorf(scouts.EInvalid, "%v", err)
 	}
@@ -112,7 +122,7 @@ func (c *Core) rulesOfLocked(ctx context.Context, s scouts.Scout) (*compiledRule
 	}
 	cr := &compiledRules{rows: rows, problems: map[string]string{}}
 	for _, row := range rows {
-		comp, err := c.compileRule(s, withEnabled(row))
+		comp, err := c.compileRuleWith(s, withEnabled(row), false)
 		if err != nil {
 			// Saved valid, refused now (the catalogue changed): skipped,
 			// and shown with its problem in the listing.
