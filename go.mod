@@ -99,3 +99,7 @@ require (
 	google.golang.org/grpc v1.84.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
+
+// The JSON Schema validator, patched to compile its metaschemas on first use
+// instead of at every process start (third_party/jsonschema/README.md).
+replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema
