@@ -171,6 +171,7 @@ type draftRule struct {
 	Then struct {
 		Verdict string `json:"verdict"`
 		Kind    string `json:"kind"`
+		Due     string `json:"due"`
 		Actions []struct {
 			Action string `json:"action"`
 		} `json:"actions"`
@@ -199,6 +200,9 @@ func (c *Core) describe(ctx context.Context, d definition.Document) ([]string, [
 		line := fmt.Sprintf("Rule %q: matching items go to %s", label, laneWord(r.Then.Verdict))
 		if r.Then.Kind != "" {
 			line += " as " + scouts.EntityKind(r.Then.Kind).WithArticle()
+		}
+		if r.Then.Kind == string(scouts.EntityTask) && r.Then.Due == "" {
+			line += ", due on the date its content names (if it names one)"
 		}
 		sum = append(sum, line+".")
 		for _, a := range r.Then.Actions {

@@ -37,6 +37,17 @@ func ProposeFromContent(ctx context.Context, db *localdb.DB, now func() time.Tim
 	}
 	p := cue.Propose(in)
 	out := scouts.ContentProposal{Kind: p.Kind, Due: p.Due, StartsAt: p.Start, EndsAt: p.End, AllDay: p.AllDay, Reasons: p.Reasons}
+	if out.Due.IsZero() && (!p.Start.IsZero() || !p.Date.IsZero()) {
+		// The date the content names is also the due date of a task made
+		// of the item, whatever the content proposes: a rule that makes
+		// invoices tasks gets "due on the date in the mail" (a time in it
+		// read as an appointment, a bare date), as approving it as a task
+		// does.
+		out.Due = p.Start
+		if out.Due.IsZero() {
+			out.Due, out.AllDay = p.Date, p.DateAllDay
+		}
+	}
 	// Only a task belongs to a project; for the other kinds the link is a
 	// reason shown, not a field.
 	if p.Kind == scouts.EntityTask {

@@ -37,8 +37,15 @@ type Proposal struct {
 	// in the user's zone, with AllDay set.
 	Due, Start, End time.Time
 	AllDay          bool
-	ProjectID       string   // the existing project the item names
-	Reasons         []string // plain words for the card's "why"
+	// Date is the first date still ahead the content names when no cue
+	// made it a due date or a start (a bare date in an item proposed as a
+	// note), zero otherwise; DateAllDay when it names no time of day. It
+	// is the due date of a task made of the item by something else (a
+	// rule, the person approving it as a task).
+	Date       time.Time
+	DateAllDay bool
+	ProjectID  string   // the existing project the item names
+	Reasons    []string // plain words for the card's "why"
 }
 
 const (
@@ -107,6 +114,9 @@ func Propose(in Input) Proposal {
 			p.setTask(*bare)
 			p.Reasons = append(p.Reasons, "mentions a date: "+showDate(*bare, ref))
 		}
+	}
+	if bare != nil && p.Due.IsZero() && p.Start.IsZero() {
+		p.Date, p.DateAllDay = bare.at, !bare.timed
 	}
 	if pr, ok := namedProject(in.Title, text, in.Projects); ok {
 		p.ProjectID = pr.ID
