@@ -21,6 +21,7 @@ import (
 
 	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/app/localapi"
+	"github.com/scouts-hq/scouts/connectors/directory/watchhub"
 	"github.com/scouts-hq/scouts/scouts/triage"
 )
 
@@ -38,6 +39,9 @@ type Config struct {
 	// reconciles (docs/definitions.md); default ConfigDir/scouts.d,
 	// created private if missing. Folder scouts never read it.
 	DefinitionsDir string
+	// Watches is the agent's one file watcher; nil: the core makes its own
+	// (core.Config.Watches). Tests give one that meets a limit.
+	Watches *watchhub.Hub
 	// Inbox is the folder the first run watches; empty disables it.
 	Inbox string
 	// RelayURL and RelayToken connect the agent to a relay for this run
@@ -133,6 +137,7 @@ func Run(ctx context.Context, cfg Config) error {
 	ccfg := core.Config{DataDir: dir, Version: cfg.Version, Logger: log, PollInterval: cfg.PollInterval,
 		RelayURL: cfg.RelayURL, RelayToken: cfg.RelayToken, RelayKeyring: relayKeyring{open: keyring}, Autostart: cfg.Autostart}
 	ccfg.SecretStore, ccfg.LockStaleAfter, ccfg.Expiry = keyringSecrets{open: keyring}, cfg.LockStaleAfter, cfg.Expiry
+	ccfg.Watches = cfg.Watches
 	if cfg.ConfigDir != "" {
 		ccfg.ProtectedDirs = []string{cfg.ConfigDir}
 	}

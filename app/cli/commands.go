@@ -138,13 +138,30 @@ func listScouts(ctx context.Context, args []string, env Env) error {
 		if !s.Review {
 			mode = "auto"
 		}
-		health := s.Health.State
-		if s.Health.LastError != "" {
-			health += ": " + clipText(s.Health.LastError, 60)
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", s.ID, s.Name, s.Kind, mode, health, s.Health.TotalNew, s.Path)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", s.ID, s.Name, s.Kind, mode, healthText(s), s.Health.TotalNew, s.Path)
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	for _, s := range list {
+		if s.Health.Watch != "" {
+			fmt.Fprintf(env.Stdout, "%s (%s) is not watched live: %s.\n", s.Name, s.ID, s.Health.Watch)
+		}
+	}
+	return nil
+}
+
+// healthText is a scout's HEALTH column: its state, then its last error or
+// that its folder is not watched live (said in full below the table).
+func healthText(s apitype.Scout) string {
+	health := s.Health.State
+	switch {
+	case s.Health.LastError != "":
+		health += ": " + clipText(s.Health.LastError, 60)
+	case s.Health.Watch != "":
+		health += ", not watched live (below)"
+	}
+	return health
 }
 
 // multiFlag collects a repeatable flag.
