@@ -79,6 +79,8 @@ type Engine struct {
 	wg      sync.WaitGroup
 
 	actionKick chan struct{} // wakes the outbox: actions were queued
+
+	actions func() *actions.Catalogue // the catalogue, made on first use
 }
 
 // NewEngine returns an engine; call Start to run scouts.
@@ -106,9 +108,6 @@ func NewEngine(cfg EngineConfig) *Engine {
 	if cfg.UndoWindow <= 0 {
 		cfg.UndoWindow = DefaultUndoWindow
 	}
-	if cfg.Actions == nil {
-		cfg.Actions = actions.MustNew()
-	}
 	if cfg.LockHeartbeat <= 0 {
 		cfg.LockHeartbeat = RunLockHeartbeat
 	}
@@ -119,7 +118,17 @@ func NewEngine(cfg EngineConfig) *Engine {
 	if emit == nil {
 		emit = func(Event) {}
 	}
-	return &Engine{cfg: cfg, log: cfg.Logger, emit: emit, runners: map[string]*runner{}, actionKick: make(chan struct{}, 1)}
+	e := &Engine{cfg: cfg, log: cfg.Logger, emit: emit, runners: map[string]*runner{}, actionKick: make(chan struct{}, 1)}
+	// The built-in catalogue compiles every action's JSON Schema: on first
+	// use, not at every start of the agent (350 KB), most of whose runs
+	// plan no action for a while.
+	e.actions = sync.OnceValue(func() *actions.Catalogue {
+		if cfg.Actions != nil {
+			return cfg.Actions
+		}
+		return actions.MustNew()
+	})
+	return e
 }
 
 // Start starts a runner for every enabled scout and the expiry sweeper.

@@ -176,7 +176,7 @@ type Invocation struct {
 }
 
 // catalogue returns the engine's action catalogue.
-func (e *Engine) catalogue() *actions.Catalogue { return e.cfg.Actions }
+func (e *Engine) catalogue() *actions.Catalogue { return e.actions() }
 
 // Plan returns a suggestion's plan: for a pending suggestion, the actions
 // its approval as kind would run (kind "" is the proposed kind), each with
