@@ -19,7 +19,7 @@ UI_SRC   := $(shell find frontend/src -type f 2>/dev/null) frontend/index.html f
 UI_DEPS  := frontend/node_modules/.installed
 UI_BUILT := frontend/dist/index.html
 
-.PHONY: all build run test vet race bench fuzz deps-run deps-test clean frontend test-go test-ui test-browser test-e2e stress chaos
+.PHONY: all build bin-scouts run test vet race bench fuzz deps-run deps-test clean frontend test-go test-window test-ui test-browser test-e2e stress chaos
 
 all: build
 
@@ -38,12 +38,22 @@ $(UI_BUILT): $(UI_DEPS) $(UI_SRC)
 
 frontend: deps-run $(UI_BUILT)
 
-build: deps-run frontend
+# Each binary says it is being built: a first build on two cores takes
+# minutes (the window's GTK and WebKit bindings the longest), which looked
+# like a hang when nothing was printed.
+bin-scouts: deps-run frontend
+	@echo "make: building bin/scouts (the agent, its tray and the command line, with the web UI)…"
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/scouts .
+
+build: bin-scouts
+	@echo "make: building bin/scouts-window (the desktop window: Wails, GTK 3, WebKit2GTK)…"
 	$(GO) build -trimpath -tags $(WINDOW_TAGS) -ldflags "$(LDFLAGS)" -o bin/scouts-window .
+	@echo "make: building bin/scouts-relay…"
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/scouts-relay ./relay/cmd/scouts-relay
 
-run: build
+# run builds what it runs, bin/scouts, not the window and the relay
+# (`make build`), which cost a cold build about three minutes more.
+run: bin-scouts
 	./bin/scouts agent --listen $(LISTEN) --ui $(ARGS)
 
 # The chaos suite (app/chaos) builds only with its tag: vetting it here
@@ -53,15 +63,24 @@ vet:
 	$(GO) vet -tags $(WINDOW_TAGS) ./app/... .
 	$(GO) vet -tags chaos ./app/chaos/
 
-# Go tests, the UI's unit tests (Vitest), then the browser end-to-end tests
-# (Playwright + chromium against a real `bin/scouts agent --ui`; screenshots
-# of every view in test-artifacts/screenshots/).
-test: deps-test vet test-go test-ui test-browser
+# vet, the Go tests, the window's, the UI's unit tests (Vitest), then the
+# browser end-to-end tests (Playwright + chromium against a real
+# `bin/scouts agent --ui`; screenshots of every view in
+# test-artifacts/screenshots/). build/test.sh runs every stage whatever
+# became of the ones before, then names the ones that failed (and fails).
+# It runs each as `$(MAKE) STAGE`, named through TEST_MAKE: a recipe that
+# names $(MAKE) runs even under `make -n`, which must only print it.
+TEST_STAGES := vet test-go test-window test-ui test-browser
+TEST_MAKE := $(MAKE)
+test: deps-test
+	@MAKE="$(TEST_MAKE)" build/test.sh $(TEST_STAGES)
 
 # app/e2e/desktop builds both binaries and drives the window under Xvfb and
 # the tray on a private DBus session bus: the window embeds the built UI.
 test-go: $(UI_BUILT)
 	$(GO) test ./...
+
+test-window: $(UI_BUILT)
 	$(GO) test -tags $(WINDOW_TAGS) ./app/window/...
 
 # The packages that build and run the real binaries, again (`.ci/run` runs
