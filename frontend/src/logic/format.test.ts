@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { age, preview, tildePath, tildeText } from './format';
+import { age, preview, tildePath, tildeText, withArticle } from './format';
 
 describe('formatting', () => {
   const now = Date.parse('2026-11-22T12:00:00Z');
@@ -26,5 +26,11 @@ describe('formatting', () => {
     expect(preview('Meeting\nShip Monday', 'Other')).toBe('Meeting');
     expect(preview('x'.repeat(200), '', 10)).toBe('xxxxxxxxx…');
     expect(preview('# Title', 'Title')).toBe('');
+  });
+});
+
+describe('articles', () => {
+  it('an event, a task', () => {
+    expect(['task', 'note', 'event', 'project'].map(withArticle)).toEqual(['a task', 'a note', 'an event', 'a project']);
   });
 });

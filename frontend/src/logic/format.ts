@@ -91,6 +91,11 @@ export function plural(n: number, one: string, many = one + 's'): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
+/** A word after its indefinite article: "a task", "an event". */
+export function withArticle(word: string): string {
+  return `${/^[aeiou]/i.test(word) ? 'an' : 'a'} ${word}`;
+}
+
 export const KIND_LABEL: Record<EntityKind, string> = {
   task: 'Task',
   note: 'Note',

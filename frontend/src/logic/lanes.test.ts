@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Learning } from '../api/types';
 import { scout, sug } from '../state/testdata';
-import { evidence, kindDisagreement, laneReason, learningSummary } from './lanes';
+import { evidence, evidenceBySource, kindDisagreement, laneReason, learningSummary } from './lanes';
 
 describe('explanations', () => {
   it('name the evidence, and both kinds when the learner and the content disagree', () => {
@@ -62,3 +62,44 @@ describe('the learners’ state', () => {
     expect(learningSummary([drop], {})).toBe('');
   });
 });
+
+describe('where each hint comes from', () => {
+  it('says a hint read from the content is from its content, not learned (a learner with 0 decisions)', () => {
+    const sg = sug('a', {
+      assessment: {
+        approve: -1,
+        spam: -1,
+        learning: 'learning — 0 of 30 decisions',
+        why: ['mentions a date: Fri 27 Nov', 'asks for action: “pay”, “invoice”'],
+      },
+    });
+    expect(evidenceBySource(sg)).toEqual([
+      { from: 'content', label: 'From its content', hints: ['mentions a date: Fri 27 Nov', 'asks for action: “pay”, “invoice”'] },
+    ]);
+  });
+
+  it('groups the rule, the learner, the model and the content, decisive first', () => {
+    const sg = sug('a', {
+      assessment: {
+        approve: 0.9,
+        spam: 0.01,
+        learned_kind: 'note',
+        cue_kind: 'task',
+        why: [
+          'rule “invoices”: subject contains the word "invoice"',
+          'you approved 9 of 10 from this sender',
+          'words like “invoice”, “due”',
+          'mentions a date: Fri 27 Nov',
+          'the model: a task (due 27 Nov)',
+        ],
+      },
+    });
+    expect(evidenceBySource(sg).map((g) => [g.label, g.hints.length])).toEqual([
+      ['Your rule', 1],
+      ['Learned from your decisions', 3],
+      ['From the model', 1],
+      ['From its content', 1],
+    ]);
+  });
+});
+

@@ -2,6 +2,7 @@
 // lane bar and their tests.
 
 import type { Assessment, EntityKind, Lane, Learning, Scout, Suggestion } from '../api/types';
+import { withArticle } from './format';
 
 export const LANE_LABEL: Record<Lane, string> = { inbox: 'Inbox', screened: 'Screened', spam: 'Spam' };
 
@@ -17,14 +18,13 @@ export const LANE_INTRO: Record<Lane, string> = {
 };
 
 const PLURAL: Record<EntityKind, string> = { task: 'tasks', note: 'notes', event: 'events', project: 'projects' };
-const WITH_ARTICLE: Record<EntityKind, string> = { task: 'a task', note: 'a note', event: 'an event', project: 'a project' };
 
 /** When what the person usually makes of such items and what the content
  * suggests differ, both, in words; else undefined. */
 export function kindDisagreement(a: Assessment | undefined): string | undefined {
   if (!a?.learned_kind || !a.cue_kind || a.learned_kind === a.cue_kind) return undefined;
   const learned = PLURAL[a.learned_kind] ?? a.learned_kind;
-  const cue = WITH_ARTICLE[a.cue_kind] ?? a.cue_kind;
+  const cue = withArticle(a.cue_kind);
   return `you usually make these into ${learned}; the content looks like ${cue}`;
 }
 
@@ -36,6 +36,43 @@ export function evidence(sg: Suggestion): string[] {
   const d = kindDisagreement(a);
   if (d) out.push(d);
   return out;
+}
+
+/** Where a hint of a card's evidence comes from. */
+export type HintSource = 'rule' | 'learned' | 'model' | 'content';
+
+/** Each source's label on the card: a hint read from the content is not
+ * "learned" (a card of a learner with 0 decisions said so). */
+export const HINT_FROM: Record<HintSource, string> = {
+  rule: 'Your rule',
+  learned: 'Learned from your decisions',
+  model: 'From the model',
+  content: 'From its content',
+};
+
+/** Where a hint comes from, by how the agent words each source's: the
+ * rule's "rule “id”: …", the model's "the model: …", the learner's "you
+ * approved 9 of 10 from this sender", "words like …", "you made 12 … into
+ * tasks"; the content cues' everything else ("mentions a date: …", "asks
+ * for action: …", "a document (pdf)"). */
+export function hintSource(hint: string): HintSource {
+  if (hint.startsWith('rule “')) return 'rule';
+  if (hint.startsWith('the model')) return 'model';
+  if (hint.startsWith('you ') || hint.startsWith('words like ')) return 'learned';
+  return 'content';
+}
+
+/** A card's evidence grouped by where it comes from, in the order
+ * decisive first: the rule, the learner, the model, the content. */
+export function evidenceBySource(sg: Suggestion): { from: HintSource; label: string; hints: string[] }[] {
+  const groups = new Map<HintSource, string[]>();
+  for (const h of evidence(sg)) {
+    const from = hintSource(h);
+    groups.set(from, [...(groups.get(from) ?? []), h]);
+  }
+  return (['rule', 'learned', 'model', 'content'] as const)
+    .filter((from) => groups.has(from))
+    .map((from) => ({ from, label: HINT_FROM[from], hints: groups.get(from)! }));
 }
 
 /** Why a card waits below the inbox, in words. Beside a badge naming the

@@ -125,6 +125,7 @@ describe('a rule in words', () => {
     expect(describeThen({ verdict: 'show', kind: 'task', due: '+1d', actions: [{ action: 'gmail.label' }] })).toBe(
       'Inbox, as a task, due +1d, and gmail.label',
     );
+    expect(describeThen({ verdict: 'show', kind: 'event' })).toBe('Inbox, as an event');
   });
 
   it('moves rules within bounds', () => {

@@ -5,6 +5,7 @@
 // The grammar itself is the agent's to check (docs/rules.md).
 
 import type { RuleDoc, RuleField } from '../api/plans';
+import { withArticle } from './format';
 
 export interface Condition {
   field: string;
@@ -313,7 +314,7 @@ export function describeWhen(when: unknown, depth = 0): string {
 export function describeThen(then: RuleDoc['then'] | undefined): string {
   if (!then) return '';
   const out = [VERDICT_LABEL[then.verdict] ?? then.verdict];
-  if (then.kind) out.push(`as a ${then.kind}`);
+  if (then.kind) out.push(`as ${withArticle(then.kind)}`);
   if (then.title) out.push(`titled “${then.title}”`);
   if (then.project) out.push(`in ${then.project}`);
   if (then.due) out.push(`due ${then.due}`);

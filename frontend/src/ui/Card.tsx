@@ -1,10 +1,11 @@
 import { memo } from 'preact/compat';
 import { ENTITY_KINDS, type EntityKind, type Lane, type Scout, type Suggestion } from '../api/types';
 import { proposedWhen } from '../logic/fields';
-import { age, fullTime, KIND_LABEL, tildePath, tildeText } from '../logic/format';
+import { age, fullTime, KIND_LABEL, tildePath, tildeText, withArticle } from '../logic/format';
 import { evidence, LANE_LABEL, laneReason } from '../logic/lanes';
 import type { PlanAction } from '../api/plans';
 import { FailingDetail, PlanSummary } from './PlanList';
+import { EvidenceLines } from './Evidence';
 import { WhyTrail } from './WhyTrail';
 
 export type CardCommand =
@@ -69,7 +70,7 @@ export const Card = memo(function Card(p: Props) {
         <h3 id={tid} class="card-title">
           {sg.title}
         </h3>
-        <span class={`badge kind-${sg.proposed_kind}`} title={`The scout proposes a ${sg.proposed_kind}`}>
+        <span class={`badge kind-${sg.proposed_kind}`} title={`The scout proposes ${withArticle(sg.proposed_kind)}`}>
           {KIND_LABEL[sg.proposed_kind] ?? sg.proposed_kind}?
         </span>
         {when && (
@@ -108,8 +109,7 @@ export const Card = memo(function Card(p: Props) {
       </p>
       {because.length > 0 && (
         <p class="card-evidence small">
-          <span class="muted">Learned: </span>
-          {because.join(' · ')}
+          <EvidenceLines sg={sg} />
         </p>
       )}
       {p.plan && <PlanSummary actions={p.plan} home={p.home} />}
@@ -190,3 +190,4 @@ export const Card = memo(function Card(p: Props) {
     </article>
   );
 });
+

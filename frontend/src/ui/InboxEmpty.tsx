@@ -1,11 +1,10 @@
-import { tildePath } from '../logic/format';
+import { autoFolders, dropPlaces } from '../logic/inbox';
 import { href } from '../logic/router';
 import { scoutList, type AppState } from '../state/model';
 
 /** An empty inbox says what to do next, with the scouts' real folders. */
 export function InboxEmpty({ s }: { s: AppState }) {
   const scouts = scoutList(s);
-  const watching = scouts.filter((sc) => sc.enabled && sc.kind === 'folder' && sc.path);
   if (s.status?.paused) {
     return (
       <div class="empty">
@@ -27,7 +26,7 @@ export function InboxEmpty({ s }: { s: AppState }) {
       </div>
     );
   }
-  if (s.scouts.loaded && watching.length === 0) {
+  if (s.scouts.loaded && !scouts.some((sc) => sc.enabled)) {
     return (
       <div class="empty">
         <h2>Every scout is switched off</h2>
@@ -37,20 +36,39 @@ export function InboxEmpty({ s }: { s: AppState }) {
       </div>
     );
   }
-  const paths = watching.slice(0, 3).map((sc) => tildePath(sc.path, s.home));
+  // Only folders where a dropped file makes a card: not an auto-create
+  // scout's, and a scout taking only some files says which.
+  const places = dropPlaces(scouts, s.home);
+  const auto = autoFolders(scouts, s.home);
   return (
     <div class="empty">
       <h2>All caught up</h2>
-      <p>
-        Drop a file into{' '}
-        {paths.map((p, i) => (
-          <span key={p}>
-            {i > 0 && (i === paths.length - 1 ? ' or ' : ', ')}
-            <code>{p}</code>
-          </span>
-        ))}{' '}
-        and it appears here as a card, live.
-      </p>
+      {places.length > 0 ? (
+        <p>
+          Drop{' '}
+          {places.map((p, i) => (
+            <span key={p.path}>
+              {i > 0 && (i === places.length - 1 ? ' or ' : ', ')}
+              {p.files} into <code>{p.path}</code>
+            </span>
+          ))}{' '}
+          and it appears here as a card, live.
+        </p>
+      ) : (
+        <p>New items your scouts find appear here as cards, live.</p>
+      )}
+      {auto.length > 0 && (
+        <p class="muted small">
+          Files in{' '}
+          {auto.map((p, i) => (
+            <span key={p}>
+              {i > 0 && ', '}
+              <code>{p}</code>
+            </span>
+          ))}{' '}
+          become tasks, notes, events or projects at once (auto-create), without a card.
+        </p>
+      )}
       <p class="muted small">
         Press <kbd>?</kbd> for the keyboard shortcuts.
       </p>

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { asApiError } from '../api/errors';
 import { VERDICTS, type RuleDoc, type RuleList, type RulePreview } from '../api/plans';
 import { ENTITY_KINDS } from '../api/types';
+import { withArticle } from '../logic/format';
 import {
   docFromForm,
   emptyCondition,
@@ -364,7 +365,7 @@ function RuleFormFields({ form, list, isNew, onChange, target }: FormProps) {
               <option value="">as the scout decides</option>
               {ENTITY_KINDS.map((k) => (
                 <option key={k} value={k}>
-                  a {k}
+                  {withArticle(k)}
                 </option>
               ))}
             </select>

@@ -1,5 +1,5 @@
 import type { RulePreview, RulePreviewItem } from '../api/plans';
-import { day, tildePath } from '../logic/format';
+import { day, tildePath, withArticle } from '../logic/format';
 import { actionLabel, lcFirst } from '../logic/plan';
 import { VERDICT_LABEL } from '../logic/rules';
 
@@ -53,7 +53,7 @@ function PreviewItem({ i, home }: { i: RulePreviewItem; home?: string }) {
   const effects: string[] = [];
   if (w) {
     effects.push(`to ${VERDICT_LABEL[w.verdict] ?? w.lane}`);
-    if (w.kind) effects.push(`as a ${w.kind}`);
+    if (w.kind) effects.push(`as ${withArticle(w.kind)}`);
     if (w.title) effects.push(`titled “${w.title}”`);
     if (w.due) effects.push(`due ${day(w.due)}`);
     for (const a of w.actions ?? []) effects.push(lcFirst(actionLabel(a, home)));

@@ -1,5 +1,6 @@
 import { useEffect } from 'preact/hooks';
-import type { AppState } from '../state/model';
+import { scoutList, type AppState } from '../state/model';
+import { scoutsHealth } from '../logic/health';
 import { age, fullTime, plural } from '../logic/format';
 import { relayStateLabel } from '../logic/relay';
 import { EXPIRED_HREF } from '../logic/router';
@@ -39,7 +40,7 @@ export function StatusView({ s }: { s: AppState }) {
               {st.paused ? (
                 <strong>Paused: nothing new is processed.</strong>
               ) : (
-                `${st.scouts_running} of ${plural(st.scouts_total, 'scout')} running.`
+                s.scouts.loaded ? scoutsHealth(scoutList(s)) : `${plural(st.scouts_total, 'scout')}.`
               )}
             </p>
             <div class="actions">

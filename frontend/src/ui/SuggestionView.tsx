@@ -6,6 +6,7 @@ import type { AppState } from '../state/model';
 import { ContentDialog } from './ContentDialog';
 import { useActions, useLoad, useNow } from './hooks';
 import { PlanList } from './PlanList';
+import { EvidenceLines } from './Evidence';
 import { WhyTrail } from './WhyTrail';
 
 const STATUS: Record<string, string> = {
@@ -94,8 +95,7 @@ export function SuggestionView({ s, id }: { s: AppState; id: string }) {
         {sg.status === 'pending' && lane !== 'inbox' && <p class="small">{laneReason(sg)}</p>}
         {because.length > 0 && (
           <p class="small">
-            <span class="muted">Learned: </span>
-            {because.join(' · ')}
+            <EvidenceLines sg={sg} />
           </p>
         )}
         <div class="actions">
