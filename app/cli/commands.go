@@ -107,7 +107,7 @@ func runScouts(ctx context.Context, args []string, env Env) error {
 	case "runs":
 		return scoutRuns(ctx, args, env)
 	}
-	return usageErrorf("unknown subcommand %q (want list, add-folder, enable, disable, review, auto, run, runs, rm, rules)", sub)
+	return usageErrorf("unknown subcommand %q (want list, add-folder, enable, disable, review, auto, run, runs, rm, rules, schedule or budget)", sub)
 }
 
 func listScouts(ctx context.Context, args []string, env Env) error {
