@@ -54,7 +54,7 @@ func scoutsBinary(t testing.TB) string { return buildBinary(t, ".", "scouts") }
 
 // agentProc is a running `scouts agent`.
 type agentProc struct {
-	t       *testing.T
+	t       testing.TB
 	cmd     *exec.Cmd
 	dataDir string
 	baseURL string
@@ -88,23 +88,30 @@ func testEnv(home string) []string {
 
 // startAgent starts the agent on dataDir and waits until its API answers
 // (it prints the URL only once it serves).
-func startAgent(t *testing.T, dataDir, home string, extra ...string) *agentProc {
+func startAgent(t testing.TB, dataDir, home string, extra ...string) *agentProc {
 	t.Helper()
 	return startAgentEnv(t, dataDir, home, nil, extra...)
 }
 
 // startAgentEnv is startAgent with extra environment variables.
-func startAgentEnv(t *testing.T, dataDir, home string, env []string, extra ...string) *agentProc {
+func startAgentEnv(t testing.TB, dataDir, home string, env []string, extra ...string) *agentProc {
 	t.Helper()
 	return startAgentVia(t, nil, dataDir, home, env, extra...)
 }
 
 // startAgentVia is startAgentEnv with the agent run by prefix, a command
 // that runs the command after it (a shell setting a limit, then exec).
-func startAgentVia(t *testing.T, prefix []string, dataDir, home string, env []string, extra ...string) *agentProc {
+func startAgentVia(t testing.TB, prefix []string, dataDir, home string, env []string, extra ...string) *agentProc {
 	t.Helper()
-	args := append([]string{"agent", "--data", dataDir, "--listen", "127.0.0.1:0", "--inbox", "", "--log-level", "debug"}, extra...)
-	argv := append(append(append([]string{}, prefix...), scoutsBinary(t)), args...)
+	argv := append(append([]string{}, prefix...), scoutsBinary(t))
+	return startAgentArgv(t, argv, dataDir, home, env, extra...)
+}
+
+// startAgentArgv is startAgentVia with the command line's start given
+// whole: the scouts binary to run (another build's), after any prefix.
+func startAgentArgv(t testing.TB, argv []string, dataDir, home string, env []string, extra ...string) *agentProc {
+	t.Helper()
+	argv = append(append(argv, "agent", "--data", dataDir, "--listen", "127.0.0.1:0", "--inbox", "", "--log-level", "debug"), extra...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(testEnv(home), env...)
 	stdout, err := cmd.StdoutPipe()
@@ -175,7 +182,7 @@ func (a *agentProc) stop() {
 // machine); like the app's own clients, events then resumes after the last
 // event it read, and fails the test if the agent no longer has what it
 // missed (a "reset"), so that a test never waits for an event it lost.
-func (a *agentProc) events(t *testing.T) <-chan apitype.StreamEvent {
+func (a *agentProc) events(t testing.TB) <-chan apitype.StreamEvent {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	w, err := a.client.Watch(ctx, 0)

@@ -13,13 +13,13 @@ import (
 )
 
 // relayBinary is the relay binary.
-func relayBinary(t *testing.T) string {
+func relayBinary(t testing.TB) string {
 	return buildBinary(t, "./relay/cmd/scouts-relay", "scouts-relay")
 }
 
 // relayProc is a running scouts-relay serve.
 type relayProc struct {
-	t      *testing.T
+	t      testing.TB
 	cmd    *exec.Cmd
 	dsn    string
 	url    string
@@ -29,19 +29,25 @@ type relayProc struct {
 
 // startRelay starts a relay on dsn. listen may pin the address (to restart
 // a relay where desktops expect it); "" picks a free port.
-func startRelay(t *testing.T, dsn, listen string, extra ...string) *relayProc {
+func startRelay(t testing.TB, dsn, listen string, extra ...string) *relayProc {
 	t.Helper()
 	return startRelayEnv(t, dsn, listen, nil, extra...)
 }
 
 // startRelayEnv is startRelay with extra environment variables.
-func startRelayEnv(t *testing.T, dsn, listen string, env []string, extra ...string) *relayProc {
+func startRelayEnv(t testing.TB, dsn, listen string, env []string, extra ...string) *relayProc {
+	t.Helper()
+	return startRelayBin(t, relayBinary(t), dsn, listen, env, extra...)
+}
+
+// startRelayBin is startRelayEnv running bin (another build's relay).
+func startRelayBin(t testing.TB, bin, dsn, listen string, env []string, extra ...string) *relayProc {
 	t.Helper()
 	if listen == "" {
 		listen = "127.0.0.1:0"
 	}
 	args := append([]string{"serve", "--listen", listen, "--database", dsn, "--log-level", "debug"}, extra...)
-	cmd := exec.Command(relayBinary(t), args...)
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH")}, env...)
 	stdout, _ := cmd.StdoutPipe()
 	r := &relayProc{t: t, cmd: cmd, dsn: dsn, stderr: &lockedBuffer{}, exited: make(chan struct{})}
@@ -91,7 +97,7 @@ func (r *relayProc) kill() {
 }
 
 // admin runs a scouts-relay admin command against the relay's database.
-func relayAdmin(t *testing.T, dsn string, args ...string) string {
+func relayAdmin(t testing.TB, dsn string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(relayBinary(t), append(args, "--database", dsn)...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
@@ -104,7 +110,7 @@ func relayAdmin(t *testing.T, dsn string, args ...string) string {
 
 // newDevice creates a user (if needed) and a device, and writes the device
 // token to a 0600 file, as an administrator would hand it over.
-func newDevice(t *testing.T, dsn, email, name string, addUser bool) string {
+func newDevice(t testing.TB, dsn, email, name string, addUser bool) string {
 	t.Helper()
 	if addUser {
 		relayAdmin(t, dsn, "user", "add", email)

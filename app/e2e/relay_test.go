@@ -21,7 +21,7 @@ import (
 )
 
 // waitState waits on the stream for a relay.state event matching ok.
-func waitState(t *testing.T, ch <-chan apitype.StreamEvent, what string, ok func(apitype.RelayStatus) bool) apitype.RelayStatus {
+func waitState(t testing.TB, ch <-chan apitype.StreamEvent, what string, ok func(apitype.RelayStatus) bool) apitype.RelayStatus {
 	t.Helper()
 	deadline := time.After(60 * time.Second)
 	for {
@@ -59,7 +59,7 @@ func online(st apitype.RelayStatus) bool { return st.State == "online" }
 // changed) has reached the relay: first the event of the outbox growing,
 // then the one of it draining — so that an earlier "online, nothing
 // pending" still in the stream is not mistaken for the answer.
-func waitSynced(t *testing.T, ch <-chan apitype.StreamEvent, what string) {
+func waitSynced(t testing.TB, ch <-chan apitype.StreamEvent, what string) {
 	t.Helper()
 	waitState(t, ch, what+" (queued)", func(st apitype.RelayStatus) bool { return st.Outbox > 0 })
 	waitState(t, ch, what, func(st apitype.RelayStatus) bool { return st.State == "online" && st.Outbox == 0 })
@@ -74,7 +74,7 @@ type hookItem struct {
 }
 
 // post sends one webhook item and returns the relay's answer.
-func post(t *testing.T, hookURL, token, key string, it hookItem) (int, map[string]any) {
+func post(t testing.TB, hookURL, token, key string, it hookItem) (int, map[string]any) {
 	t.Helper()
 	b, _ := json.Marshal(it)
 	req, _ := http.NewRequest("POST", hookURL, bytes.NewReader(b))
