@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/scouts-hq/scouts/app/bus"
 	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/scouts"
 )
@@ -65,7 +67,7 @@ func BenchmarkFileToSuggestion(b *testing.B) {
 	}
 }
 
-func waitCreated(b *testing.B, sub *core.Subscription) {
+func waitCreated(b *testing.B, sub *bus.Subscription) {
 	deadline := time.After(30 * time.Second)
 	for {
 		select {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scouts-hq/scouts/app/bus"
 	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/scouts"
@@ -28,7 +29,7 @@ const (
 type modelDesk struct {
 	srv    *triagetest.Server
 	c      *core.Core
-	sub    *core.Subscription
+	sub    *bus.Subscription
 	budget *triage.MemoryBudget
 	dir    string // the folder the scout watches
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/scouts-hq/scouts/app/bus"
 	"github.com/scouts-hq/scouts/app/gmaildesk"
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/connectors/directory/watchhub"
@@ -85,7 +86,7 @@ type Config struct {
 type Core struct {
 	DB     *localdb.DB
 	Engine *scouts.Engine
-	Bus    *Bus
+	Bus    *bus.Bus
 
 	cfg     Config
 	log     *slog.Logger
@@ -136,7 +137,7 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 		return nil, fmt.Errorf("core: %w", err)
 	}
 	c := &Core{DB: db, cfg: cfg, log: cfg.Logger, now: cfg.Now, started: cfg.Now()}
-	c.Bus = NewBus(4096, c.started.UnixMicro())
+	c.Bus = bus.New(4096, c.started.UnixMicro())
 	c.setupWatches()
 	c.setupRuns()
 	c.gmail = c.newGmail()

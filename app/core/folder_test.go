@@ -11,18 +11,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scouts-hq/scouts/app/bus"
 	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/scouts"
 )
 
 // openCoreIn opens and starts a core whose data directory is dataDir.
-func openCoreIn(t *testing.T, dataDir string) (*core.Core, *core.Subscription) {
+func openCoreIn(t *testing.T, dataDir string) (*core.Core, *bus.Subscription) {
 	t.Helper()
 	return openCoreWith(t, core.Config{DataDir: dataDir})
 }
 
-func openCoreWith(t *testing.T, cfg core.Config) (*core.Core, *core.Subscription) {
+func openCoreWith(t *testing.T, cfg core.Config) (*core.Core, *bus.Subscription) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	c, err := core.Open(ctx, cfg)

@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/crypto/nacl/box"
 
+	"github.com/scouts-hq/scouts/app/bus"
 	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/relay"
 	"github.com/scouts-hq/scouts/relay/client"
@@ -95,7 +96,7 @@ func newDrainEnv(b *testing.B) *drainEnv {
 
 // open opens and starts the desktop's core on the environment's data
 // directory.
-func (e *drainEnv) open(b *testing.B) (*core.Core, *core.Subscription) {
+func (e *drainEnv) open(b *testing.B) (*core.Core, *bus.Subscription) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c, err := core.Open(ctx, core.Config{DataDir: e.dataDir, RelayURL: e.url, RelayToken: e.token})
 	if err != nil {

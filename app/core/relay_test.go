@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scouts-hq/scouts/app/bus"
 	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/connectors/directory/watchhub/watchtest"
@@ -69,7 +70,7 @@ func (f *relayFixture) start() {
 	f.serve(l)
 }
 
-func openCore(t *testing.T, relayURL, token string) (*core.Core, *core.Subscription) {
+func openCore(t *testing.T, relayURL, token string) (*core.Core, *bus.Subscription) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	c, err := core.Open(ctx, core.Config{DataDir: t.TempDir(), RelayURL: relayURL, RelayToken: token})
@@ -85,7 +86,7 @@ func openCore(t *testing.T, relayURL, token string) (*core.Core, *core.Subscript
 }
 
 // waitFor waits for a bus event for which ok returns true.
-func waitFor(t *testing.T, sub *core.Subscription, what string, ok func(scouts.Event) bool) scouts.Event {
+func waitFor(t *testing.T, sub *bus.Subscription, what string, ok func(scouts.Event) bool) scouts.Event {
 	t.Helper()
 	deadline := time.After(30 * time.Second)
 	for {

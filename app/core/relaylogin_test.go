@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/scouts-hq/scouts/app/bus"
 	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/scouts"
 )
@@ -67,7 +68,7 @@ func (k *memKeyring) fail(err error) {
 
 // openLoginCore starts a core without relay flags on dir, with kr as its
 // keyring; stop closes it as an agent's shutdown would.
-func openLoginCore(t *testing.T, dir string, kr core.RelayKeyring) (c *core.Core, sub *core.Subscription, stop func()) {
+func openLoginCore(t *testing.T, dir string, kr core.RelayKeyring) (c *core.Core, sub *bus.Subscription, stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	c, err := core.Open(ctx, core.Config{DataDir: dir, RelayKeyring: kr})

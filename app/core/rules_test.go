@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scouts-hq/scouts/app/bus"
 	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/app/gmaildesk"
 	"github.com/scouts-hq/scouts/app/internal/gmailtest"
@@ -43,7 +44,7 @@ func ruleIDs(t *testing.T, c *core.Core, scoutID string) []string {
 // bus: cards, rule changes and the relay's answers (a relay stores a
 // scout's rules before it answers the operation that sent them, and the
 // desktop announces the answer) are all announced once true.
-func waitUntil(t *testing.T, bus *core.Bus, what string, cond func() bool) {
+func waitUntil(t *testing.T, bus *bus.Bus, what string, cond func() bool) {
 	t.Helper()
 	gmailtest.UntilBus(t, bus, what, cond)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scouts-hq/scouts/app/bus"
 	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/scouts"
@@ -19,7 +20,7 @@ import (
 
 // openModelCore opens a core on dataDir with a model on the fake server
 // and the budget counted in its database, as the agent does.
-func openModelCore(t *testing.T, srv *triagetest.Server, dataDir string, hardCap int) (*core.Core, *core.Subscription, func()) {
+func openModelCore(t *testing.T, srv *triagetest.Server, dataDir string, hardCap int) (*core.Core, *bus.Subscription, func()) {
 	t.Helper()
 	m, err := llm.New(llm.Config{BaseURL: srv.BaseURL(), Model: catModel, APIKey: catKey})
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scouts-hq/scouts/app/bus"
 	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/connectors/directory/watchhub"
@@ -44,7 +45,7 @@ func createFolderScouts(t *testing.T, c *core.Core, base string, n int) map[stri
 // watchStates reads the bus until every scout in ids has announced its
 // watch (scout.watch, sent once its tree is watched or a limit stopped
 // it), and returns each one's problem ("" when watched live).
-func watchStates(t *testing.T, sub *core.Subscription, ids map[string]bool) map[string]string {
+func watchStates(t *testing.T, sub *bus.Subscription, ids map[string]bool) map[string]string {
 	t.Helper()
 	got := map[string]string{}
 	deadline := time.After(60 * time.Second)

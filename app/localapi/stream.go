@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/app/apitype"
+	"github.com/scouts-hq/scouts/app/bus"
 	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/app/gmaildesk"
 	"github.com/scouts-hq/scouts/scouts"
@@ -115,7 +116,7 @@ func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (s *Server) writeMessage(w http.ResponseWriter, m core.Message) error {
+func (s *Server) writeMessage(w http.ResponseWriter, m bus.Message) error {
 	return writeEvent(w, m.ID, m.Event.Type, s.eventData(m.Event))
 }
 

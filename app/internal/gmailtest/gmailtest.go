@@ -21,7 +21,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/scouts-hq/scouts/app/core"
+	"github.com/scouts-hq/scouts/app/bus"
 	"github.com/scouts-hq/scouts/fakegoogle/gmailfake"
 	"github.com/scouts-hq/scouts/fakegoogle/oauthfake"
 )
@@ -135,7 +135,7 @@ func explained(explain []func() string) string {
 // core's bus, and fails the test after a minute saying what explain saw.
 // It listens before the first look, so a change between the look and the
 // wait still wakes it: for state the core announces once it is true.
-func UntilBus(t testing.TB, bus *core.Bus, what string, cond func() bool, explain ...func() string) {
+func UntilBus(t testing.TB, bus *bus.Bus, what string, cond func() bool, explain ...func() string) {
 	t.Helper()
 	sub, _, _ := bus.Subscribe(0, 1024)
 	defer func() { sub.Close() }()

@@ -1,4 +1,8 @@
-package core
+// Package bus fans the agent's live events out to its subscribers (the
+// local API's stream, the tray, tests) and keeps the latest ones for a
+// client that resumes. It is a leaf: the core, the relay link and the
+// definitions service all publish to it without importing one another.
+package bus
 
 import (
 	"sync"
@@ -27,13 +31,13 @@ type Bus struct {
 	subs map[*Subscription]struct{}
 }
 
-// NewBus returns a bus that remembers the last size messages.
+// New returns a bus that remembers the last size messages.
 //
 // Numbering starts from the current time in microseconds rather than zero,
 // so that ids keep increasing across agent restarts: a client resuming with
 // an id from before a restart is then correctly told it missed events,
 // instead of silently matching new events that reuse old numbers.
-func NewBus(size int, start int64) *Bus {
+func New(size int, start int64) *Bus {
 	return &Bus{size: size, seq: start, subs: map[*Subscription]struct{}{}}
 }
 
