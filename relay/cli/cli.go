@@ -146,7 +146,7 @@ func serve(ctx context.Context, args []string, env Env) error {
 	dbFlag := addDatabaseFlag(f)
 	public := f.String("public-url", "", "the relay's public base URL, for webhook URLs (default: http://LISTEN)")
 	heartbeat := f.Duration("heartbeat", 10*time.Second, "ping interval; silent devices are dropped after three")
-	window := f.Int("window", 64, "unacknowledged proposals per device")
+	window := f.Int("window", server.DefaultWindow, "unacknowledged proposals per device")
 	grace := f.Duration("shutdown-grace", 10*time.Second, "how long shutdown waits for sessions to close")
 	logLevel := f.String("log-level", "info", "debug, info, warn or error")
 	readTimeout := f.Duration("read-timeout", 30*time.Second, "longest time to read a request with its body")

@@ -34,7 +34,8 @@ type Config struct {
 	// Heartbeat is the ping interval; a device silent for three of them is
 	// dropped. Default 10 s.
 	Heartbeat time.Duration
-	// Window is the number of unacknowledged proposals per device. Default 64.
+	// Window is the number of unacknowledged proposals per device. Default
+	// DefaultWindow.
 	Window int
 	// FrameRate and FrameBurst limit frames per device. Defaults 100/s, 500.
 	FrameRate  float64
@@ -94,7 +95,7 @@ func New(cfg Config) *Server {
 		cfg.Heartbeat = 10 * time.Second
 	}
 	if cfg.Window <= 0 {
-		cfg.Window = 64
+		cfg.Window = DefaultWindow
 	}
 	if cfg.FrameRate <= 0 {
 		cfg.FrameRate = 100
