@@ -42,6 +42,7 @@ import (
 //   - SCOUTS_BENCH_PERF=DIR records a perf profile of the relay and the
 //     agent during each drain (DIR/<dialect>-<build>-<n>-{relay,agent}.data).
 //   - SCOUTS_BENCH_DRAIN_ITEMS overrides the backlog (default 5 000).
+//   - SCOUTS_BENCH_RELAY_ARGS adds flags to scouts-relay serve ("--window 64").
 const drainBacklog = 5000
 
 // drainBuild is a pair of binaries to measure.
@@ -52,12 +53,15 @@ type drainBuild struct {
 
 // drainRun is what one drain measured.
 type drainRun struct {
-	rate       float64 // items/s from the agent's start to its last suggestion
-	drainRate  float64 // items/s from the agent's API answering to its last suggestion
-	startup    time.Duration
-	perAck     float64 // items per acknowledgement frame, from the relay's metrics
-	agentCPU   float64 // µs of the agent's CPU per item (start-up included)
-	relayCPU   float64 // µs of the relay's CPU per item during the drain
+	rate      float64 // items/s from the agent's start to its last suggestion
+	drainRate float64 // items/s from the agent's API answering to its last suggestion
+	startup   time.Duration
+	perAck    float64 // items per acknowledgement frame, from the relay's metrics
+	agentCPU  float64 // µs of the agent's CPU per item (start-up included)
+	relayCPU  float64 // µs of the relay's CPU per item during the drain
+	// pgCPU is the PostgreSQL server's CPU per item during the drain (all
+	// its processes: other users of the server count too); 0 on SQLite.
+	pgCPU      float64
 	loadBefore float64 // the machine's load average (1 min) at the start
 }
 
@@ -96,8 +100,8 @@ func BenchmarkDrainProcesses(b *testing.B) {
 				for _, bl := range order {
 					r := drainOnce(b, bl, dialect, items, i)
 					runs[bl.name] = append(runs[bl.name], r)
-					b.Logf("%s %s run %d: %.0f items/s (drain %.0f/s after a %s start), %.1f items/ack, agent %.0f µs/item, relay %.0f µs/item, load %.1f; floor %.0f/s",
-						dialect, bl.name, i, r.rate, r.drainRate, r.startup.Round(time.Millisecond), r.perAck, r.agentCPU, r.relayCPU, r.loadBefore, floors[i])
+					b.Logf("%s %s run %d: %.0f items/s (drain %.0f/s after a %s start), %.1f items/ack, agent %.0f µs/item, relay %.0f µs/item, postgres %.0f µs/item, load %.1f; floor %.0f/s",
+						dialect, bl.name, i, r.rate, r.drainRate, r.startup.Round(time.Millisecond), r.perAck, r.agentCPU, r.relayCPU, r.pgCPU, r.loadBefore, floors[i])
 				}
 			}
 			floor := median(floors)
@@ -122,6 +126,9 @@ func BenchmarkDrainProcesses(b *testing.B) {
 				b.ReportMetric(pick(func(r drainRun) float64 { return r.perAck }), prefix+"items/ack")
 				b.ReportMetric(pick(func(r drainRun) float64 { return r.agentCPU }), prefix+"agent-µs/item")
 				b.ReportMetric(pick(func(r drainRun) float64 { return r.relayCPU }), prefix+"relay-µs/item")
+				if dialect == "postgres" {
+					b.ReportMetric(pick(func(r drainRun) float64 { return r.pgCPU }), prefix+"postgres-µs/item")
+				}
 			}
 			if before, ok := runs["before"]; ok {
 				var ratios []float64
@@ -144,7 +151,7 @@ func drainOnce(b *testing.B, bl drainBuild, dialect string, items, iter int) dra
 	if dialect == "postgres" {
 		dsn = storetest.PostgresDSN(b)
 	}
-	relay := startRelayBin(b, bl.relay, dsn, "", nil, "--log-level", "warn")
+	relay := startRelayBin(b, bl.relay, dsn, "", nil, append([]string{"--log-level", "warn"}, strings.Fields(os.Getenv("SCOUTS_BENCH_RELAY_ARGS"))...)...)
 	defer relay.kill()
 	tokenFile := newDeviceWith(b, bl.relay, dsn, "bench@example.com", "laptop")
 	home := filepath.Join(dir, "home")
@@ -171,6 +178,7 @@ func drainOnce(b *testing.B, bl drainBuild, dialect string, items, iter int) dra
 	}
 	m0 := relayMetrics(b, relay.url)
 	relayCPU0 := procCPU(relay.cmd.Process.Pid)
+	pgCPU0 := postgresCPU(dialect)
 	load := loadAverage()
 	start := time.Now()
 	a = startAgentArgv(b, []string{bl.scouts}, data, home, nil, args...)
@@ -185,6 +193,7 @@ func drainOnce(b *testing.B, bl drainBuild, dialect string, items, iter int) dra
 	took := time.Since(start)
 	agentCPU := procCPU(a.cmd.Process.Pid)
 	relayCPU := procCPU(relay.cmd.Process.Pid) - relayCPU0
+	pgCPU := postgresCPU(dialect) - pgCPU0
 	m1 := relayMetrics(b, relay.url)
 	stopPerf()
 	// The last acknowledgement may still be on its way: the ratio is of
@@ -195,7 +204,7 @@ func drainOnce(b *testing.B, bl drainBuild, dialect string, items, iter int) dra
 	return drainRun{
 		rate: float64(items) / took.Seconds(), drainRate: float64(items) / (took - started).Seconds(), startup: started,
 		perAck: acked / max(ackFrames, 1), agentCPU: float64(agentCPU.Microseconds()) / float64(items),
-		relayCPU: float64(relayCPU.Microseconds()) / float64(items), loadBefore: load,
+		relayCPU: float64(relayCPU.Microseconds()) / float64(items), pgCPU: float64(pgCPU.Microseconds()) / float64(items), loadBefore: load,
 	}
 }
 
@@ -320,6 +329,25 @@ func procCPU(pid int) time.Duration {
 	utime, _ := strconv.ParseInt(f[11], 10, 64)
 	stime, _ := strconv.ParseInt(f[12], 10, 64)
 	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ
+}
+
+// postgresCPU is the CPU time of every process of the machine named
+// postgres (the server, its backends and workers), for dialect postgres.
+func postgresCPU(dialect string) time.Duration {
+	if dialect != "postgres" {
+		return 0
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/comm")
+	var total time.Duration
+	for _, comm := range procs {
+		name, err := os.ReadFile(comm)
+		if err != nil || strings.TrimSpace(string(name)) != "postgres" {
+			continue
+		}
+		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(comm)))
+		total += procCPU(pid)
+	}
+	return total
 }
 
 func loadAverage() float64 {
