@@ -40,12 +40,6 @@ type SourceConnector interface {
 	Close() error
 }
 
-// Archiver is implemented by sources that can put an item away once it has
-// been dealt with (Gmail's archive, a file moved to an archive folder).
-type Archiver interface {
-	Archive(ctx context.Context, ref string) error
-}
-
 // WatchManager is implemented by sources whose push subscription must be set
 // up and renewed (Gmail's users.watch lasts at most seven days).
 type WatchManager interface {

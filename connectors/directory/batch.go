@@ -35,16 +35,11 @@ func (s *scan) flush() error {
 	if len(s.items) > 0 {
 		items := s.items
 		s.items = nil
-		// The engine may take a while; WriteFile and Archive can proceed
-		// meanwhile (see Connector.ioMu).
-		c.ioMu.Unlock()
-		err := s.page(s.ctx, items)
-		c.ioMu.Lock()
-		if err != nil {
+		if err := s.page(s.ctx, items); err != nil {
 			return err
 		}
 	}
-	if err := c.idx.Apply(s.ctx, c.withoutTouched(s.batch)); err != nil {
+	if err := c.idx.Apply(s.ctx, s.batch); err != nil {
 		return fmt.Errorf("directory: update index: %w", err)
 	}
 	// Reuse the batch's arrays: a large scan flushes many batches.

@@ -56,16 +56,11 @@ const (
 // DefaultNoteExtensions are the extensions of text files proposed as notes.
 var DefaultNoteExtensions = []string{".md", ".markdown", ".txt", ".text", ".org", ".rst", ".adoc"}
 
-// TempDirName is the hidden directory inside the root where WriteFile
-// prepares files before renaming them into place.
-const TempDirName = ".scouts-tmp"
-
-// DefaultExcludes are always excluded: hidden files and directories
-// (including TempDirName), and the temporary files editors, office suites
-// and browsers leave while they work.
+// DefaultExcludes are always excluded: hidden files and directories, and
+// the temporary files editors, office suites and browsers leave while they
+// work.
 var DefaultExcludes = []string{
 	".*",           // hidden: .git, .DS_Store, .~lock.x#, and so on
-	TempDirName,    // Scouts' own temporary files (hidden too; explicit for clarity)
 	"*~",           // editor backups
 	"*.swp",        // vim swap files
 	"*.swo",        // vim swap files

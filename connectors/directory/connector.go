@@ -43,7 +43,7 @@ type Options struct {
 }
 
 // Connector is a folder scout's source: it implements
-// scouts.SourceConnector and scouts.Archiver.
+// scouts.SourceConnector.
 type Connector struct {
 	scoutID   string
 	cfg       Config
@@ -71,14 +71,9 @@ type Connector struct {
 	// whose target spells the resolved path still counts as inside.
 	rootReal string
 
-	// ioMu serialises a scan's reading and index updates with WriteFile and
-	// Archive. A scan releases it while the engine handles a page; what
-	// WriteFile and Archive record meanwhile goes to touched as well, so
-	// the scan neither overwrites it with what it saw before nor mistakes
-	// the written file for a new one.
-	ioMu     sync.Mutex
-	scanning bool
-	touched  map[EntryKey]touchedEntry
+	// scanMu serialises scans: each reads the index and updates it as it
+	// goes, pages included.
+	scanMu sync.Mutex
 
 	// mu guards the work the watcher hands to scans.
 	mu          sync.Mutex
@@ -90,13 +85,6 @@ type Connector struct {
 	closed      bool
 
 	hooks hooks
-}
-
-// touchedEntry is what WriteFile or Archive recorded for a key while a scan
-// was waiting on its page; exists is false for a removed entry.
-type touchedEntry struct {
-	entry  Entry
-	exists bool
 }
 
 // hooks let tests provoke races that are otherwise hard to reproduce.
@@ -113,10 +101,7 @@ type hooks struct {
 	settleDelay func(d time.Duration)
 }
 
-var (
-	_ scouts.SourceConnector = (*Connector)(nil)
-	_ scouts.Archiver        = (*Connector)(nil)
-)
+var _ scouts.SourceConnector = (*Connector)(nil)
 
 // New returns the connector of one folder scout. It validates the
 // configuration and opens the root; a root that has gone (an unmounted

@@ -27,10 +27,9 @@
 //
 // Exclude applies to files and directories; excluding a directory prunes
 // its whole subtree, which is neither scanned nor watched. DefaultExcludes
-// (hidden entries, editor and download temporary files, Scouts' own
-// temporary directory) are always excluded in addition. Include applies to
-// files only: directories are always descended into, and an empty Include
-// means every file.
+// (hidden entries, editor and download temporary files) are always
+// excluded in addition. Include applies to files only: directories are
+// always descended into, and an empty Include means every file.
 //
 // # Scanning and the index
 //
@@ -76,10 +75,4 @@
 // and the like) are refused as roots as well, and a pseudo-filesystem
 // mounted inside the tree is never descended into. CountFiles sizes a tree
 // with the same rules, for warnings when a scout is created.
-//
-// # Files Scouts writes
-//
-// WriteFile and Archive record what they write in the index before they
-// return, so the scout never suggests a file Scouts itself put in the
-// folder (the cycle guard).
 package directory

@@ -30,9 +30,6 @@ func (s *scan) entry(w dirWork, dir *os.Root, info fs.FileInfo, known map[string
 	rel := joinRel(w.rel, name)
 	old, wasKnown := known[name]
 	delete(known, name)
-	if t, ok := c.touched[EntryKey{w.rel, name}]; ok {
-		old, wasKnown = t.entry, t.exists
-	}
 	mode := info.Mode()
 	switch {
 	case mode.IsDir():

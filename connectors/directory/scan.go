@@ -67,8 +67,8 @@ type scan struct {
 // ListNew reports new and changed files a page at a time; see the package
 // documentation. The index advances past a page only once page returns nil.
 func (c *Connector) ListNew(ctx context.Context, page func(context.Context, []scouts.ItemRef) error) (err error) {
-	c.ioMu.Lock()
-	defer c.ioMu.Unlock()
+	c.scanMu.Lock()
+	defer c.scanMu.Unlock()
 	replaced, err := c.checkRoot()
 	if err != nil {
 		return err
@@ -95,9 +95,6 @@ func (c *Connector) ListNew(ctx context.Context, page func(context.Context, []sc
 	if fi, err := c.root().Stat("."); err == nil {
 		s.rootDev, _ = devOf(fi)
 	}
-	c.scanning = true
-	defer func() { c.scanning, c.touched = false, nil }()
-
 	if full {
 		err = s.walk([]dirWork{{rel: "", recursive: true}})
 	} else {
@@ -255,9 +252,6 @@ func (s *scan) listDir(w dirWork, stack []dirWork) ([]dirWork, error) {
 	}
 	// What the index knows and the listing did not show has gone.
 	for name, old := range known {
-		if t, ok := c.touched[EntryKey{w.rel, name}]; ok && t.exists {
-			continue
-		}
 		s.gone(w.rel, name, old)
 	}
 	return stack, s.maybeFlush()

@@ -328,11 +328,6 @@ func (c *Client) StopWatch(ctx context.Context) error {
 	})
 }
 
-// Archive removes the message from the Inbox; it stays in All Mail.
-func (c *Client) Archive(ctx context.Context, id string) error {
-	return c.Modify(ctx, id, nil, []string{"INBOX"})
-}
-
 // Modify adds and removes label ids on a message.
 func (c *Client) Modify(ctx context.Context, id string, add, remove []string) error {
 	err := c.call(ctx, "messages.modify", unitsModify, func() error {

@@ -58,7 +58,7 @@ type WatchStore interface {
 }
 
 // Connector is a desktop Gmail scout's source: it implements
-// scouts.SourceConnector and scouts.Archiver.
+// scouts.SourceConnector.
 type Connector struct {
 	o ConnectorOptions
 }
@@ -203,11 +203,6 @@ func (c *Connector) FetchContent(ctx context.Context, ref string) (scouts.ItemCo
 		return scouts.ItemContent{}, err
 	}
 	return scouts.ItemContent{Text: f.Text, ContentType: "text/plain", HTML: f.HTML}, nil
-}
-
-// Archive removes the message from the Inbox.
-func (c *Connector) Archive(ctx context.Context, ref string) error {
-	return c.o.Client.Archive(ctx, ref)
 }
 
 // Watch waits for the relay's hints in relay-ping mode; local mode is
