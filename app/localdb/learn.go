@@ -246,9 +246,11 @@ func insertFeatures(ctx context.Context, tx execer, suggestionID string, hashes 
 	return nil
 }
 
-// teach makes the learner reflect s's new state: the teaching of its
-// previous state is taken back and that of the new one added, in the
-// caller's transaction, so a decision and what it taught are one commit.
+// teach makes the learner reflect s's new state, in the caller's
+// transaction, so that a decision and what it taught are one commit. It
+// only reads and writes: what the decision teaches is scouts.TeachingOf,
+// and what that does to the counts (taking back the item's previous
+// teaching, the weights) is learn.Model.Reteach.
 func (d *DB) teach(ctx context.Context, tx *sql.Tx, s scouts.Suggestion, at time.Time) error {
 	var hb, taught []byte
 	var model sql.NullInt64
@@ -261,38 +263,30 @@ func (d *DB) teach(ctx context.Context, tx *sql.Tx, s scouts.Suggestion, at time
 	if err != nil {
 		return fmt.Errorf("localdb: teach: %w", err)
 	}
-	label := scouts.TeachingOf(s)
-	next := label.Vec()
 	m, err := ensureModel(ctx, tx, s.ScoutID, at)
 	if err != nil {
 		return err
 	}
-	var prev learn.Vec
+	// What the item taught counts only if it taught this model: after a
+	// reset its row still names the model it taught before.
+	var prev learn.Taught
 	if model.Valid && model.Int64 == m.id && len(taught) > 0 {
-		prev = decodeVec(taught)
-	} else {
-		weight = 0
+		prev = learn.Taught{Vec: decodeVec(taught), Weight: weight}
 	}
-	if prev == next {
-		return nil
-	}
-	hashes := make([]uint64, len(hb)/8)
-	for i := range hashes {
-		hashes[i] = binary.LittleEndian.Uint64(hb[8*i:])
-	}
-	w := d.learnParams.Weight(m.epoch, at)
-	counts, err := readCounts(ctx, tx, m.id, hashes)
-	if err != nil {
+	hashes := decodeHashes(hb)
+	st := m.state(s.ScoutID, d.learnParams)
+	lesson, changed, err := st.Model.Reteach(txCounts{ctx: ctx, tx: tx, model: m.id}, learn.Tally{Decisions: m.decisions, Spam: m.spam, Ham: m.ham},
+		hashes, prev, scouts.TeachingOf(s), at)
+	if err != nil || !changed {
 		return err
 	}
-	var del, put []any
-	for _, h := range hashes {
-		v := counts[h].Add(prev, -weight).Add(next, w)
-		if v.IsZero() {
-			del = append(del, int64(h))
-		} else {
-			put = append(put, int64(h), encodeVec(v))
-		}
+	del := make([]any, len(lesson.Del))
+	for i, h := range lesson.Del {
+		del[i] = int64(h)
+	}
+	put := make([]any, 0, 2*len(lesson.Put))
+	for _, c := range lesson.Put {
+		put = append(put, int64(c.Hash), encodeVec(c.Vec))
 	}
 	if err := execChunks(ctx, tx, `DELETE FROM learn_counts WHERE model = `+fmt.Sprint(m.id)+` AND h IN (`, "?", ",", ")", 1, del); err != nil {
 		return fmt.Errorf("localdb: teach: %w", err)
@@ -300,43 +294,53 @@ func (d *DB) teach(ctx context.Context, tx *sql.Tx, s scouts.Suggestion, at time
 	if err := execChunks(ctx, tx, `INSERT OR REPLACE INTO learn_counts (model, h, c) VALUES `, "("+fmt.Sprint(m.id)+", ?, ?)", ",", "", 2, put); err != nil {
 		return fmt.Errorf("localdb: teach: %w", err)
 	}
-	u := countUpdate{model: m.id, put: make(map[uint64]learn.Vec, len(put)/2)}
-	for i := 0; i+1 < len(put); i += 2 {
-		u.put[uint64(put[i].(int64))] = decodeVec(put[i+1].([]byte))
-	}
-	for _, h := range del {
-		u.del = append(u.del, uint64(h.(int64)))
+	u := countUpdate{model: m.id, put: make(map[uint64]learn.Vec, len(lesson.Put)), del: lesson.Del}
+	for _, c := range lesson.Put {
+		u.put[c.Hash] = c.Vec
 	}
 	d.learned.record(tx, u)
-	totals := m.totals.Add(prev, len(hashes), -weight).Add(next, len(hashes), w)
-	nz := func(v learn.Vec) int {
-		if v.IsZero() {
-			return 0
-		}
-		return 1
-	}
-	b := func(f float32) int {
-		if f > 0 {
-			return 1
-		}
-		return 0
-	}
-	decisions := m.decisions + nz(next) - nz(prev)
-	spam := m.spam + b(next[learn.CSpam]) - b(prev[learn.CSpam])
-	ham := m.ham + b(next[learn.CHam]) - b(prev[learn.CHam])
+	t := lesson.Tally
 	if _, err := tx.ExecContext(ctx, `UPDATE learn_models SET totals = ?, decisions = ?, spam = ?, ham = ? WHERE id = ?`,
-		encodeTotals(totals), max(decisions, 0), max(spam, 0), max(ham, 0), m.id); err != nil {
+		encodeTotals(lesson.Totals), t.Decisions, t.Spam, t.Ham, m.id); err != nil {
 		return fmt.Errorf("localdb: teach: %w", err)
 	}
 	var taughtArg any
-	if !next.IsZero() {
-		taughtArg = encodeVec(next)
+	if !lesson.Taught.Vec.IsZero() {
+		taughtArg = encodeVec(lesson.Taught.Vec)
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE suggestion_features SET model = ?, taught = ?, weight = ? WHERE suggestion_id = ?`,
-		m.id, taughtArg, w, s.ID); err != nil {
+		m.id, taughtArg, lesson.Taught.Weight, s.ID); err != nil {
 		return fmt.Errorf("localdb: teach: %w", err)
 	}
 	return nil
+}
+
+// txCounts reads a model's counts inside the transaction teaching it:
+// learn.Table for Reteach.
+type txCounts struct {
+	ctx   context.Context
+	tx    *sql.Tx
+	model int64
+}
+
+func (t txCounts) Lookup(hashes []uint64) ([]learn.Vec, error) {
+	counts, err := readCounts(t.ctx, t.tx, t.model, hashes)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]learn.Vec, len(hashes))
+	for i, h := range hashes {
+		out[i] = counts[h]
+	}
+	return out, nil
+}
+
+func decodeHashes(b []byte) []uint64 {
+	hashes := make([]uint64, len(b)/8)
+	for i := range hashes {
+		hashes[i] = binary.LittleEndian.Uint64(b[8*i:])
+	}
+	return hashes
 }
 
 // execChunks runs head + n groups of item (joined by sep) + tail for args
