@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/scouts-hq/scouts/connectors/directory"
+	"github.com/scouts-hq/scouts/connectors/directory/dirindex"
 )
 
 // FolderIndex returns the persistent cursor of one folder scout.
-func (d *DB) FolderIndex(scoutID string) directory.Index {
+func (d *DB) FolderIndex(scoutID string) dirindex.Index {
 	return &folderIndex{db: d, scoutID: scoutID}
 }
 
@@ -19,15 +19,15 @@ type folderIndex struct {
 	scoutID string
 }
 
-func (x *folderIndex) LoadDir(ctx context.Context, dir string) (map[string]directory.Entry, error) {
+func (x *folderIndex) LoadDir(ctx context.Context, dir string) (map[string]dirindex.Entry, error) {
 	rows, err := x.db.read().QueryContext(ctx, `SELECT name, type, size, mtime_ns, hash FROM folder_entries WHERE scout_id = ? AND dir = ?`, x.scoutID, dir)
 	if err != nil {
 		return nil, fmt.Errorf("localdb: load folder index: %w", err)
 	}
 	defer rows.Close()
-	out := map[string]directory.Entry{}
+	out := map[string]dirindex.Entry{}
 	for rows.Next() {
-		var e directory.Entry
+		var e dirindex.Entry
 		if err := rows.Scan(&e.Name, &e.Type, &e.Size, &e.MtimeNs, &e.Hash); err != nil {
 			return nil, fmt.Errorf("localdb: load folder index: %w", err)
 		}
@@ -36,7 +36,7 @@ func (x *folderIndex) LoadDir(ctx context.Context, dir string) (map[string]direc
 	return out, rows.Err()
 }
 
-func (x *folderIndex) Apply(ctx context.Context, b directory.IndexBatch) error {
+func (x *folderIndex) Apply(ctx context.Context, b dirindex.IndexBatch) error {
 	if len(b.Put) == 0 && len(b.Delete) == 0 && len(b.DeleteTrees) == 0 {
 		return nil
 	}
