@@ -16,6 +16,7 @@ import (
 	"github.com/scouts-hq/scouts/connectors/directory"
 	"github.com/scouts-hq/scouts/connectors/directory/watchhub"
 	"github.com/scouts-hq/scouts/connectors/directory/watchhub/watchtest"
+	"github.com/scouts-hq/scouts/internal/syncbuf"
 	"github.com/scouts-hq/scouts/scouts"
 )
 
@@ -106,24 +107,6 @@ func TestOverlappingScoutsShareOneWatcher(t *testing.T) {
 	}
 }
 
-// syncLog is a log written by watches while the test reads it.
-type syncLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *syncLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *syncLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // limits records what OnWatchLimit heard.
 type limits struct {
 	mu   sync.Mutex
@@ -148,7 +131,7 @@ func (l *limits) heard() []error {
 func TestWatchLimitReportedOnceWithTheSysctl(t *testing.T) {
 	watchtest.Need(t)
 	e := newEnv(t)
-	var logText syncLog
+	var logText syncbuf.Buffer
 	log := slog.New(slog.NewTextHandler(&logText, nil))
 	hub := watchhub.New(watchhub.Options{Logger: log, Add: func(path string) error {
 		if filepath.Base(path) == "deep" {

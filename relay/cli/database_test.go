@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scouts-hq/scouts/internal/syncbuf"
 	"github.com/scouts-hq/scouts/relay/relaydb"
 )
 
@@ -43,30 +44,12 @@ func (a *announcer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// syncBuffer is serve's stderr, written by the logger's goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // served is `scouts-relay serve` running in this process.
 type served struct {
 	t      *testing.T
 	cancel context.CancelFunc
 	done   chan int
-	stderr *syncBuffer
+	stderr *syncbuf.Buffer
 }
 
 // startServe runs `scouts-relay serve --listen 127.0.0.1:0` with env and
@@ -75,7 +58,7 @@ func startServe(t *testing.T, env map[string]string, args ...string) *served {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	out := &announcer{listening: make(chan struct{})}
-	s := &served{t: t, cancel: cancel, done: make(chan int, 1), stderr: &syncBuffer{}}
+	s := &served{t: t, cancel: cancel, done: make(chan int, 1), stderr: &syncbuf.Buffer{}}
 	go func() {
 		s.done <- runCommand(ctx, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...),
 			Env{Stdout: out, Stderr: s.stderr, Getenv: func(k string) string { return env[k] }})

@@ -8,31 +8,12 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/scouts-hq/scouts/internal/syncbuf"
 	"github.com/scouts-hq/scouts/relay/server"
 )
-
-// logBuffer collects a logger's JSON lines; handlers write from many
-// goroutines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // metricValue reads one sample of the relay's /metrics, e.g.
 // scouts_relay_webhook_requests_total{result="accepted"}; 0 when absent.
@@ -61,7 +42,7 @@ func metricValue(t *testing.T, base, sample string) float64 {
 // request, accepted or refused: /metrics counts them by result. At debug
 // level each queued item is logged.
 func TestHookRequestsAreCountedNotLoggedAtInfo(t *testing.T) {
-	logs := &logBuffer{}
+	logs := &syncbuf.Buffer{}
 	// The device stays connected (and, answering no pings, is not dropped
 	// within the hour): its session's end is logged at info, once per
 	// connection, and must not fall among the requests.
@@ -91,7 +72,7 @@ func TestHookRequestsAreCountedNotLoggedAtInfo(t *testing.T) {
 		}
 	}
 
-	debug := &logBuffer{}
+	debug := &syncbuf.Buffer{}
 	e = newEnv(t, server.Config{Logger: slog.New(slog.NewJSONHandler(debug, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	url, token = e.hookScout()
 	for i := range 3 {

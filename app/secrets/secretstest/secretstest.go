@@ -17,6 +17,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/scouts-hq/scouts/app/internal/dbustest"
+	"github.com/scouts-hq/scouts/internal/syncbuf"
 )
 
 // Password unlocks the test login keyring.
@@ -113,7 +114,7 @@ func (e *env) daemon(t testing.TB, unlock bool) (stop func()) {
 		// --unlock reads the login password from stdin, to EOF.
 		cmd.Stdin = bytes.NewBufferString(Password)
 	}
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	cmd.SysProcAttr = deathSignal()
 	if err := cmd.Start(); err != nil {
@@ -135,7 +136,7 @@ func (e *env) daemon(t testing.TB, unlock bool) (stop func()) {
 }
 
 // waitOwner waits until org.freedesktop.secrets has an owner (or none).
-func (e *env) waitOwner(t testing.TB, want bool, exited <-chan error, logs *syncBuffer) {
+func (e *env) waitOwner(t testing.TB, want bool, exited <-chan error, logs *syncbuf.Buffer) {
 	t.Helper()
 	var owned bool
 	if err := e.conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.freedesktop.secrets").Store(&owned); err != nil {
@@ -175,21 +176,4 @@ func (k *Keyring) Lock(t testing.TB) {
 	if len(locked) != 1 || prompt != "/" {
 		t.Fatalf("lock %s: locked %v, prompt %s", coll, locked, prompt)
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

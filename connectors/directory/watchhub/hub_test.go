@@ -1,7 +1,6 @@
 package watchhub
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -9,12 +8,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/scouts-hq/scouts/internal/syncbuf"
 )
 
 // deadline bounds every wait for an event; events come in milliseconds.
@@ -173,29 +173,11 @@ func TestEventsOnlyToTheirHolders(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log a test reads while the hub writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // The watch limit (ENOSPC from inotify_add_watch) is each subscriber's
 // error, naming the sysctl to raise, and one line in the log however many
 // subscribers meet it.
 func TestWatchLimitReportedOnce(t *testing.T) {
-	var log syncBuffer
+	var log syncbuf.Buffer
 	h := newHub(t, Options{Logger: slog.New(slog.NewTextHandler(&log, nil)),
 		Add: func(path string) error {
 			if filepath.Base(path) == "deep" {
@@ -224,7 +206,7 @@ func TestWatchLimitReportedOnce(t *testing.T) {
 // says which limit, the log says it once, and a later Subscribe opens the
 // watcher once an instance is free again.
 func TestInstanceLimitReportedOnceAndRetried(t *testing.T) {
-	var log syncBuffer
+	var log syncbuf.Buffer
 	full := true
 	h := newHub(t, Options{Logger: slog.New(slog.NewTextHandler(&log, nil)),
 		Open: func() error {
