@@ -18,8 +18,8 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+
+	"github.com/scouts-hq/scouts/scouts/internal/schemacheck"
 )
 
 // Risk is an action's risk hint. It only sets the default mode (read →
@@ -141,9 +141,8 @@ func (c *Catalogue) Validate(name string, params json.RawMessage) error {
 		return fmt.Errorf("%w: %s: params are not JSON: %v", ErrInvalid, name, err)
 	}
 	if err := d.compiled.Validate(inst); err != nil {
-		var ve *jsonschema.ValidationError
-		if errors.As(err, &ve) {
-			return fmt.Errorf("%w: %s: %s", ErrInvalid, name, describe(ve))
+		if leaves, ok := schemacheck.Leaves(err); ok {
+			return fmt.Errorf("%w: %s: %s", ErrInvalid, name, describe(leaves))
 		}
 		return fmt.Errorf("%w: %s: %v", ErrInvalid, name, err)
 	}
@@ -153,24 +152,11 @@ func (c *Catalogue) Validate(name string, params json.RawMessage) error {
 // MaxParamsBytes bounds one action's params.
 const MaxParamsBytes = 16 << 10
 
-// describe flattens a validation error to its leaves: "at /label: …".
-func describe(ve *jsonschema.ValidationError) string {
-	printer := message.NewPrinter(language.English)
-	var out []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			loc := "/" + strings.Join(e.InstanceLocation, "/")
-			out = append(out, "at "+loc+": "+e.ErrorKind.LocalizedString(printer))
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
-	if len(out) == 0 {
-		return ve.Error()
+// describe words a validation error's leaves: "at /label: …".
+func describe(leaves []schemacheck.Failure) string {
+	out := make([]string, len(leaves))
+	for i, l := range leaves {
+		out[i] = "at /" + strings.Join(l.At, "/") + ": " + l.Msg
 	}
 	return strings.Join(out, "; ")
 }

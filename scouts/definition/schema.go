@@ -10,8 +10,8 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+
+	"github.com/scouts-hq/scouts/scouts/internal/schemacheck"
 )
 
 //go:embed scout.schema.json
@@ -46,15 +46,7 @@ func DraftSchema() []byte {
 }
 
 var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
-	if err != nil {
-		return nil, fmt.Errorf("definition: schema: %w", err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(SchemaURL, doc); err != nil {
-		return nil, fmt.Errorf("definition: schema: %w", err)
-	}
-	s, err := c.Compile(SchemaURL)
+	s, err := schemacheck.Compile(SchemaURL, schemaJSON)
 	if err != nil {
 		return nil, fmt.Errorf("definition: schema: %w", err)
 	}
@@ -96,23 +88,14 @@ func validate(raw []byte) *problem {
 	if err == nil {
 		return nil
 	}
-	ve, ok := err.(*jsonschema.ValidationError)
+	leaves, ok := schemacheck.Leaves(err)
 	if !ok {
 		return &problem{msg: err.Error()}
 	}
-	pr := message.NewPrinter(language.English)
-	var all []problem
-	var leaves func(e *jsonschema.ValidationError)
-	leaves = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				leaves(c)
-			}
-			return
-		}
-		all = append(all, problem{at: e.InstanceLocation, msg: e.ErrorKind.LocalizedString(pr)})
+	all := make([]problem, len(leaves))
+	for i, l := range leaves {
+		all[i] = problem{at: l.At, msg: l.Msg}
 	}
-	leaves(ve)
 	// The deepest location is the most precise.
 	slices.SortStableFunc(all, func(a, b problem) int { return len(b.at) - len(a.at) })
 	p := all[0]

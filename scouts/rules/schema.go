@@ -10,8 +10,8 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+
+	"github.com/scouts-hq/scouts/scouts/internal/schemacheck"
 )
 
 //go:embed rule.schema.json
@@ -55,15 +55,7 @@ func SchemaFor(kind string) ([]byte, error) {
 
 // compiledSchema is the schema compiled once by the validator library.
 var compiledSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
-	if err != nil {
-		return nil, fmt.Errorf("rules: schema: %w", err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(schemaURL, doc); err != nil {
-		return nil, fmt.Errorf("rules: schema: %w", err)
-	}
-	s, err := c.Compile(schemaURL)
+	s, err := schemacheck.Compile(schemaURL, schemaJSON)
 	if err != nil {
 		return nil, fmt.Errorf("rules: schema: %w", err)
 	}
@@ -82,29 +74,18 @@ func validateSchema(doc any) error {
 	if err == nil {
 		return nil
 	}
-	ve, ok := err.(*jsonschema.ValidationError)
+	leaves, ok := schemacheck.Leaves(err)
 	if !ok {
 		return err
 	}
-	// The deepest causes say what is wrong; the ones above them only that
-	// a reference or a combination failed.
-	p := message.NewPrinter(language.English)
 	var msgs []string
-	var leaves func(e *jsonschema.ValidationError)
-	leaves = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				leaves(c)
-			}
-			return
-		}
-		at := "/" + strings.Join(escapeAll(e.InstanceLocation), "/")
-		if len(e.InstanceLocation) == 0 {
+	for _, l := range leaves {
+		at := "/" + strings.Join(escapeAll(l.At), "/")
+		if len(l.At) == 0 {
 			at = "the document"
 		}
-		msgs = append(msgs, at+"\x00"+e.ErrorKind.LocalizedString(p))
+		msgs = append(msgs, at+"\x00"+l.Msg)
 	}
-	leaves(ve)
 	slices.Sort(msgs)
 	msgs = slices.Compact(msgs)
 	out := &schemaError{more: max(0, len(msgs)-3)}
