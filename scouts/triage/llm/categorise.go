@@ -152,12 +152,12 @@ type categorisation struct {
 
 func (r *categorisation) do(ctx context.Context, in CategoriseInput) (Proposal, error) {
 	defs := r.tools.defs()
-	msgs := []toolMessage{
+	msgs := []message{
 		{Role: "system", Content: text(categorisePrompt)},
 		{Role: "user", Content: text(categoriseUser(in))},
 	}
 	for round := 0; ; round++ {
-		req := toolRequest{
+		req := request{
 			Model:     r.c.cfg.Model,
 			Messages:  msgs,
 			MaxTokens: max(r.c.cfg.MaxCompletionTokens, categoriseCompletionTokens),
@@ -179,7 +179,7 @@ func (r *categorisation) do(ctx context.Context, in CategoriseInput) (Proposal, 
 			return Proposal{}, err
 		}
 		if len(t.calls) == 0 {
-			return parseProposal(t.content, r.zone, r.projects)
+			return parseProposal(*t.content, r.zone, r.projects)
 		}
 		if len(defs) == 0 {
 			return Proposal{}, fmt.Errorf("%w: it calls tools though none were offered", ErrBadProposal)
@@ -190,7 +190,7 @@ func (r *categorisation) do(ctx context.Context, in CategoriseInput) (Proposal, 
 		if len(t.calls) > MaxCallsPerRound {
 			return Proposal{}, fmt.Errorf("%w: %d tool calls in one answer (at most %d)", ErrBadProposal, len(t.calls), MaxCallsPerRound)
 		}
-		results := make([]toolMessage, 0, len(t.calls))
+		results := make([]message, 0, len(t.calls))
 		for i := range t.calls {
 			out, err := r.call(ctx, t.calls[i])
 			if err != nil {
@@ -207,9 +207,9 @@ func (r *categorisation) do(ctx context.Context, in CategoriseInput) (Proposal, 
 			if !json.Valid([]byte(t.calls[i].Function.Arguments)) {
 				t.calls[i].Function.Arguments = "{}"
 			}
-			results = append(results, toolMessage{Role: "tool", ToolCallID: t.calls[i].ID, Content: text(out)})
+			results = append(results, message{Role: "tool", ToolCallID: t.calls[i].ID, Content: text(out)})
 		}
-		msgs = append(msgs, toolMessage{Role: "assistant", ToolCalls: t.calls})
+		msgs = append(msgs, message{Role: "assistant", ToolCalls: t.calls})
 		msgs = append(msgs, results...)
 	}
 }
@@ -219,25 +219,25 @@ func (r *categorisation) do(ctx context.Context, in CategoriseInput) (Proposal, 
 // and the completion cap), then settles with the usage the server reported
 // (the worst case when it reported none; nothing when the call failed
 // without usage, as for verdicts).
-func (r *categorisation) send(ctx context.Context, req toolRequest) (turn, error) {
+func (r *categorisation) send(ctx context.Context, req request) (reply, error) {
 	body, err := json.Marshal(req)
 	if err != nil {
-		return turn{}, err
+		return reply{}, err
 	}
 	worst := len(body) + perMessageOverhead*len(req.Messages) + req.MaxTokens
 	if r.reserved+worst > r.allow.ItemTokens {
-		return turn{}, fmt.Errorf("categorisation would pass its bound of %d tokens for one item", r.allow.ItemTokens)
+		return reply{}, fmt.Errorf("categorisation would pass its bound of %d tokens for one item", r.allow.ItemTokens)
 	}
 	res, ok, err := r.allow.Budget.Reserve(ctx, r.allow.Scout, r.allow.DailyTokens, worst)
 	if err != nil {
-		return turn{}, fmt.Errorf("token budget: %w", err)
+		return reply{}, fmt.Errorf("token budget: %w", err)
 	}
 	if !ok {
-		return turn{}, ErrBudgetSpent
+		return reply{}, ErrBudgetSpent
 	}
 	r.reserved += worst
 	raw, err := r.c.post(ctx, body)
-	var t turn
+	var t reply
 	if err == nil {
 		t, err = parseTurn(raw)
 		if err == nil && t.tokens <= 0 {

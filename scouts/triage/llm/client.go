@@ -135,10 +135,10 @@ func (c *Client) Name() string { return c.cfg.Model }
 // as a token (byte-level tokenisers never produce more tokens than bytes),
 // plus the chat template's overhead and the completion cap.
 func (c *Client) MaxTokens(in triage.ModelInput) int {
-	req := c.request(in)
+	req := c.verdictRequest(in)
 	n := c.cfg.MaxCompletionTokens + len(schemaJSON)
 	for _, m := range req.Messages {
-		n += len(m.Content) + perMessageOverhead
+		n += len(*m.Content) + perMessageOverhead
 	}
 	return n
 }
@@ -149,7 +149,7 @@ const perMessageOverhead = 16
 // Classify asks the model for a verdict. Every failure is an error; the
 // answer's Tokens is set whenever the server reported usage.
 func (c *Client) Classify(ctx context.Context, in triage.ModelInput) (triage.ModelAnswer, error) {
-	body, err := json.Marshal(c.request(in))
+	body, err := json.Marshal(c.verdictRequest(in))
 	if err != nil {
 		return triage.ModelAnswer{}, c.fail(err)
 	}

@@ -32,11 +32,11 @@ func (c *Client) Draft(ctx context.Context, description string, schema json.RawM
 		return nil, 0, scouts.Errorf(scouts.EInvalid, "draft: a token budget and a daily cap above 0 are required")
 	}
 	user, _ := json.Marshal(map[string]string{"description": description})
-	req := chatRequest{
+	req := request{
 		Model: c.cfg.Model,
-		Messages: []chatMessage{
-			{Role: "system", Content: draftPrompt},
-			{Role: "user", Content: string(user)},
+		Messages: []message{
+			{Role: "system", Content: text(draftPrompt)},
+			{Role: "user", Content: text(string(user))},
 		},
 		MaxTokens: DraftMaxTokens,
 		// Not strict: the scout schema uses keywords (oneOf, patterns)
@@ -70,26 +70,12 @@ func (c *Client) draft(ctx context.Context, body []byte) (json.RawMessage, int, 
 	if err != nil {
 		return nil, 0, c.fail(err)
 	}
-	var resp chatResponse
-	if err := json.Unmarshal(raw, &resp); err != nil {
-		return nil, 0, c.fail(fmt.Errorf("%w: the response is not JSON", ErrBadAnswer))
+	r, err := parseReply(raw, ErrBadAnswer)
+	if err == nil && r.content == nil {
+		err = fmt.Errorf("%w: no content", ErrBadAnswer)
 	}
-	tokens := 0
-	if resp.Usage != nil {
-		tokens = resp.Usage.TotalTokens
+	if err != nil {
+		return nil, r.tokens, c.fail(err)
 	}
-	if len(resp.Choices) == 0 {
-		return nil, tokens, c.fail(fmt.Errorf("%w: no choices", ErrBadAnswer))
-	}
-	ch := resp.Choices[0]
-	if ch.Message.Refusal != nil && strings.TrimSpace(*ch.Message.Refusal) != "" {
-		return nil, tokens, c.fail(ErrRefused)
-	}
-	if ch.FinishReason == "length" {
-		return nil, tokens, c.fail(fmt.Errorf("%w: cut short (finish_reason length)", ErrBadAnswer))
-	}
-	if ch.Message.Content == nil {
-		return nil, tokens, c.fail(fmt.Errorf("%w: no content", ErrBadAnswer))
-	}
-	return json.RawMessage(stripFence(strings.TrimSpace(*ch.Message.Content))), tokens, nil
+	return json.RawMessage(stripFence(strings.TrimSpace(*r.content))), r.tokens, nil
 }

@@ -13,50 +13,6 @@ import (
 	"github.com/scouts-hq/scouts/scouts/triage"
 )
 
-// toolRequest is a Chat Completions request with function tools.
-type toolRequest struct {
-	Model          string         `json:"model"`
-	Messages       []toolMessage  `json:"messages"`
-	Temperature    float64        `json:"temperature"`
-	MaxTokens      int            `json:"max_tokens"`
-	Tools          []toolDef      `json:"tools,omitempty"`
-	ToolChoice     string         `json:"tool_choice,omitempty"`
-	ResponseFormat responseFormat `json:"response_format"`
-	Stream         bool           `json:"stream"`
-}
-
-// toolMessage is a chat message that may carry tool calls (assistant) or
-// answer one (role "tool"). Content is null in an assistant message that
-// only calls tools, as the API writes it.
-type toolMessage struct {
-	Role       string     `json:"role"`
-	Content    *string    `json:"content"`
-	ToolCalls  []toolCall `json:"tool_calls,omitempty"`
-	ToolCallID string     `json:"tool_call_id,omitempty"`
-}
-
-type toolCall struct {
-	ID       string `json:"id"`
-	Type     string `json:"type"`
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
-}
-
-type toolDef struct {
-	Type     string      `json:"type"`
-	Function toolFuncDef `json:"function"`
-}
-
-type toolFuncDef struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Parameters  json.RawMessage `json:"parameters"`
-}
-
-func text(s string) *string { return &s }
-
 // The tool palette. Parameters are JSON Schema; the look-ups without
 // arguments take an empty object.
 var (
@@ -140,61 +96,14 @@ func zoneName(t time.Time) string {
 	return utc
 }
 
-// toolResponse is the subset of a response the categoriser reads.
-type toolResponse struct {
-	Choices []struct {
-		Message struct {
-			Content   *string    `json:"content"`
-			Refusal   *string    `json:"refusal"`
-			ToolCalls []toolCall `json:"tool_calls"`
-		} `json:"message"`
-		FinishReason string `json:"finish_reason"`
-	} `json:"choices"`
-	Usage *struct {
-		TotalTokens int `json:"total_tokens"`
-	} `json:"usage"`
-}
-
-// turn is one answer of the model: tool calls, or content.
-type turn struct {
-	calls   []toolCall
-	content string
-	tokens  int // usage reported, 0 when none
-}
-
-// parseTurn reads a 200 response. tokens is set whenever usage was
-// reported, error or not.
-func parseTurn(raw []byte) (turn, error) {
-	var resp toolResponse
-	if err := json.Unmarshal(raw, &resp); err != nil {
-		return turn{}, fmt.Errorf("%w: the response is not JSON", ErrBadProposal)
+// parseTurn reads a 200 response of a categorisation: tool calls, or
+// content. tokens is set whenever usage was reported, error or not.
+func parseTurn(raw []byte) (reply, error) {
+	r, err := parseReply(raw, ErrBadProposal)
+	if err == nil && len(r.calls) == 0 && r.content == nil {
+		err = fmt.Errorf("%w: no content and no tool call", ErrBadProposal)
 	}
-	var t turn
-	if resp.Usage != nil && resp.Usage.TotalTokens > 0 {
-		t.tokens = resp.Usage.TotalTokens
-	}
-	if len(resp.Choices) == 0 {
-		return t, fmt.Errorf("%w: no choices", ErrBadProposal)
-	}
-	ch := resp.Choices[0]
-	if ch.Message.Refusal != nil && strings.TrimSpace(*ch.Message.Refusal) != "" {
-		return t, ErrRefused
-	}
-	switch ch.FinishReason {
-	case "content_filter":
-		return t, fmt.Errorf("%w (content filter)", ErrRefused)
-	case "length":
-		return t, fmt.Errorf("%w: cut short (finish_reason length)", ErrBadProposal)
-	}
-	if len(ch.Message.ToolCalls) > 0 {
-		t.calls = ch.Message.ToolCalls
-		return t, nil
-	}
-	if ch.Message.Content == nil {
-		return t, fmt.Errorf("%w: no content and no tool call", ErrBadProposal)
-	}
-	t.content = *ch.Message.Content
-	return t, nil
+	return r, err
 }
 
 // proposalJSON is the answer's shape. Pointers tell a missing field or a
