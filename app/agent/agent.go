@@ -19,6 +19,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/scouts-hq/scouts/app/datadir"
+
 	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/app/localapi"
 	"github.com/scouts-hq/scouts/connectors/directory/watchhub"
@@ -33,7 +35,7 @@ type Config struct {
 	// (127.0.0.1:0 picks a free port).
 	Listen string
 	// ConfigDir is the user's Scouts configuration folder, which folder
-	// scouts never read (like DataDir); default DefaultConfigDir().
+	// scouts never read (like DataDir); default datadir.DefaultConfigDir().
 	ConfigDir string
 	// DefinitionsDir is the folder of scout definition files the core
 	// reconciles (docs/definitions.md); default ConfigDir/scouts.d,
@@ -130,7 +132,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 
 	if cfg.ConfigDir == "" {
-		cfg.ConfigDir = DefaultConfigDir()
+		cfg.ConfigDir = datadir.DefaultConfigDir()
 	}
 	kr := newKeyring(dir, cfg.ConfigDir, cfg)
 	keyring := kr.open
@@ -188,12 +190,12 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("agent: first run: %w", err)
 	}
-	token, err := ensureToken(TokenPath(dir))
+	token, err := ensureToken(datadir.TokenPath(dir))
 	if err != nil {
 		return err
 	}
 
-	sockPath := SocketPath(dir)
+	sockPath := datadir.SocketPath(dir)
 	// We hold the lock, so a socket file left here belongs to a dead agent.
 	os.Remove(sockPath)
 	sock, err := net.Listen("unix", sockPath)
@@ -247,7 +249,7 @@ func Run(ctx context.Context, cfg Config) error {
 	fmt.Fprintf(cfg.Out, "Scouts agent %s running (data: %s)\n", cfg.Version, dir)
 	fmt.Fprintf(cfg.Out, "Socket: %s\n", sockPath)
 	if baseURL != "" {
-		fmt.Fprintf(cfg.Out, "Local API: %s/api/v1/ (bearer token in %s)\n", baseURL, TokenPath(dir))
+		fmt.Fprintf(cfg.Out, "Local API: %s/api/v1/ (bearer token in %s)\n", baseURL, datadir.TokenPath(dir))
 		if cfg.UI != nil {
 			fmt.Fprintf(cfg.Out, "Open Scouts: %s/?token=%s\n", baseURL, token)
 		}

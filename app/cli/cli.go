@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/scouts-hq/scouts/app/agent"
+	"github.com/scouts-hq/scouts/app/datadir"
 	"github.com/scouts-hq/scouts/app/localclient"
 	"github.com/scouts-hq/scouts/app/window"
 	"github.com/scouts-hq/scouts/frontend"
@@ -342,7 +343,7 @@ func (f *flags) dataDir() (string, error) {
 	if f.data != "" {
 		return f.data, nil
 	}
-	return agent.DefaultDataDir()
+	return datadir.DefaultDataDir()
 }
 
 // client returns a client for the agent of the data directory.
@@ -351,7 +352,7 @@ func (f *flags) client() (*localclient.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := localclient.NewSocket(agent.SocketPath(dir))
+	c := localclient.NewSocket(datadir.SocketPath(dir))
 	c.ClientName, c.WriteFile = "cli", f.writeFile
 	return c, nil
 }
@@ -380,7 +381,7 @@ func managedHint(err error) error {
 func runAgent(ctx context.Context, args []string, env Env) error {
 	f := newFlags("agent", env, false)
 	listen := f.String("listen", "", "also serve the local API on this loopback address, e.g. 127.0.0.1:0 (bearer token in DATA/local-api.token)")
-	inbox := f.String("inbox", agent.DefaultInbox(), "folder the first run watches (empty: none)")
+	inbox := f.String("inbox", datadir.DefaultInbox(), "folder the first run watches (empty: none)")
 	logLevel := f.String("log-level", "info", "debug, info, warn or error")
 	logJSON := f.Bool("log-json", false, "log JSON lines instead of text")
 	relayURL := f.String("relay", "", "connect to this relay (https://relay.example.com) for webhook and cloud scouts")

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/scouts-hq/scouts/app/agent"
 	"github.com/scouts-hq/scouts/app/apitype"
+	"github.com/scouts-hq/scouts/app/datadir"
 	"github.com/scouts-hq/scouts/app/localclient"
 )
 
@@ -121,7 +121,7 @@ func TestDefinitionsFolderFromTheCommandLine(t *testing.T) {
 func waitOutput(t *testing.T, dir string, run func() string, want string) {
 	t.Helper()
 	var out string
-	awaitAgent(t, localclient.NewSocket(agent.SocketPath(dir)), strconv.Quote(want)+" in the output", func() bool {
+	awaitAgent(t, localclient.NewSocket(datadir.SocketPath(dir)), strconv.Quote(want)+" in the output", func() bool {
 		out = run()
 		return strings.Contains(out, want)
 	})

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/scouts-hq/scouts/app/agent"
+	"github.com/scouts-hq/scouts/app/datadir"
 	"github.com/scouts-hq/scouts/app/localclient"
 )
 
@@ -49,7 +50,7 @@ func TestDefinitionsNeverHoldASecretsValue(t *testing.T) {
 	case err := <-done:
 		t.Fatalf("agent stopped before answering: %v", err)
 	}
-	c := localclient.NewSocket(agent.SocketPath(dir))
+	c := localclient.NewSocket(datadir.SocketPath(dir))
 	bg := context.Background()
 	if err := c.SetSecret(bg, "crm-token", planted); err != nil {
 		t.Fatal(err)

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/scouts-hq/scouts/app/agent"
 	"github.com/scouts-hq/scouts/app/apitype"
 	"github.com/scouts-hq/scouts/app/autostart"
+	"github.com/scouts-hq/scouts/app/datadir"
 	"github.com/scouts-hq/scouts/app/localclient"
 	"github.com/scouts-hq/scouts/app/tray"
 	"github.com/scouts-hq/scouts/app/window"
@@ -134,7 +134,7 @@ func newDesktop(ctx context.Context, dir string, icon bool, log *slog.Logger) (c
 
 // ready is agent.Config.Ready.
 func (d *desktop) ready(string) {
-	client := localclient.NewSocket(agent.SocketPath(d.dir))
+	client := localclient.NewSocket(datadir.SocketPath(d.dir))
 	client.ClientName = "tray"
 	opts := tray.Options{Client: client, OpenWindow: openWindowCommand(d.dir, d.log), Quit: d.quit, Logger: d.log, NoIcon: !d.icon}
 	d.done = make(chan struct{})
@@ -169,7 +169,7 @@ func autostartHook(dir string) func(bool) error {
 		if err != nil {
 			return err
 		}
-		def, _ := agent.DefaultDataDir()
+		def, _ := datadir.DefaultDataDir()
 		abs, err := filepath.Abs(dir)
 		if err != nil {
 			return err

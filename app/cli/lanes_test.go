@@ -11,6 +11,7 @@ import (
 
 	"github.com/scouts-hq/scouts/app/agent"
 	"github.com/scouts-hq/scouts/app/apitype"
+	"github.com/scouts-hq/scouts/app/datadir"
 	"github.com/scouts-hq/scouts/app/localclient"
 )
 
@@ -37,7 +38,7 @@ func startTestAgent(t *testing.T) (string, *localclient.Client) {
 	case err := <-done:
 		t.Fatalf("agent stopped before answering: %v", err)
 	}
-	c := localclient.NewSocket(agent.SocketPath(dir))
+	c := localclient.NewSocket(datadir.SocketPath(dir))
 	return dir, c
 }
 

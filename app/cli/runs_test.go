@@ -11,6 +11,7 @@ import (
 
 	"github.com/scouts-hq/scouts/app/agent"
 	"github.com/scouts-hq/scouts/app/apitype"
+	"github.com/scouts-hq/scouts/app/datadir"
 	"github.com/scouts-hq/scouts/app/localclient"
 )
 
@@ -120,7 +121,7 @@ func TestSecretsCommands(t *testing.T) {
 // back to pending.
 func TestExpiredAndReviveCommands(t *testing.T) {
 	dir := startAgentWith(t, agent.Config{Expiry: 2 * time.Second})
-	c := localclient.NewSocket(agent.SocketPath(dir))
+	c := localclient.NewSocket(datadir.SocketPath(dir))
 	ctx := context.Background()
 	drop := t.TempDir()
 	os.WriteFile(filepath.Join(drop, "passport.md"), []byte("# Renew the passport\n"), 0o644)

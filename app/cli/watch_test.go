@@ -8,6 +8,7 @@ import (
 
 	"github.com/scouts-hq/scouts/app/agent"
 	"github.com/scouts-hq/scouts/app/apitype"
+	"github.com/scouts-hq/scouts/app/datadir"
 	"github.com/scouts-hq/scouts/app/localclient"
 	"github.com/scouts-hq/scouts/connectors/directory/watchhub"
 )
@@ -18,7 +19,7 @@ func TestScoutsListSaysWhenNotWatchedLive(t *testing.T) {
 	hub := watchhub.New(watchhub.Options{Open: func() error { return syscall.EMFILE }})
 	t.Cleanup(func() { hub.Close() }) // after the agent stops
 	dir := startAgentWith(t, agent.Config{Watches: hub})
-	c := localclient.NewSocket(agent.SocketPath(dir))
+	c := localclient.NewSocket(datadir.SocketPath(dir))
 	ctx := context.Background()
 	sc, err := c.CreateScout(ctx, apitype.CreateScout{Kind: "folder", Name: "Scans", Path: t.TempDir()})
 	if err != nil {

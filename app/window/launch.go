@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/scouts-hq/scouts/app/agent"
+	"github.com/scouts-hq/scouts/app/datadir"
 	"github.com/scouts-hq/scouts/app/localclient"
 )
 
@@ -29,7 +29,7 @@ func EnsureAgent(ctx context.Context, exe, dataDir string, timeout time.Duration
 	if err != nil {
 		return false, err
 	}
-	c := localclient.NewSocket(agent.SocketPath(dir))
+	c := localclient.NewSocket(datadir.SocketPath(dir))
 	c.ClientName = ClientName
 	_, err = c.Status(ctx)
 	if err == nil {
@@ -76,7 +76,7 @@ func EnsureAgent(ctx context.Context, exe, dataDir string, timeout time.Duration
 		}
 		select {
 		case <-ctx.Done():
-			return true, fmt.Errorf("the agent did not answer on %s within %v; see %s", agent.SocketPath(dir), timeout, logPath)
+			return true, fmt.Errorf("the agent did not answer on %s within %v; see %s", datadir.SocketPath(dir), timeout, logPath)
 		case exitErr = <-exited:
 			dead = true
 		case <-tick.C:

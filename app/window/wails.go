@@ -16,7 +16,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
-	"github.com/scouts-hq/scouts/app/agent"
+	"github.com/scouts-hq/scouts/app/datadir"
 	"github.com/scouts-hq/scouts/app/icons"
 	"github.com/scouts-hq/scouts/app/localclient"
 	"github.com/scouts-hq/scouts/frontend"
@@ -30,7 +30,7 @@ const Built = true
 // window leaves it running.
 func Run(ctx context.Context, opts Options) error {
 	log := opts.logger()
-	sock := agent.SocketPath(opts.DataDir)
+	sock := datadir.SocketPath(opts.DataDir)
 	if handed, err := toRunningWindow(opts.DataDir, os.Args[1:]); handed {
 		log.Info("window: Scouts is already open; brought it to the front")
 		return nil

@@ -1,4 +1,9 @@
-package agent
+// Package datadir says where Scouts keeps its files on this machine: the
+// data directory, the configuration folder, the first run's inbox, and the
+// agent's socket and token inside the data directory. The agent, the
+// command line and the window all compute these the same way; as a leaf
+// package, the window finds the agent's socket without linking the agent.
+package datadir
 
 import (
 	"crypto/sha256"
@@ -18,7 +23,7 @@ func DefaultDataDir() (string, error) {
 	switch runtime.GOOS {
 	case "darwin":
 		if err != nil {
-			return "", fmt.Errorf("agent: data dir: %w", err)
+			return "", fmt.Errorf("datadir: %w", err)
 		}
 		return filepath.Join(home, "Library", "Application Support", "Scouts"), nil
 	case "windows":
@@ -30,7 +35,7 @@ func DefaultDataDir() (string, error) {
 		return filepath.Join(d, "scouts"), nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("agent: data dir: %w", err)
+		return "", fmt.Errorf("datadir: %w", err)
 	}
 	return filepath.Join(home, ".local", "share", "scouts"), nil
 }
