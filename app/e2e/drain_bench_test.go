@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"database/sql"
 	"fmt"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/app/apitype"
+	"github.com/scouts-hq/scouts/internal/promtext"
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/store"
 	"github.com/scouts-hq/scouts/store/storetest"
@@ -100,7 +100,9 @@ func BenchmarkDrainProcesses(b *testing.B) {
 				for _, bl := range order {
 					r := drainOnce(b, bl, dialect, items, i)
 					runs[bl.name] = append(runs[bl.name], r)
-					b.Logf("%s %s run %d: %.0f items/s (drain %.0f/s after a %s start), %.1f items/ack, agent %.0f µs/item, relay %.0f µs/item, postgres %.0f µs/item, load %.1f; floor %.0f/s",
+					// Every run, on stderr: a benchmark's log keeps only its
+					// last lines.
+					fmt.Fprintf(os.Stderr, "%s %s run %d: %.0f items/s (drain %.0f/s after a %s start), %.1f items/ack, agent %.0f µs/item, relay %.0f µs/item, postgres %.0f µs/item, load %.1f; floor %.0f/s\n",
 						dialect, bl.name, i, r.rate, r.drainRate, r.startup.Round(time.Millisecond), r.perAck, r.agentCPU, r.relayCPU, r.pgCPU, r.loadBefore, floors[i])
 				}
 			}
@@ -299,23 +301,11 @@ func waitPending(b *testing.B, a *agentProc, n int) {
 
 // relayMetrics reads the relay's counters.
 func relayMetrics(b *testing.B, url string) map[string]float64 {
-	res, err := http.Get(url + "/metrics")
+	m, err := promtext.Get(url + "/metrics")
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer res.Body.Close()
-	out := map[string]float64{}
-	sc := bufio.NewScanner(res.Body)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") {
-			continue
-		}
-		if i := strings.LastIndexByte(line, ' '); i > 0 {
-			out[line[:i]], _ = strconv.ParseFloat(line[i+1:], 64)
-		}
-	}
-	return out
+	return m
 }
 
 // procCPU is a process's user + system CPU time so far.
