@@ -1,9 +1,6 @@
 package server_test
 
 import (
-	"bufio"
-	"bytes"
-	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -11,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scouts-hq/scouts/internal/promtext"
 	"github.com/scouts-hq/scouts/internal/syncbuf"
 	"github.com/scouts-hq/scouts/relay/server"
 )
@@ -19,23 +17,11 @@ import (
 // scouts_relay_webhook_requests_total{result="accepted"}; 0 when absent.
 func metricValue(t *testing.T, base, sample string) float64 {
 	t.Helper()
-	res, err := http.Get(base + "/metrics")
+	m, err := promtext.Get(base + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer res.Body.Close()
-	body, _ := io.ReadAll(res.Body)
-	sc := bufio.NewScanner(bytes.NewReader(body))
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), sample+" "); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				t.Fatalf("%s: %v", sc.Text(), err)
-			}
-			return f
-		}
-	}
-	return 0
+	return m[sample]
 }
 
 // At the default level a relay does not write a log line per webhook

@@ -19,6 +19,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/scouts-hq/scouts/internal/promtext"
 	"github.com/scouts-hq/scouts/relay/client"
 	"github.com/scouts-hq/scouts/relay/protocol"
 	"github.com/scouts-hq/scouts/relay/relaydb"
@@ -81,20 +82,11 @@ func startServer(b *testing.B, cmd *exec.Cmd) string {
 
 // goMemory reads the Go runtime's gauges from a relay's /metrics.
 func goMemory(b *testing.B, addr string) map[string]float64 {
-	res, err := http.Get("http://" + addr + "/metrics")
+	m, err := promtext.Get("http://" + addr + "/metrics")
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer res.Body.Close()
-	out := map[string]float64{}
-	sc := bufio.NewScanner(res.Body)
-	for sc.Scan() {
-		name, v, ok := strings.Cut(sc.Text(), " ")
-		if ok && !strings.HasPrefix(name, "#") {
-			out[name], _ = strconv.ParseFloat(v, 64)
-		}
-	}
-	return out
+	return m
 }
 
 func rssKiB(pid int) float64 {
