@@ -19,7 +19,7 @@ UI_SRC   := $(shell find frontend/src -type f 2>/dev/null) frontend/index.html f
 UI_DEPS  := frontend/node_modules/.installed
 UI_BUILT := frontend/dist/index.html
 
-.PHONY: all build bin-scouts run test vet race bench fuzz deps-run deps-test clean frontend test-go test-window test-ui test-browser test-e2e stress chaos
+.PHONY: all build bin-scouts eval run test vet race bench fuzz deps-run deps-test clean frontend test-go test-window test-ui test-browser test-e2e stress chaos
 
 all: build
 
@@ -45,7 +45,15 @@ bin-scouts: deps-run frontend
 	@echo "make: building bin/scouts (the agent, its tray and the command line, with the web UI)…"
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/scouts .
 
-build: bin-scouts
+# bin/scouts-eval is `scouts eval` (triage and the learner measured on a
+# corpus; docs/triage.md): a program of its own, which scouts runs from
+# beside itself, so that the always-on agent links neither the evaluation
+# nor the corpus with its embedded checksums.
+eval:
+	@echo "make: building bin/scouts-eval (scouts eval: the evaluation on a mail corpus)…"
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/scouts-eval ./cmd/scouts-eval
+
+build: bin-scouts eval
 	@echo "make: building bin/scouts-window (the desktop window: Wails, GTK 3, WebKit2GTK)…"
 	$(GO) build -trimpath -tags $(WINDOW_TAGS) -ldflags "$(LDFLAGS)" -o bin/scouts-window .
 	@echo "make: building bin/scouts-relay…"

@@ -137,7 +137,7 @@ Talking to a running agent:
                                          standard input. llm-api-key is the model's key
   version
 
-Measuring (no agent needed):
+Measuring (no agent needed; runs scouts-eval, which make eval builds beside scouts):
   eval [DIR] [--policy FILE] [--train N] [--seed S] [--spam-cv K] [--compare] [--json]
        [--cold-start N] [--screen-below P] [--spam-above P] [--min-spam N]
                                          triage and the learner on a corpus of RFC 822
@@ -233,7 +233,7 @@ func Main(args []string, env Env) int {
 	case "rollback":
 		err = runRollback(ctx, rest, env)
 	case "eval":
-		err = runEval(ctx, rest, env)
+		return runEval(ctx, rest, env) // another program, which reports its own errors
 	default:
 		// One line: the whole usage would push the mistake off the screen.
 		fmt.Fprintf(env.Stderr, "scouts: unknown command %q%s; scouts help lists the commands\n", cmd, didYouMean(cmd, commandNames()))

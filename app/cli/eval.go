@@ -2,88 +2,73 @@ package cli
 
 import (
 	"context"
-	"flag"
+	"errors"
 	"fmt"
-	"io"
 	"os"
-
-	"github.com/scouts-hq/scouts/app/evaluate"
-	"github.com/scouts-hq/scouts/scouts"
-	"github.com/scouts-hq/scouts/scouts/triage/corpus"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"time"
 )
 
-// runEval is `scouts eval [DIR]`: the product measured on a corpus by a
-// simulated user (see docs/triage.md, "Learning from decisions"). It needs
-// no agent: it runs its own engine over temporary databases.
-func runEval(ctx context.Context, args []string, env Env) error {
-	f := flag.NewFlagSet("scouts eval", flag.ContinueOnError)
-	f.SetOutput(io.Discard)
-	policyFile := f.String("policy", "", "JSON file saying which lists, domains or senders the simulated user wants, as which kind (default: the shipped policy for the SpamAssassin development groups)")
-	train := f.Int("train", 400, "decisions the simulated user makes before the rest is only scored")
-	seed := f.Uint64("seed", 1, "seed of the arrival order")
-	spamCV := f.Int("spam-cv", 0, "also run K-fold cross-validation of spam alone (K ≥ 2)")
-	compare := f.Bool("compare", false, "also compare the product's learner with online logistic regression (in memory)")
-	jsonOut := f.Bool("json", false, "print JSON")
-	quiet := f.Bool("quiet", false, "no progress lines on stderr")
-	def := scouts.DefaultLearnSettings()
-	coldStart := f.Int("cold-start", def.ColdStart, "the scout's learner threshold: decisions before anything is screened or filed as spam")
-	screenBelow := f.Float64("screen-below", def.ScreenBelow, "the scout's learner threshold: screen what is less likely to be approved")
-	spamAbove := f.Float64("spam-above", def.SpamAbove, "the scout's learner threshold: file as spam from this spam probability")
-	minSpam := f.Int("min-spam", def.MinSpam, "the scout's learner threshold: spam and non-spam decisions before filing spam")
-	fl := &flags{FlagSet: f, help: env.Stdout}
-	pos, err := fl.parse(args)
+// evalProgram is the program `scouts eval` runs. The evaluation and the
+// corpus it reads (with the held-out checksums it embeds) live in their
+// own binary, cmd/scouts-eval, so that the always-on agent links neither.
+const evalProgram = "scouts-eval"
+
+// runEval is `scouts eval ARGS`: it runs scouts-eval ARGS, found beside the
+// running executable (where `make eval` puts it, next to bin/scouts), else
+// in PATH, with the same standard streams, and returns its exit status.
+func runEval(ctx context.Context, args []string, env Env) int {
+	prog, err := findEval()
 	if err != nil {
-		return err
+		fmt.Fprintf(env.Stderr, "scouts: %v\n", err)
+		return 1
 	}
-	if len(pos) > 1 {
-		return usageErrorf("want at most one corpus directory")
+	cmd := exec.CommandContext(ctx, prog, args...)
+	cmd.Stdout, cmd.Stderr = env.Stdout, env.Stderr
+	// An interrupt reaches the evaluation from the terminal as well; the
+	// context ends on it (or on SIGTERM to scouts alone), and the
+	// evaluation is then asked to stop rather than killed.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 10 * time.Second
+	err = cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &exit) && exit.ExitCode() > 0:
+		return exit.ExitCode() // scouts-eval said why on stderr
+	default:
+		fmt.Fprintf(env.Stderr, "scouts: run %s: %v\n", prog, err)
+		return 1
 	}
-	if *spamCV == 1 || *spamCV < 0 {
-		return usageErrorf("--spam-cv wants at least 2 folds")
+}
+
+// findEval returns scouts-eval beside the running executable, else the
+// one in PATH, else an error saying in one line how to build it.
+func findEval() (string, error) {
+	name := evalProgram
+	if runtime.GOOS == "windows" {
+		name += ".exe"
 	}
-	pol := evaluate.DefaultPolicy()
-	if *policyFile != "" {
-		b, err := os.ReadFile(*policyFile)
-		if err != nil {
-			return err
+	exe, err := os.Executable()
+	if err == nil {
+		if p := filepath.Join(filepath.Dir(exe), name); isRegularFile(p) {
+			return p, nil
 		}
-		if pol, err = evaluate.ParsePolicy(b); err != nil {
-			return fmt.Errorf("%s: %w", *policyFile, err)
-		}
 	}
-	var dir string
-	if len(pos) == 1 {
-		dir = pos[0]
-	} else {
-		root, err := corpus.DefaultRoot()
-		if err != nil {
-			return err
-		}
-		c, err := corpus.Locate(ctx, root)
-		if err != nil {
-			return err
-		}
-		dir = c.Dir()
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
 	}
-	in, err := evaluate.LoadInput(dir, corpus.HeldOutSums())
-	if err != nil {
-		return err
+	where := "in PATH"
+	if exe != "" {
+		where = "beside " + exe + " or in PATH"
 	}
-	set := scouts.LearnSettings{ColdStart: *coldStart, ScreenBelow: *screenBelow, SpamAbove: *spamAbove, MinSpam: *minSpam}
-	if err := set.Validate(); err != nil {
-		return usageErrorf("%v", err)
-	}
-	o := evaluate.Options{Input: in, Policy: pol, Train: *train, Seed: *seed, SpamCV: *spamCV, Compare: *compare, Settings: set}
-	if !*quiet {
-		o.Progress = env.Stderr
-	}
-	rep, err := evaluate.Run(ctx, o)
-	if err != nil {
-		return err
-	}
-	if *jsonOut {
-		return printJSON(env.Stdout, rep)
-	}
-	rep.Print(env.Stdout)
-	return nil
+	return "", fmt.Errorf("eval is a separate program, %s, not found %s: build it with `make eval` (or go build -o bin/%s ./cmd/scouts-eval)", name, where, name)
+}
+
+func isRegularFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
 }

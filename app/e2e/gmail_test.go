@@ -24,6 +24,7 @@ import (
 	"github.com/scouts-hq/scouts/relay/tokenseal"
 	"github.com/scouts-hq/scouts/scouts/triage"
 	"github.com/scouts-hq/scouts/scouts/triage/corpus"
+	"github.com/scouts-hq/scouts/scouts/triage/corpus/corpustest"
 	"github.com/scouts-hq/scouts/scouts/triage/mailtext"
 )
 
@@ -308,7 +309,7 @@ func testGmailMode(t *testing.T, mode, transport string) {
 
 	// Batch 1: real corpus mail through the mailbox.
 	start := g.gmail.HistoryID(gmailUser)
-	if _, err := gmailfake.LoadCorpus(g.gmail, gmailUser, corpus.ForTest(t), gmailfake.CorpusOptions{Groups: corpus.DevGroups(), Limit: 40}); err != nil {
+	if _, err := gmailfake.LoadCorpus(g.gmail, gmailUser, corpustest.ForTest(t), gmailfake.CorpusOptions{Groups: corpus.DevGroups(), Limit: 40}); err != nil {
 		t.Fatal(err)
 	}
 	want := g.expected(t, start, true)
@@ -408,7 +409,7 @@ func TestGmailRelayHoldsNoContent(t *testing.T) {
 		t.Skip("2 000 messages through the relay: skipped with -short")
 	}
 	w := startGmailWorld(t, "relay-triage", "push")
-	c := corpus.ForTest(t)
+	c := corpustest.ForTest(t)
 	start := w.g.gmail.HistoryID(gmailUser)
 	n, err := gmailfake.LoadCorpus(w.g.gmail, gmailUser, c, gmailfake.CorpusOptions{Groups: corpus.DevGroups(), Limit: 2100})
 	if err != nil || n < 2000 {

@@ -15,13 +15,14 @@ import (
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/triage"
 	"github.com/scouts-hq/scouts/scouts/triage/corpus"
+	"github.com/scouts-hq/scouts/scouts/triage/corpus/corpustest"
 )
 
 // slice writes a small part of the development corpus into a directory of
 // mail files: spam under spam/, the rest under ham/.
 func slice(t *testing.T, perGroup map[corpus.Group]int) string {
 	t.Helper()
-	c := corpus.ForTest(t)
+	c := corpustest.ForTest(t)
 	dir := t.TempDir()
 	for g, n := range perGroup {
 		items, err := c.Load(g)

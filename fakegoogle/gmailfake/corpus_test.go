@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/scouts-hq/scouts/scouts/triage/corpus"
+	"github.com/scouts-hq/scouts/scouts/triage/corpus/corpustest"
 )
 
 // Held-out groups are refused before anything is read.
@@ -23,7 +24,7 @@ func TestLoadCorpusRefusesHeldOut(t *testing.T) {
 
 // Real corpus mail, malformed spam included, is served in full format.
 func TestLoadCorpus(t *testing.T) {
-	c := corpus.ForTest(t)
+	c := corpustest.ForTest(t)
 	e := newEnv(t)
 	n, err := LoadCorpus(e.srv, ann, c, CorpusOptions{Limit: 51})
 	if err != nil || n != 51 {

@@ -22,6 +22,7 @@ import (
 	"github.com/scouts-hq/scouts/relay/relaydb"
 	"github.com/scouts-hq/scouts/relay/server"
 	"github.com/scouts-hq/scouts/scouts/triage/corpus"
+	"github.com/scouts-hq/scouts/scouts/triage/corpus/corpustest"
 	"github.com/scouts-hq/scouts/store/storetest"
 )
 
@@ -161,7 +162,7 @@ func BenchmarkGmailQuotaPerMessage(b *testing.B) {
 	for _, tc := range []struct{ burst, promoPct int }{{1, 0}, {20, 0}, {1, 40}} {
 		burst := tc.burst
 		b.Run(fmt.Sprintf("burst=%d/promotions=%d%%", burst, tc.promoPct), func(b *testing.B) {
-			c := corpus.ForTest(b)
+			c := corpustest.ForTest(b)
 			items, err := c.Load(corpus.EasyHam1)
 			if err != nil {
 				b.Fatal(err)

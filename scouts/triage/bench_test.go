@@ -6,6 +6,7 @@ import (
 
 	"github.com/scouts-hq/scouts/scouts/triage"
 	"github.com/scouts-hq/scouts/scouts/triage/corpus"
+	"github.com/scouts-hq/scouts/scouts/triage/corpus/corpustest"
 	"github.com/scouts-hq/scouts/scouts/triage/mailtext"
 )
 
@@ -16,7 +17,7 @@ import (
 
 func devRaw(b *testing.B) [][]byte {
 	b.Helper()
-	c := corpus.ForTest(b)
+	c := corpustest.ForTest(b)
 	var raws [][]byte
 	for _, g := range corpus.DevGroups() {
 		items, err := c.Load(g)

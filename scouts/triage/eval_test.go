@@ -10,6 +10,7 @@ import (
 
 	"github.com/scouts-hq/scouts/scouts/triage"
 	"github.com/scouts-hq/scouts/scouts/triage/corpus"
+	"github.com/scouts-hq/scouts/scouts/triage/corpus/corpustest"
 	"github.com/scouts-hq/scouts/scouts/triage/mailtext"
 )
 
@@ -124,7 +125,7 @@ func ratio(a, b int) string {
 // the figures, and asserts only properties that must hold whatever the
 // figures are.
 func TestDevReport(t *testing.T) {
-	c := corpus.ForTest(t)
+	c := corpustest.ForTest(t)
 	samples := loadSamples(t, c, corpus.DevGroups())
 	p := noModel(t)
 	ds := triageAll(t, p, samples)
@@ -158,7 +159,7 @@ func TestDevReport(t *testing.T) {
 // The collector's marks play no part: the decisions on the raw parse and
 // on the neutralised one are the same, and the body changes nothing.
 func TestDevDecisionsIgnoreCollectorAndBody(t *testing.T) {
-	c := corpus.ForTest(t)
+	c := corpustest.ForTest(t)
 	p := noModel(t)
 	for _, g := range corpus.DevGroups() {
 		items, err := c.Load(g)

@@ -17,27 +17,6 @@ import (
 	"github.com/scouts-hq/scouts/scouts/triage"
 )
 
-// The development groups load completely, with the sizes CORPUS.md gives
-// and every file matching the MD5 in its name.
-func TestLoadDevGroups(t *testing.T) {
-	c := ForTest(t)
-	want := map[Group]int{Spam1: 500, EasyHam1: 2500, HardHam1: 250}
-	for _, g := range DevGroups() {
-		items, err := c.Load(g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(items) != want[g] {
-			t.Errorf("%s: %d messages, want %d", g, len(items), want[g])
-		}
-		for _, it := range items {
-			if it.Group != g || len(it.Raw) == 0 {
-				t.Fatalf("%s/%s: bad item", g, it.Name)
-			}
-		}
-	}
-}
-
 // Held-out groups cannot be read through Load, even when their folders
 // are there: nothing is read from them.
 func TestHeldOutGroupsAreRefused(t *testing.T) {
@@ -53,30 +32,6 @@ func TestHeldOutGroupsAreRefused(t *testing.T) {
 		if _, err := c.Load(g); scouts.ErrorCode(err) != scouts.EInvalid {
 			t.Errorf("Load(%s) = %v, want an invalid error", g, err)
 		}
-	}
-}
-
-// The embedded list holds every held-out message's MD5 (1,396 spam-2 and
-// 1,400 easy-ham-2, none shared) and none of the development groups'.
-func TestHeldOutSums(t *testing.T) {
-	sums := HeldOutSums()
-	if len(sums) != 2796 {
-		t.Fatalf("%d held-out checksums, want 2796", len(sums))
-	}
-	c := ForTest(t)
-	for _, g := range DevGroups() {
-		items, err := c.Load(g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, it := range items {
-			if sum := Sum(md5.Sum(it.Raw)); sums.Contains(sum) || sums.ContainsHex(NameSum(it.Name)) {
-				t.Errorf("development message %s/%s is on the held-out list", g, it.Name)
-			}
-		}
-	}
-	if _, err := ParseSums([]byte("# comment\n\nnot-a-sum\n")); err == nil {
-		t.Error("a malformed list was accepted")
 	}
 }
 
@@ -187,7 +142,7 @@ func TestNeutralize(t *testing.T) {
 	}
 }
 
-// Without npm, fetching fails with a FetchError, which ForTest turns into
+// Without npm, fetching fails with a FetchError, which corpustest.ForTest turns into
 // a skip outside CI.
 func TestLocateWithoutNPM(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())

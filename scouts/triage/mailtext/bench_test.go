@@ -5,12 +5,13 @@ import (
 
 	"github.com/scouts-hq/scouts/scouts/triage"
 	"github.com/scouts-hq/scouts/scouts/triage/corpus"
+	"github.com/scouts-hq/scouts/scouts/triage/corpus/corpustest"
 )
 
 // BenchmarkMailText extracts the body text (cut to 2,000 characters) of
 // each development message in turn.
 func BenchmarkMailText(b *testing.B) {
-	c := corpus.ForTest(b)
+	c := corpustest.ForTest(b)
 	var raws [][]byte
 	total := 0
 	for _, g := range corpus.DevGroups() {

@@ -8,12 +8,13 @@ import (
 
 	"github.com/scouts-hq/scouts/scouts/triage"
 	"github.com/scouts-hq/scouts/scouts/triage/corpus"
+	"github.com/scouts-hq/scouts/scouts/triage/corpus/corpustest"
 )
 
 // Every development message parses and yields valid, bounded text, and no
 // mark of the corpus's collection reaches the Message.
 func TestDevCorpus(t *testing.T) {
-	c := corpus.ForTest(t)
+	c := corpustest.ForTest(t)
 	for _, g := range corpus.DevGroups() {
 		items, err := c.Load(g)
 		if err != nil {
