@@ -464,32 +464,7 @@ func withID(ids []string, id string, err error) error {
 }
 
 func runReject(ctx context.Context, args []string, env Env) error {
-	f := newFlags("reject", env, true)
-	pos, err := f.parse(args)
-	if err != nil {
-		return err
-	}
-	if len(pos) == 0 {
-		return usageErrorf("want one or more suggestion IDs")
-	}
-	c, err := f.client()
-	if err != nil {
-		return err
-	}
-	for _, id := range pos {
-		s, err := c.Reject(ctx, id)
-		if err != nil {
-			return withID(pos, id, err)
-		}
-		if f.json {
-			if err := printJSON(env.Stdout, s); err != nil {
-				return err
-			}
-			continue
-		}
-		fmt.Fprintf(env.Stdout, "Rejected %s %q\n", s.ID, s.Title)
-	}
-	return nil
+	return runLaneAction(ctx, rejectAction, args, env)
 }
 
 func runEntities(ctx context.Context, kind string, args []string, env Env) error {

@@ -25,11 +25,14 @@ func laneReason(s apitype.Suggestion) string {
 	return s.Lane
 }
 
-// laneAction is a command that moves cards: spam, bring-back, screen.
+// laneAction is a command that takes cards, one ID after another, into a
+// lane or out of the pending ones: spam, bring-back, screen, reject, undo.
 type laneAction struct {
 	name string
 	do   func(*localclient.Client, context.Context, string) (apitype.Suggestion, error)
 	done func(apitype.Suggestion) string
+	// want is the usage error when no ID is given; empty is the common one.
+	want string
 }
 
 var (
@@ -39,6 +42,8 @@ var (
 		done: func(s apitype.Suggestion) string { return fmt.Sprintf("Back in the inbox: %s %q", s.ID, s.Title) }}
 	screenAction = laneAction{name: "screen", do: (*localclient.Client).Screen,
 		done: func(s apitype.Suggestion) string { return fmt.Sprintf("Screened: %s %q", s.ID, s.Title) }}
+	rejectAction = laneAction{name: "reject", do: (*localclient.Client).Reject,
+		done: func(s apitype.Suggestion) string { return fmt.Sprintf("Rejected %s %q", s.ID, s.Title) }}
 )
 
 func runLaneAction(ctx context.Context, a laneAction, args []string, env Env) error {
@@ -48,6 +53,9 @@ func runLaneAction(ctx context.Context, a laneAction, args []string, env Env) er
 		return err
 	}
 	if len(pos) == 0 {
+		if a.want != "" {
+			return usageErrorf("%s", a.want)
+		}
 		return usageErrorf("want one or more suggestion IDs")
 	}
 	c, err := f.client()
