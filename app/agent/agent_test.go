@@ -3,39 +3,21 @@
 package agent
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/scouts-hq/scouts/internal/syncbuf"
 )
-
-// syncBuffer is a log destination tests read while the agent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // runAgent runs the agent on dataDir until the test ends; it returns once
 // the API answers, or with the error Run returned first.
-func runAgent(t *testing.T, dataDir string, log *syncBuffer) error {
+func runAgent(t *testing.T, dataDir string, log *syncbuf.Buffer) error {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan struct{})
@@ -84,7 +66,7 @@ func TestDataDirectoryAndFilesArePrivate(t *testing.T) {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var log syncBuffer
+	var log syncbuf.Buffer
 	if err := runAgent(t, dir, &log); err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +99,7 @@ func TestDataDirectoryOfAnotherUserIsRefused(t *testing.T) {
 	if err := os.Chown(dir, 65534, 65534); err != nil {
 		t.Fatal(err)
 	}
-	var log syncBuffer
+	var log syncbuf.Buffer
 	err := runAgent(t, dir, &log)
 	if err == nil || !strings.Contains(err.Error(), "open to other users") || !strings.Contains(err.Error(), "chmod 700") {
 		t.Fatalf("agent on another user's open folder: %v; want a refusal that says how to fix it", err)

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/connectors/directory/watchhub"
 	"github.com/scouts-hq/scouts/connectors/directory/watchhub/watchtest"
+	"github.com/scouts-hq/scouts/internal/syncbuf"
 	"github.com/scouts-hq/scouts/scouts"
 )
 
@@ -87,30 +87,12 @@ func TestFolderScoutsShareOneInotifyInstance(t *testing.T) {
 	}
 }
 
-// syncLog is a log the core writes while the test reads it.
-type syncLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *syncLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *syncLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // The inotify watch limit met by three scouts (simulated: the watcher's
 // add answers ENOSPC for their subfolders) is said once in the log and in
 // each scout's health, with the sysctl to raise; the scouts run on.
 func TestWatchLimitInTheScoutsHealth(t *testing.T) {
 	watchtest.Need(t)
-	var logText syncLog
+	var logText syncbuf.Buffer
 	log := slog.New(slog.NewTextHandler(&logText, nil))
 	hub := watchhub.New(watchhub.Options{Logger: log, Add: func(path string) error {
 		if filepath.Base(path) == "sub" {

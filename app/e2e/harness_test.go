@@ -20,6 +20,7 @@ import (
 
 	"github.com/scouts-hq/scouts/app/apitype"
 	"github.com/scouts-hq/scouts/app/localclient"
+	"github.com/scouts-hq/scouts/internal/syncbuf"
 )
 
 // builds holds the binaries built for this test process, by package.
@@ -59,25 +60,8 @@ type agentProc struct {
 	dataDir string
 	baseURL string
 	client  *localclient.Client
-	stderr  *lockedBuffer
+	stderr  *syncbuf.Buffer
 	exited  chan struct{}
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // env returns a minimal environment with HOME pointing at home, so nothing
@@ -118,7 +102,7 @@ func startAgentArgv(t testing.TB, argv []string, dataDir, home string, env []str
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &agentProc{t: t, cmd: cmd, dataDir: dataDir, stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	a := &agentProc{t: t, cmd: cmd, dataDir: dataDir, stderr: &syncbuf.Buffer{}, exited: make(chan struct{})}
 	cmd.Stderr = a.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/scouts-hq/scouts/internal/syncbuf"
 )
 
 // relayBinary is the relay binary.
@@ -23,7 +25,7 @@ type relayProc struct {
 	cmd    *exec.Cmd
 	dsn    string
 	url    string
-	stderr *lockedBuffer
+	stderr *syncbuf.Buffer
 	exited chan struct{}
 }
 
@@ -50,7 +52,7 @@ func startRelayBin(t testing.TB, bin, dsn, listen string, env []string, extra ..
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH")}, env...)
 	stdout, _ := cmd.StdoutPipe()
-	r := &relayProc{t: t, cmd: cmd, dsn: dsn, stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	r := &relayProc{t: t, cmd: cmd, dsn: dsn, stderr: &syncbuf.Buffer{}, exited: make(chan struct{})}
 	cmd.Stderr = r.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

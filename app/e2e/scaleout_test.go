@@ -1,37 +1,28 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net/http"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/scouts-hq/scouts/app/apitype"
+	"github.com/scouts-hq/scouts/internal/promtext"
 	"github.com/scouts-hq/scouts/store/storetest"
 )
 
-// metric reads a counter from a relay's /metrics.
+// metric reads a counter from a relay's /metrics; 0 when absent.
 func metric(t *testing.T, base, name string) float64 {
 	t.Helper()
-	resp, err := http.Get(base + "/metrics")
+	m, err := promtext.Get(base + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
-			f, _ := strconv.ParseFloat(v, 64)
-			return f
-		}
-	}
-	return 0
+	return m[name]
 }
 
 // Two relays share one PostgreSQL: an item posted to instance A reaches a

@@ -1,7 +1,6 @@
 package window
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -11,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +17,7 @@ import (
 	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/app/localapi"
 	"github.com/scouts-hq/scouts/app/localclient"
+	"github.com/scouts-hq/scouts/internal/syncbuf"
 )
 
 // agentFixture is a real core and local API served on a Unix socket, as
@@ -30,24 +29,7 @@ type agentFixture struct {
 	api  *localapi.Server
 	sock string
 	srv  *http.Server
-	log  *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	log  *syncbuf.Buffer
 }
 
 func newAgent(t *testing.T) *agentFixture {
@@ -61,7 +43,7 @@ func newAgent(t *testing.T) *agentFixture {
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	buf := &syncBuffer{}
+	buf := &syncbuf.Buffer{}
 	log := slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	a := &agentFixture{t: t, core: c, api: localapi.New(c, localapi.Options{Token: strings.Repeat("x", 32), Logger: log}),
 		sock: filepath.Join(dir, "agent.sock"), log: buf}
