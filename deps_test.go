@@ -2,6 +2,7 @@ package main
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -88,5 +89,28 @@ func TestDecisionPathCrossesEachPackageOnce(t *testing.T) {
 	}
 	if seen != len(forbidden) {
 		t.Fatalf("go list listed %d of %d packages:\n%s", seen, len(forbidden), out)
+	}
+}
+
+// TestRelayLinkSeesTheDesktopThroughItsHost keeps the desktop's relay link
+// (app/relaylink) below the core: it sees the desktop only through its
+// Host and Store interfaces, which the core implements, and never imports
+// the core, the agent's storage or the local API.
+func TestRelayLinkSeesTheDesktopThroughItsHost(t *testing.T) {
+	const mod = "github.com/scouts-hq/scouts/"
+	out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, "./app/relaylink").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	imports := strings.Fields(string(out))
+	if !slices.Contains(imports, mod+"relay/client") {
+		t.Fatalf("go list did not list app/relaylink's imports:\n%s", out)
+	}
+	for _, imp := range imports {
+		for _, bad := range []string{"app/core", "app/localdb", "app/localapi"} {
+			if imp == mod+bad {
+				t.Errorf("app/relaylink imports %s", bad)
+			}
+		}
 	}
 }

@@ -355,6 +355,33 @@ func (e *Engine) SweepExpired(ctx context.Context) (int, error) {
 	return len(expired), nil
 }
 
+// ExpireItem expires the card of one of s's items because its source said
+// the item expired (the relay kept it unacknowledged too long), auditing it
+// with summary. An item that never arrived is first recorded from missing
+// (its Ref names the item), so that its expired card says what was lost
+// rather than nothing. A card already decided stays as it is (changed is
+// false).
+func (e *Engine) ExpireItem(ctx context.Context, s Scout, missing ItemRef, summary string) (Suggestion, bool, error) {
+	sug, err := e.cfg.Store.SuggestionByRef(ctx, s.ID, missing.Ref)
+	if ErrorCode(err) == ENotFound {
+		if _, err := e.Ingest(ctx, s, []ItemRef{missing}); err != nil {
+			return Suggestion{}, false, err
+		}
+		sug, err = e.cfg.Store.SuggestionByRef(ctx, s.ID, missing.Ref)
+	}
+	if err != nil {
+		return Suggestion{}, false, fmt.Errorf("engine: expire %s: %w", missing.Ref, err)
+	}
+	got, changed, err := e.cfg.Store.ExpireSuggestion(ctx, sug.ID, e.cfg.Now(), summary)
+	if err != nil {
+		return Suggestion{}, false, fmt.Errorf("engine: expire %s: %w", missing.Ref, err)
+	}
+	if changed {
+		e.emit(Event{Type: EventSuggestionResolved, Data: got})
+	}
+	return got, changed, nil
+}
+
 func (e *Engine) sweepLoop(ctx context.Context) {
 	t := time.NewTicker(e.cfg.SweepInterval)
 	defer t.Stop()

@@ -90,6 +90,13 @@ type Store interface {
 	// ExpireSuggestions marks pending suggestions whose ExpiresAt is not
 	// after now as expired, auditing each, and returns them.
 	ExpireSuggestions(ctx context.Context, now time.Time) ([]Suggestion, error)
+	// SuggestionByRef returns the suggestion of one of a scout's items, by
+	// its source ref; ENotFound when the item has none.
+	SuggestionByRef(ctx context.Context, scoutID, ref string) (Suggestion, error)
+	// ExpireSuggestion expires one pending suggestion because its source
+	// said the item expired, auditing it with summary; a decided one is
+	// left as it is and changed is false.
+	ExpireSuggestion(ctx context.Context, id string, at time.Time, summary string) (s Suggestion, changed bool, err error)
 
 	// Policies returns the user's action modes.
 	Policies(ctx context.Context) (actions.Policies, error)

@@ -14,6 +14,7 @@ import (
 	"github.com/scouts-hq/scouts/app/bus"
 	"github.com/scouts-hq/scouts/app/gmaildesk"
 	"github.com/scouts-hq/scouts/app/localdb"
+	"github.com/scouts-hq/scouts/app/relaylink"
 	"github.com/scouts-hq/scouts/connectors/directory/watchhub"
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/triage"
@@ -44,7 +45,7 @@ type Config struct {
 	RelayToken string
 	// RelayKeyring keeps the device token of a relay logged in to; nil
 	// means logging in is not possible.
-	RelayKeyring RelayKeyring
+	RelayKeyring relaylink.Keyring
 	// Autostart, when set, makes the OS start the agent at login (or not):
 	// SetSettings calls it before storing a change, so that a failure is
 	// the answer to the change; the agent also calls it at start.
@@ -93,10 +94,7 @@ type Core struct {
 	now     func() time.Time
 	started time.Time
 
-	relayMu sync.Mutex
-	relay   *relayLink      // nil without a relay
-	runCtx  context.Context // Start's, for links started later
-	loginMu sync.Mutex      // one login or logout at a time
+	relay *relaylink.Link // the relay link (relayhost.go)
 
 	defs    defsFolder      // the definitions folder's state (defsfolder.go)
 	defLock definitionsLock // changes to definitions, one at a time (deflock.go)
@@ -105,12 +103,11 @@ type Core struct {
 
 	rules ruleCache // the scouts' compiled rules (rules.go)
 
-	gmail       *gmaildesk.Desk // the Gmail scouts (gmail.go)
-	relayHealth sync.Map        // scout id → error the relay last reported (nil: ok)
-	runs        runSettings
-	watches     folderWatches // the shared file watcher and what it met (watches.go)
-	cancel      context.CancelFunc
-	wg          sync.WaitGroup
+	gmail   *gmaildesk.Desk // the Gmail scouts (gmail.go)
+	runs    runSettings
+	watches folderWatches // the shared file watcher and what it met (watches.go)
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
 }
 
 // Open opens the database in cfg.DataDir and builds the engine. Call Start
@@ -142,6 +139,7 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 	c.setupRuns()
 	c.gmail = c.newGmail()
 	c.kinds = c.newKinds()
+	c.relay = c.newRelay()
 	open, remote := openers(c.kinds)
 	c.Engine = scouts.NewEngine(scouts.EngineConfig{
 		Store:        db,
@@ -188,7 +186,7 @@ func (c *Core) Start(ctx context.Context) error {
 	if err := c.WatchDefinitions(ctx); err != nil {
 		c.log.Warn("definitions folder", "err", err)
 	}
-	return c.startRelay(ctx)
+	return c.relay.Start(ctx)
 }
 
 // Close stops the scouts and the relay link and closes the database.
@@ -197,6 +195,7 @@ func (c *Core) Close() error {
 		c.cancel()
 	}
 	c.Engine.Stop()
+	c.relay.Close()
 	c.wg.Wait()
 	c.closeWatches()
 	return c.DB.Close()

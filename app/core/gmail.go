@@ -22,18 +22,18 @@ func (c *Core) newGmail() *gmaildesk.Desk {
 // gmailHost is the core as app/gmaildesk sees it.
 type gmailHost struct{ c *Core }
 
-func (h gmailHost) HasRelay() bool { return h.c.currentRelay() != nil }
+func (h gmailHost) HasRelay() bool { return h.c.relay.URL() != "" }
 
 func (h gmailHost) TriageRules(ctx context.Context, s scouts.Scout) ([]triage.Rule, bool, error) {
 	return h.c.triageRules(ctx, s)
 }
 
 func (h gmailHost) RelayHealth(ctx context.Context, scoutID string) error {
-	return h.c.cloudHealth(ctx, scoutID)
+	return h.c.relay.Health(ctx, scoutID)
 }
 
 func (h gmailHost) ClearRelayHealth(ctx context.Context, scoutID string) {
-	h.c.clearCloudStatus(ctx, scoutID)
+	h.c.relay.ClearHealth(ctx, scoutID)
 }
 
 func (h gmailHost) AuditScoutStatus(ctx context.Context, scoutID, actor, state, message string) {

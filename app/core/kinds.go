@@ -183,7 +183,7 @@ func (c *Core) queueScoutOp(ctx context.Context, typ string, s scouts.Scout, hoo
 	if hookHash != "" {
 		op.HookTokenHash = hookHash
 	}
-	return c.queueRelayOp(ctx, typ, op)
+	return c.relay.Queue(ctx, typ, op)
 }
 
 // beforeSend completes an outbox operation's data at send time (see

@@ -79,7 +79,7 @@ func newDrainEnv(b *testing.B) *drainEnv {
 	deadline := time.After(30 * time.Second)
 	for {
 		_, err := db.Scout(ctx, e.scoutID)
-		st := c.RelayStatus(ctx)
+		st := c.Relay().Status(ctx)
 		if err == nil && st.State == "online" && st.Outbox == 0 {
 			break
 		}
@@ -146,7 +146,7 @@ func (e *drainEnv) enqueueOne(b *testing.B, i int) int64 {
 // waitSeq waits until the desktop has committed everything up to seq.
 func waitSeq(b *testing.B, c *core.Core, seq int64) {
 	deadline := time.Now().Add(2 * time.Minute)
-	for c.RelayStatus(context.Background()).LastSeq < seq {
+	for c.Relay().Status(context.Background()).LastSeq < seq {
 		if time.Now().After(deadline) {
 			b.Fatalf("the desktop did not commit up to seq %d within 2 minutes", seq)
 		}

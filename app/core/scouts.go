@@ -59,12 +59,12 @@ func (c *Core) CreateScout(ctx context.Context, in NewScout) (Created, error) {
 	var hookHash string
 	k := c.kinds[s.Kind]
 	if k.hookToken {
-		l := c.currentRelay()
-		if l == nil {
+		relayURL := c.relay.URL()
+		if relayURL == "" {
 			return out, scouts.Errorf(scouts.EInvalid, "webhook scouts are received by a relay: log in to one first (scouts relay login URL TOKEN, or Settings → Relay)")
 		}
 		out.HookToken, hookHash = newHookToken()
-		s.Config, _ = json.Marshal(webhookConfig{HookURL: strings.TrimSuffix(l.url, "/") + "/api/v1/hooks/" + s.ID})
+		s.Config, _ = json.Marshal(webhookConfig{HookURL: strings.TrimSuffix(relayURL, "/") + "/api/v1/hooks/" + s.ID})
 	}
 	if err := c.checkScout(ctx, &s); err != nil {
 		return out, err
@@ -269,7 +269,7 @@ func (c *Core) DeleteScout(ctx context.Context, id string) error {
 		return scouts.Errorf(scouts.EConflict, "managed by %s — remove the file to disable the scout", strings.TrimPrefix(by, "file:"))
 	}
 	if c.onRelay(s) {
-		if err := c.queueRelayOp(ctx, protocol.TypeScoutDisable, protocol.ScoutDisable{ScoutID: id}); err != nil {
+		if err := c.relay.Queue(ctx, protocol.TypeScoutDisable, protocol.ScoutDisable{ScoutID: id}); err != nil {
 			return err
 		}
 	}

@@ -211,10 +211,10 @@ func TestAuthExpiredReachesAnOfflineDesktop(t *testing.T) {
 	r.Start()
 	d.Until("the relay to take the new token and say so", func() bool {
 		cs, err := r.DB.GmailScout(ctx, sc.ID)
-		st := d.Core.RelayStatus(ctx)
+		st := d.Core.Relay().Status(ctx)
 		return err == nil && cs.Enabled && st.State == "online" && st.Outbox == 0 && lastError(t, d, sc.ID) == ""
 	}, func() string {
-		return fmt.Sprintf("(health %q, relay %+v)", lastError(t, d, sc.ID), d.Core.RelayStatus(ctx))
+		return fmt.Sprintf("(health %q, relay %+v)", lastError(t, d, sc.ID), d.Core.Relay().Status(ctx))
 	})
 	want = append(want, g.Deliver(3, "reconnected"))
 	d.Until("mail after the reconnect", func() bool {

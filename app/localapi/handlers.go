@@ -34,7 +34,7 @@ func (s *Server) status(r *http.Request) (apitype.Status, error) {
 	if out.FailingActions, err = s.core.DB.FailingActions(r.Context()); err != nil {
 		return apitype.Status{}, err
 	}
-	if rs := s.core.RelayStatus(r.Context()); rs.Configured {
+	if rs := s.core.Relay().Status(r.Context()); rs.Configured {
 		rel := toRelayStatus(rs)
 		out.Relay = &rel
 	}
@@ -432,7 +432,7 @@ func (s *Server) handlePause(paused bool) http.HandlerFunc {
 
 func (s *Server) handleSync(w http.ResponseWriter, r *http.Request) {
 	s.core.Engine.TriggerAll()
-	s.core.SyncRelay()
+	s.core.Relay().Sync()
 	w.WriteHeader(http.StatusAccepted)
 }
 

@@ -4,16 +4,16 @@ import (
 	"net/http"
 
 	"github.com/scouts-hq/scouts/app/apitype"
-	"github.com/scouts-hq/scouts/app/core"
+	"github.com/scouts-hq/scouts/app/relaylink"
 )
 
-func toRelayStatus(d core.RelayStatus) apitype.RelayStatus {
+func toRelayStatus(d relaylink.Status) apitype.RelayStatus {
 	return apitype.RelayStatus{URL: d.URL, Source: d.Source, State: d.State, Error: d.Error, Since: d.Since,
 		NextRetry: timePtr(d.NextRetry), DeviceID: d.DeviceID, UserEmail: d.UserEmail, Outbox: d.Outbox, LastSeq: d.LastSeq}
 }
 
 func (s *Server) handleGetRelay(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, toRelayStatus(s.core.RelayStatus(r.Context())))
+	writeJSON(w, http.StatusOK, toRelayStatus(s.core.Relay().Status(r.Context())))
 }
 
 // handlePutRelay logs in to a relay. The token in the body goes to the
@@ -24,7 +24,7 @@ func (s *Server) handlePutRelay(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	st, err := s.core.RelayLogin(r.Context(), in.URL, in.Token)
+	st, err := s.core.Relay().Login(r.Context(), in.URL, in.Token)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -33,7 +33,7 @@ func (s *Server) handlePutRelay(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleDeleteRelay(w http.ResponseWriter, r *http.Request) {
-	out, err := s.core.RelayLogout(r.Context())
+	out, err := s.core.Relay().Logout(r.Context())
 	if err != nil {
 		s.fail(w, r, err)
 		return

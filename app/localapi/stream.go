@@ -11,6 +11,7 @@ import (
 	"github.com/scouts-hq/scouts/app/bus"
 	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/app/gmaildesk"
+	"github.com/scouts-hq/scouts/app/relaylink"
 	"github.com/scouts-hq/scouts/scouts"
 )
 
@@ -136,7 +137,7 @@ func (s *Server) eventData(ev scouts.Event) any {
 	case gmaildesk.Connected:
 		return apitype.GmailConnected{Email: d.Email, ScoutID: d.Scout.ID, ScoutName: d.Scout.Name, Mode: d.Mode, Added: d.Added,
 			AddError: d.AddError}
-	case core.RelayStatus:
+	case relaylink.Status:
 		return toRelayStatus(d)
 	case scouts.ActionRun:
 		return toPlanAction(d)

@@ -1,4 +1,4 @@
-package core_test
+package relaylink_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/scouts-hq/scouts/app/bus"
 	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/app/localdb"
-	"github.com/scouts-hq/scouts/connectors/directory/watchhub/watchtest"
+	"github.com/scouts-hq/scouts/app/relaylink"
 	"github.com/scouts-hq/scouts/relay"
 	"github.com/scouts-hq/scouts/relay/relaydb"
 	"github.com/scouts-hq/scouts/relay/server"
@@ -96,10 +96,6 @@ func waitFor(t *testing.T, sub *bus.Subscription, what string, ok func(scouts.Ev
 				return m.Event
 			}
 		case <-deadline:
-			// Many of the events waited for come from a live folder watch.
-			if why := watchtest.Why(t.TempDir()); why != "" {
-				t.Fatalf("no %s within 30s; %s", what, why)
-			}
 			t.Fatalf("no %s within 30s", what)
 		}
 	}
@@ -107,8 +103,8 @@ func waitFor(t *testing.T, sub *bus.Subscription, what string, ok func(scouts.Ev
 
 func relayState(state string, outbox int) func(scouts.Event) bool {
 	return func(e scouts.Event) bool {
-		st, ok := e.Data.(core.RelayStatus)
-		return e.Type == core.EventRelayState && ok && st.State == state && (outbox < 0 || st.Outbox == outbox)
+		st, ok := e.Data.(relaylink.Status)
+		return e.Type == relaylink.EventState && ok && st.State == state && (outbox < 0 || st.Outbox == outbox)
 	}
 }
 
@@ -130,11 +126,11 @@ func TestOutboxReplaysOfflineOperationsOnce(t *testing.T) {
 	if _, err := c.UpdateScout(ctx, created.Scout.ID, core.ScoutPatch{Name: &renamed}); err != nil {
 		t.Fatal(err)
 	}
-	if st := c.RelayStatus(ctx); st.Outbox != 2 {
+	if st := c.Relay().Status(ctx); st.Outbox != 2 {
 		t.Fatalf("outbox %d while offline, want 2", st.Outbox)
 	}
 	r.start()
-	c.SyncRelay()
+	c.Relay().Sync()
 	waitFor(t, sub, "outbox drained", relayState("online", 0))
 	sc, err := r.db.Scout(ctx, created.Scout.ID)
 	if err != nil || sc.Name != renamed || sc.HookTokenHash != relaydb.HashToken(created.HookToken) {
@@ -152,8 +148,8 @@ func TestOutboxReplaysOfflineOperationsOnce(t *testing.T) {
 		t.Fatalf("rotate: %+v %v", rot, err)
 	}
 	waitFor(t, sub, "rotation queued", func(e scouts.Event) bool {
-		st, ok := e.Data.(core.RelayStatus)
-		return e.Type == core.EventRelayState && ok && st.Outbox > 0
+		st, ok := e.Data.(relaylink.Status)
+		return e.Type == relaylink.EventState && ok && st.Outbox > 0
 	})
 	waitFor(t, sub, "rotation applied", relayState("online", 0))
 	hookURL := "http://" + r.addr + "/api/v1/hooks/" + created.Scout.ID
@@ -192,7 +188,7 @@ func TestOutboxReplaysOfflineOperationsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.start()
-	c.SyncRelay()
+	c.Relay().Sync()
 	waitFor(t, sub, "expired card", func(e scouts.Event) bool {
 		s, ok := e.Data.(scouts.Suggestion)
 		return e.Type == scouts.EventSuggestionResolved && ok && s.Status == scouts.StatusExpired && s.SourceRef == row.ID

@@ -1,4 +1,4 @@
-package core
+package relaylink
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 // cloudStatus is the relay's last word on a scout it runs (a relay-triage
 // Gmail scout): kept in the settings table, so that "Gmail access expired —
 // reconnect" outlives a restart of the desktop, and in memory
-// (Core.relayHealth) for the scout's own runs.
+// (Link.health) for the scout's own runs.
 type cloudStatus struct {
 	State   string `json:"state"`
 	Message string `json:"message,omitempty"`
@@ -32,17 +32,17 @@ func (s cloudStatus) err() error {
 // applyScoutStatus records a scout_status from the relay. The relay sends
 // every relay-triage scout's status each time the desktop connects: one
 // that did not change is not news (no health run, no audit event).
-func (c *Core) applyScoutStatus(ctx context.Context, st protocol.ScoutStatus) {
-	if _, err := c.DB.GetScout(ctx, st.ScoutID); err != nil {
+func (l *Link) applyScoutStatus(ctx context.Context, st protocol.ScoutStatus) {
+	if _, err := l.host.Scout(ctx, st.ScoutID); err != nil {
 		if scouts.ErrorCode(err) != scouts.ENotFound {
-			c.log.Warn("relay: scout status", "scout", st.ScoutID, "err", err)
+			l.log.Warn("relay: scout status", "scout", st.ScoutID, "err", err)
 		}
 		return // a scout deleted here; the relay has it disabled
 	}
 	next := cloudStatus{State: st.State, Message: st.Message, Action: st.Action}
-	prev, err := c.loadCloudStatus(ctx, st.ScoutID)
+	prev, err := l.loadCloudStatus(ctx, st.ScoutID)
 	if err != nil {
-		c.log.Warn("relay: scout status", "scout", st.ScoutID, "err", err)
+		l.log.Warn("relay: scout status", "scout", st.ScoutID, "err", err)
 	}
 	if prev.State == "" {
 		prev.State = protocol.ScoutOK // never told otherwise
@@ -50,56 +50,56 @@ func (c *Core) applyScoutStatus(ctx context.Context, st protocol.ScoutStatus) {
 	if err == nil && prev.State == next.State && prev.Message == next.Message {
 		return
 	}
-	if err := c.saveCloudStatus(ctx, st.ScoutID, next); err != nil {
-		c.log.Warn("relay: keep the scout's status", "scout", st.ScoutID, "err", err)
+	if err := l.saveCloudStatus(ctx, st.ScoutID, next); err != nil {
+		l.log.Warn("relay: keep the scout's status", "scout", st.ScoutID, "err", err)
 	}
-	c.Engine.RecordHealth(ctx, st.ScoutID, 0, next.err())
+	l.host.RecordHealth(ctx, st.ScoutID, 0, next.err())
 	if st.Message != "" {
 		// Worth keeping even when all is well again ("recovered: the
 		// messages since … were re-read").
-		c.auditScoutStatus(ctx, st.ScoutID, "relay", st.State, st.Message)
+		l.host.AuditScoutStatus(ctx, st.ScoutID, "relay", st.State, st.Message)
 	}
 }
 
-// clearCloudStatus forgets the relay's complaint about a scout: the user
+// ClearHealth forgets the relay's complaint about a scout: the user
 // reconnected its account, and the relay, handed the new token, starts it
 // again (and speaks up if it still fails).
-func (c *Core) clearCloudStatus(ctx context.Context, scoutID string) {
-	if err := c.saveCloudStatus(ctx, scoutID, cloudStatus{State: protocol.ScoutOK}); err != nil {
-		c.log.Warn("relay: clear the scout's status", "scout", scoutID, "err", err)
+func (l *Link) ClearHealth(ctx context.Context, scoutID string) {
+	if err := l.saveCloudStatus(ctx, scoutID, cloudStatus{State: protocol.ScoutOK}); err != nil {
+		l.log.Warn("relay: clear the scout's status", "scout", scoutID, "err", err)
 	}
 }
 
-// cloudHealth is the relay's last word on a scout as its health: nil when
-// well or never told otherwise.
-func (c *Core) cloudHealth(ctx context.Context, scoutID string) error {
-	if v, ok := c.relayHealth.Load(scoutID); ok {
+// Health is the relay's last word on a scout it runs, as its health: nil
+// when well or never told otherwise.
+func (l *Link) Health(ctx context.Context, scoutID string) error {
+	if v, ok := l.health.Load(scoutID); ok {
 		err, _ := v.(error)
 		return err
 	}
-	st, err := c.loadCloudStatus(ctx, scoutID)
+	st, err := l.loadCloudStatus(ctx, scoutID)
 	if err != nil {
 		return err
 	}
-	c.relayHealth.Store(scoutID, st.err())
+	l.health.Store(scoutID, st.err())
 	return st.err()
 }
 
-func (c *Core) loadCloudStatus(ctx context.Context, scoutID string) (cloudStatus, error) {
+func (l *Link) loadCloudStatus(ctx context.Context, scoutID string) (cloudStatus, error) {
 	var st cloudStatus
-	v, ok, err := c.DB.Setting(ctx, cloudStatusKey(scoutID))
+	v, ok, err := l.db.Setting(ctx, cloudStatusKey(scoutID))
 	if err != nil || !ok {
 		return st, err
 	}
 	if err := json.Unmarshal([]byte(v), &st); err != nil {
-		return cloudStatus{}, fmt.Errorf("core: the relay's stored status of %s is unreadable: %w", scoutID, err)
+		return cloudStatus{}, fmt.Errorf("relaylink: the relay's stored status of %s is unreadable: %w", scoutID, err)
 	}
 	return st, nil
 }
 
-func (c *Core) saveCloudStatus(ctx context.Context, scoutID string, st cloudStatus) error {
+func (l *Link) saveCloudStatus(ctx context.Context, scoutID string, st cloudStatus) error {
 	b, _ := json.Marshal(st)
 	// Memory first: a run reading it between the two sees the news.
-	c.relayHealth.Store(scoutID, st.err())
-	return c.DB.SetSetting(ctx, cloudStatusKey(scoutID), string(b))
+	l.health.Store(scoutID, st.err())
+	return l.db.SetSetting(ctx, cloudStatusKey(scoutID), string(b))
 }

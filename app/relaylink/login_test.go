@@ -1,4 +1,4 @@
-package core_test
+package relaylink_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/scouts-hq/scouts/app/bus"
 	"github.com/scouts-hq/scouts/app/core"
+	"github.com/scouts-hq/scouts/app/relaylink"
 	"github.com/scouts-hq/scouts/scouts"
 )
 
@@ -68,7 +69,7 @@ func (k *memKeyring) fail(err error) {
 
 // openLoginCore starts a core without relay flags on dir, with kr as its
 // keyring; stop closes it as an agent's shutdown would.
-func openLoginCore(t *testing.T, dir string, kr core.RelayKeyring) (c *core.Core, sub *bus.Subscription, stop func()) {
+func openLoginCore(t *testing.T, dir string, kr relaylink.Keyring) (c *core.Core, sub *bus.Subscription, stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	c, err := core.Open(ctx, core.Config{DataDir: dir, RelayKeyring: kr})
@@ -96,10 +97,10 @@ func TestRelayLoginKeepsTheTokenInTheKeyring(t *testing.T) {
 	dir := t.TempDir()
 	c, sub, stop := openLoginCore(t, dir, kr)
 
-	if st := c.RelayStatus(ctx); st.Configured || st.State != core.RelayStateNone {
+	if st := c.Relay().Status(ctx); st.Configured || st.State != relaylink.StateNone {
 		t.Fatalf("status before login: %+v", st)
 	}
-	_, err := c.RelayLogin(ctx, relayURL, "sdt_not-a-token-the-relay-knows")
+	_, err := c.Relay().Login(ctx, relayURL, "sdt_not-a-token-the-relay-knows")
 	if scouts.ErrorCode(err) != scouts.EInvalid || !strings.Contains(err.Error(), "does not know this device token") ||
 		!strings.Contains(err.Error(), "nothing was saved") {
 		t.Fatalf("login with a wrong token: %v", err)
@@ -107,15 +108,15 @@ func TestRelayLoginKeepsTheTokenInTheKeyring(t *testing.T) {
 	if strings.Contains(err.Error(), "sdt_not-a-token") {
 		t.Fatalf("the error repeats the token: %v", err)
 	}
-	if kr.get() != "" || c.RelayStatus(ctx).Configured {
-		t.Fatalf("a refused login saved something: keyring %q, status %+v", kr.get(), c.RelayStatus(ctx))
+	if kr.get() != "" || c.Relay().Status(ctx).Configured {
+		t.Fatalf("a refused login saved something: keyring %q, status %+v", kr.get(), c.Relay().Status(ctx))
 	}
 
-	st, err := c.RelayLogin(ctx, relayURL+"/", r.token)
+	st, err := c.Relay().Login(ctx, relayURL+"/", r.token)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.URL != relayURL || st.Source != core.RelaySourceLogin || st.UserEmail != "ann@example.com" {
+	if st.URL != relayURL || st.Source != relaylink.SourceLogin || st.UserEmail != "ann@example.com" {
 		t.Fatalf("status after login: %+v", st)
 	}
 	waitFor(t, sub, "online after login", relayState("online", -1))
@@ -127,27 +128,27 @@ func TestRelayLoginKeepsTheTokenInTheKeyring(t *testing.T) {
 	stop()
 	c, sub, stop = openLoginCore(t, dir, kr)
 	waitFor(t, sub, "online after a restart", relayState("online", -1))
-	if st := c.RelayStatus(ctx); st.URL != relayURL || st.Source != core.RelaySourceLogin {
+	if st := c.Relay().Status(ctx); st.URL != relayURL || st.Source != relaylink.SourceLogin {
 		t.Fatalf("status after restart: %+v", st)
 	}
 
-	out, err := c.RelayLogout(ctx)
+	out, err := c.Relay().Logout(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out.URL != relayURL || !out.TokenDeleted {
 		t.Fatalf("logout: %+v", out)
 	}
-	waitFor(t, sub, "no relay after logout", relayState(core.RelayStateNone, -1))
-	if kr.get() != "" || c.RelayStatus(ctx).Configured {
-		t.Fatalf("after logout: keyring %q, status %+v", kr.get(), c.RelayStatus(ctx))
+	waitFor(t, sub, "no relay after logout", relayState(relaylink.StateNone, -1))
+	if kr.get() != "" || c.Relay().Status(ctx).Configured {
+		t.Fatalf("after logout: keyring %q, status %+v", kr.get(), c.Relay().Status(ctx))
 	}
 	stop()
 	c, _, _ = openLoginCore(t, dir, kr)
-	if st := c.RelayStatus(ctx); st.Configured {
+	if st := c.Relay().Status(ctx); st.Configured {
 		t.Fatalf("a restart after logout connected: %+v", st)
 	}
-	if out, err := c.RelayLogout(ctx); err != nil || out.URL != "" || out.TokenDeleted {
+	if out, err := c.Relay().Logout(ctx); err != nil || out.URL != "" || out.TokenDeleted {
 		t.Fatalf("a second logout: %+v %v", out, err)
 	}
 }
@@ -173,7 +174,7 @@ func TestRelayWaitsForALockedKeyring(t *testing.T) {
 	kr := &memKeyring{}
 	dir := t.TempDir()
 	c, _, stop := openLoginCore(t, dir, kr)
-	if _, err := c.RelayLogin(ctx, "http://"+r.addr, r.token); err != nil {
+	if _, err := c.Relay().Login(ctx, "http://"+r.addr, r.token); err != nil {
 		t.Fatal(err)
 	}
 	stop()
@@ -182,14 +183,14 @@ func TestRelayWaitsForALockedKeyring(t *testing.T) {
 	kr.fail(locked)
 	c, sub, _ := openLoginCore(t, dir, kr)
 	ev := waitFor(t, sub, "offline while locked", relayState("offline", -1))
-	if st := ev.Data.(core.RelayStatus); !strings.Contains(st.Error, "keyring is locked: unlock it") {
+	if st := ev.Data.(relaylink.Status); !strings.Contains(st.Error, "keyring is locked: unlock it") {
 		t.Fatalf("status while the keyring is locked: %+v", st)
 	}
-	if _, err := c.RelayLogout(ctx); scouts.ErrorCode(err) != scouts.EUnavailable {
+	if _, err := c.Relay().Logout(ctx); scouts.ErrorCode(err) != scouts.EUnavailable {
 		t.Fatalf("logout with a locked keyring: %v", err)
 	}
 	kr.fail(nil)
-	c.SyncRelay()
+	c.Relay().Sync()
 	waitFor(t, sub, "online once unlocked", relayState("online", -1))
 }
 
@@ -201,13 +202,13 @@ func TestRelayLoginToAnotherAccountResetsTheCursor(t *testing.T) {
 	r := newRelay(t)
 	kr := &memKeyring{}
 	c, _, _ := openLoginCore(t, t.TempDir(), kr)
-	if _, err := c.RelayLogin(ctx, "http://"+r.addr, r.token); err != nil {
+	if _, err := c.Relay().Login(ctx, "http://"+r.addr, r.token); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.DB.AdvanceSyncSeq(ctx, "relay_seq", 500); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.RelayLogin(ctx, "http://"+r.addr, r.token); err != nil {
+	if _, err := c.Relay().Login(ctx, "http://"+r.addr, r.token); err != nil {
 		t.Fatal(err)
 	}
 	if n, _ := c.DB.SyncSeq(ctx, "relay_seq"); n != 500 {
@@ -220,7 +221,7 @@ func TestRelayLoginToAnotherAccountResetsTheCursor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := c.RelayLogin(ctx, "http://"+r.addr, bobToken)
+	st, err := c.Relay().Login(ctx, "http://"+r.addr, bobToken)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,9 +242,9 @@ func TestNormalizeRelayURL(t *testing.T) {
 		"https://relay.example.com\n":     "https://relay.example.com", // a pasted line
 	}
 	for in, want := range good {
-		got, err := core.NormalizeRelayURL(in)
+		got, err := relaylink.NormalizeURL(in)
 		if err != nil || got != want {
-			t.Errorf("NormalizeRelayURL(%q) = %q, %v; want %q", in, got, err, want)
+			t.Errorf("NormalizeURL(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 	bad := map[string]string{
@@ -264,9 +265,9 @@ func TestNormalizeRelayURL(t *testing.T) {
 		"https://relay example.com":         "not a URL",
 	}
 	for in, why := range bad {
-		got, err := core.NormalizeRelayURL(in)
+		got, err := relaylink.NormalizeURL(in)
 		if scouts.ErrorCode(err) != scouts.EInvalid || !strings.Contains(err.Error(), why) {
-			t.Errorf("NormalizeRelayURL(%q) = %q, %v; want an error saying %q", in, got, err, why)
+			t.Errorf("NormalizeURL(%q) = %q, %v; want an error saying %q", in, got, err, why)
 		}
 	}
 }

@@ -1,0 +1,30 @@
+package core_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/scouts-hq/scouts/app/bus"
+	"github.com/scouts-hq/scouts/connectors/directory/watchhub/watchtest"
+	"github.com/scouts-hq/scouts/scouts"
+)
+
+// waitFor waits for a bus event for which ok returns true.
+func waitFor(t *testing.T, sub *bus.Subscription, what string, ok func(scouts.Event) bool) scouts.Event {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case m := <-sub.C:
+			if ok(m.Event) {
+				return m.Event
+			}
+		case <-deadline:
+			// Many of the events waited for come from a live folder watch.
+			if why := watchtest.Why(t.TempDir()); why != "" {
+				t.Fatalf("no %s within 30s; %s", what, why)
+			}
+			t.Fatalf("no %s within 30s", what)
+		}
+	}
+}
