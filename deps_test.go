@@ -114,3 +114,32 @@ func TestRelayLinkSeesTheDesktopThroughItsHost(t *testing.T) {
 		}
 	}
 }
+
+// TestDefinitionServicesStayBelowTheCore keeps the scouts' definitions
+// (app/defsync), their rules (app/rulebook) and drafting (app/defdraft)
+// below the core: each sees the desktop through interfaces the core
+// implements and never imports the core or the local API. The rules
+// change through the definitions service, never the other way round.
+func TestDefinitionServicesStayBelowTheCore(t *testing.T) {
+	const mod = "github.com/scouts-hq/scouts/"
+	forbidden := map[string][]string{
+		"app/defsync":  {"app/core", "app/localapi", "app/rulebook", "app/defdraft"},
+		"app/rulebook": {"app/core", "app/localapi", "app/defdraft"},
+		"app/defdraft": {"app/core", "app/localapi", "app/defsync", "app/rulebook"},
+	}
+	for pkg, bad := range forbidden {
+		out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, "./"+pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list %s: %v\n%s", pkg, err, out)
+		}
+		imports := strings.Fields(string(out))
+		if !slices.Contains(imports, mod+"scouts") {
+			t.Fatalf("go list did not list %s's imports:\n%s", pkg, out)
+		}
+		for _, b := range bad {
+			if slices.Contains(imports, mod+b) {
+				t.Errorf("%s imports %s", pkg, b)
+			}
+		}
+	}
+}

@@ -12,9 +12,12 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/app/bus"
+	"github.com/scouts-hq/scouts/app/defdraft"
+	"github.com/scouts-hq/scouts/app/defsync"
 	"github.com/scouts-hq/scouts/app/gmaildesk"
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/app/relaylink"
+	"github.com/scouts-hq/scouts/app/rulebook"
 	"github.com/scouts-hq/scouts/connectors/directory/watchhub"
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/triage"
@@ -96,12 +99,11 @@ type Core struct {
 
 	relay *relaylink.Link // the relay link (relayhost.go)
 
-	defs    defsFolder      // the definitions folder's state (defsfolder.go)
-	defLock definitionsLock // changes to definitions, one at a time (deflock.go)
-
 	kinds map[scouts.Kind]scoutKind // what each kind of scout does (kinds.go)
 
-	rules ruleCache // the scouts' compiled rules (rules.go)
+	defs   *defsync.Service  // the scouts' definitions (services.go)
+	rules  *rulebook.Book    // the scouts' rules
+	drafts *defdraft.Drafter // drafting definitions in plain words
 
 	gmail   *gmaildesk.Desk // the Gmail scouts (gmail.go)
 	runs    runSettings
@@ -140,6 +142,7 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 	c.gmail = c.newGmail()
 	c.kinds = c.newKinds()
 	c.relay = c.newRelay()
+	c.newServices()
 	open, remote := openers(c.kinds)
 	c.Engine = scouts.NewEngine(scouts.EngineConfig{
 		Store:        db,
@@ -150,7 +153,7 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 		Now:          cfg.Now,
 		PollInterval: cfg.PollInterval,
 		Learning:     scouts.LearningConfig{Salt: salt, Propose: c.proposeFromContent, Categorise: c.categoriseStep()},
-		Rules:        c.engineRules,
+		Rules:        c.rules.EngineRules,
 		Executors:    c.executors(),
 		RunState:     c.runState(),
 		RunContext:   c.runContext,
@@ -166,7 +169,7 @@ func (c *Core) Start(ctx context.Context) error {
 	if err := c.restorePaused(ctx); err != nil {
 		return err
 	}
-	if err := c.migrateGmailRules(ctx); err != nil {
+	if err := c.rules.MigrateGmailRules(ctx); err != nil {
 		return err
 	}
 	// Before any scout runs: the runs an agent that died left running
@@ -183,7 +186,7 @@ func (c *Core) Start(ctx context.Context) error {
 	}
 	// A folder that cannot be watched is reported, not fatal: the scouts
 	// already in the database run.
-	if err := c.WatchDefinitions(ctx); err != nil {
+	if err := c.defs.Watch(ctx); err != nil {
 		c.log.Warn("definitions folder", "err", err)
 	}
 	return c.relay.Start(ctx)
@@ -197,6 +200,7 @@ func (c *Core) Close() error {
 	c.Engine.Stop()
 	c.relay.Close()
 	c.wg.Wait()
+	c.defs.Wait()
 	c.closeWatches()
 	return c.DB.Close()
 }

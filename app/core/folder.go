@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -53,36 +52,6 @@ func folderFromDefinition(source json.RawMessage, home string) json.RawMessage {
 	m["path"], _ = json.Marshal(filepath.Join(home, rest))
 	out, _ := json.Marshal(m)
 	return out
-}
-
-// describeFolder is what a folder scout's definition says it will do,
-// and what in it may surprise the user; home is what its "~" stands for.
-func describeFolder(source json.RawMessage, home string) (sum []string, risks []Risk) {
-	var src struct {
-		Path    string   `json:"path"`
-		Include []string `json:"include"`
-	}
-	json.Unmarshal(source, &src)
-	sum = append(sum, fmt.Sprintf("Watches the folder %s.", cmpOr(src.Path, "(no path given)")))
-	// Creating the scout refuses a folder that is not there: say so when
-	// the draft is checked, not after Create.
-	var abs struct {
-		Path string `json:"path"`
-	}
-	if json.Unmarshal(folderFromDefinition(source, home), &abs) == nil && filepath.IsAbs(abs.Path) {
-		if _, err := os.Stat(abs.Path); errors.Is(err, os.ErrNotExist) {
-			risks = append(risks, Risk{"missing_folder", fmt.Sprintf("The folder %s does not exist yet: make it before creating the scout, which needs it.", src.Path)})
-		}
-	}
-	if broad := broadFolder(src.Path); broad != "" {
-		risks = append(risks, Risk{"broad_folder", fmt.Sprintf("It watches %s (%s): every file there and below becomes an item.", src.Path, broad)})
-	}
-	for _, g := range src.Include {
-		if strings.Contains(g, "**") {
-			risks = append(risks, Risk{"broad_glob", fmt.Sprintf("The pattern %q reaches every subfolder.", g)})
-		}
-	}
-	return sum, risks
 }
 
 // checkFolder validates a folder scout: a folder no folder scout may read

@@ -13,6 +13,7 @@ import (
 
 	"github.com/scouts-hq/scouts/app/bus"
 	"github.com/scouts-hq/scouts/app/core"
+	"github.com/scouts-hq/scouts/app/internal/coretest"
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/scouts"
 )
@@ -25,17 +26,7 @@ func openCoreIn(t *testing.T, dataDir string) (*core.Core, *bus.Subscription) {
 
 func openCoreWith(t *testing.T, cfg core.Config) (*core.Core, *bus.Subscription) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	c, err := core.Open(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, _, _ := c.Bus.Subscribe(0, 4096)
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); c.Close() })
-	return c, sub
+	return coretest.Open(t, cfg)
 }
 
 // dataTree is a folder holding the agent's data directory, which the agent

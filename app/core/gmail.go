@@ -25,7 +25,7 @@ type gmailHost struct{ c *Core }
 func (h gmailHost) HasRelay() bool { return h.c.relay.URL() != "" }
 
 func (h gmailHost) TriageRules(ctx context.Context, s scouts.Scout) ([]triage.Rule, bool, error) {
-	return h.c.triageRules(ctx, s)
+	return h.c.rules.TriageRules(ctx, s)
 }
 
 func (h gmailHost) RelayHealth(ctx context.Context, scoutID string) error {
@@ -44,7 +44,7 @@ func (h gmailHost) QueueScoutOp(ctx context.Context, typ string, s scouts.Scout)
 	return h.c.queueScoutOp(ctx, typ, s, "")
 }
 
-func (h gmailHost) Restart(ctx context.Context, s scouts.Scout) { h.c.syncScout(ctx, s) }
+func (h gmailHost) Restart(_ context.Context, s scouts.Scout) { h.c.defs.Restart(s) }
 
 func (h gmailHost) Publish(ev scouts.Event) { h.c.Bus.Publish(ev) }
 

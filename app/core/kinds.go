@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 
+	"github.com/scouts-hq/scouts/app/defdraft"
+	"github.com/scouts-hq/scouts/app/defsync"
 	"github.com/scouts-hq/scouts/app/effects"
 	"github.com/scouts-hq/scouts/app/gmaildesk"
 	"github.com/scouts-hq/scouts/relay/client"
@@ -53,26 +55,19 @@ type scoutKind struct {
 	// fromRelay fills a relay proposal's item (ref.Meta is set) with what
 	// the kind knows of it.
 	fromRelay func(it client.Item, ref *scouts.ItemRef)
-	// hookToken: items are posted to a relay address guarded by a token
-	// that the desktop makes, shows once and can rotate; the relay owns
-	// the configuration (the address).
-	hookToken bool
 
 	// executors run the remote actions the kind's cards offer.
 	executors map[string]scouts.ActionExecutor
 
 	// describe says what a definition of the kind will do, and what in it
 	// may surprise the user (a draft's summary and risks).
-	describe func(source json.RawMessage) (summary []string, risks []Risk)
-	// fromDefinition reads a definition's source as the kind stores it
-	// (a folder's "~/Scans" is the home folder's Scans); nil: as written.
-	fromDefinition func(source json.RawMessage) json.RawMessage
-	// internalKeys are the fields of the kind's stored configuration that
-	// are not part of its definition: set by the agent or the relay (a
-	// mailbox's baseline, a push topic, a webhook's URL with its id), or
-	// moved to the rules table. Export leaves them out; import keeps the
-	// stored ones.
-	internalKeys []string
+	describe func(source json.RawMessage) (summary []string, risks []defdraft.Risk)
+	// Kind is what the definitions service knows of the kind: how a
+	// definition's source reads, the configuration's fields a definition
+	// leaves out, and HookToken — items are posted to a relay address
+	// guarded by a token that the desktop makes, shows once and can
+	// rotate; the relay owns the configuration (the address).
+	defsync.Kind
 	// connectorRules: the kind's connector applies the scout's rules too
 	// (its triage pipeline, here or on the relay), so a change of rules
 	// restarts the scout and is sent to the relay.
@@ -87,17 +82,21 @@ func (c *Core) newKinds() map[scouts.Kind]scoutKind {
 	}
 	return map[scouts.Kind]scoutKind{
 		scouts.KindFolder: {
-			check:          c.checkFolder,
-			describe:       func(src json.RawMessage) ([]string, []Risk) { return describeFolder(src, home) },
-			fromDefinition: func(src json.RawMessage) json.RawMessage { return folderFromDefinition(src, home) },
-			admit:          c.checkFolderSize,
-			open:           c.openFolder,
+			check: c.checkFolder,
+			describe: func(src json.RawMessage) ([]string, []defdraft.Risk) {
+				return defdraft.DescribeFolder(src, folderFromDefinition(src, home))
+			},
+			Kind: defsync.Kind{
+				FromDefinition: func(src json.RawMessage) json.RawMessage { return folderFromDefinition(src, home) },
+			},
+			admit: c.checkFolderSize,
+			open:  c.openFolder,
 			executors: map[string]scouts.ActionExecutor{
 				actions.FileMove: effects.FileMove{Home: home, Protected: c.protectedDirs()},
 			},
 		},
 		scouts.KindWebhook: {
-			describe: func(json.RawMessage) ([]string, []Risk) {
+			describe: func(json.RawMessage) ([]string, []defdraft.Risk) {
 				return []string{"Receives what other services post to its webhook address (through the relay)."}, nil
 			},
 			check: func(_ context.Context, s *scouts.Scout) error {
@@ -110,14 +109,13 @@ func (c *Core) newKinds() map[scouts.Kind]scoutKind {
 			relayOp: func(_ context.Context, s scouts.Scout) (protocol.ScoutConfig, error) {
 				return protocol.ScoutConfig{ScoutID: s.ID, Kind: string(s.Kind), Name: s.Name, Enabled: s.Enabled}, nil
 			},
-			relayDone:    c.webhookAddress,
-			fromRelay:    webhookItem,
-			hookToken:    true,
-			internalKeys: []string{"hook_url"},
+			relayDone: c.webhookAddress,
+			fromRelay: webhookItem,
+			Kind:      defsync.Kind{HookToken: true, InternalKeys: []string{"hook_url"}},
 		},
 		scouts.KindGmail: {
 			check: c.gmail.Check,
-			describe: func(json.RawMessage) ([]string, []Risk) {
+			describe: func(json.RawMessage) ([]string, []defdraft.Risk) {
 				return []string{"Reads new mail in a connected Gmail account."}, nil
 			},
 			open:            c.gmail.Open,
@@ -129,7 +127,7 @@ func (c *Core) newKinds() map[scouts.Kind]scoutKind {
 			itemIsSourceRef: true,
 			fromRelay:       gmaildesk.Item,
 			executors:       c.gmail.Executors(),
-			internalKeys:    []string{"push_topic", "baseline", "rules"},
+			Kind:            defsync.Kind{InternalKeys: []string{"push_topic", "baseline", "rules"}},
 			connectorRules:  true,
 		},
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/scouts-hq/scouts/app/defsync"
 	"github.com/scouts-hq/scouts/app/relaylink"
 	"github.com/scouts-hq/scouts/relay/client"
 	"github.com/scouts-hq/scouts/relay/protocol"
@@ -85,16 +86,18 @@ func (h relayHost) PendingOps(ctx context.Context) ([]client.Op, error) {
 }
 
 // RecordRelayAnswer writes the relay's answer into the scout as it is now,
-// under the definitions lock: a copy read before a change the person made
-// meanwhile would undo it.
+// as a change of the definitions (of what a definition leaves out): a copy
+// read before a change the person made meanwhile would undo it, and the
+// scout it restarts restarts once the change is done.
 func (h relayHost) RecordRelayAnswer(ctx context.Context, res protocol.ConfigResult) {
-	ctx, release := h.c.changeDefinitions(ctx)
-	defer release()
-	if s, err := h.c.DB.GetScout(ctx, res.ScoutID); err == nil {
-		if done := h.c.kinds[s.Kind].relayDone; done != nil {
-			done(ctx, s, res)
+	h.c.defs.Change(ctx, defsync.Edit{ScoutID: res.ScoutID, Internal: true}, func(*defsync.Tx) error {
+		if s, err := h.c.DB.GetScout(ctx, res.ScoutID); err == nil {
+			if done := h.c.kinds[s.Kind].relayDone; done != nil {
+				done(ctx, s, res)
+			}
 		}
-	}
+		return nil
+	})
 }
 
 func (h relayHost) Online() {

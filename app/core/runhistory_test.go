@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/scouts-hq/scouts/app/core"
+	"github.com/scouts-hq/scouts/app/defsync"
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/definition"
 	"github.com/scouts-hq/scouts/scouts/triage/triagetest"
@@ -107,20 +108,20 @@ func TestRunsAfterAnImportOrARollbackRecordTheirVersion(t *testing.T) {
 	if first := theRun(t, c, waitFor(t, sub, "the scout's first run", ranBy(s.ID, scouts.TriggerStart, ""))); first.DefinitionVersion != 1 {
 		t.Fatalf("first run: %+v, want version 1", first)
 	}
-	docs, err := c.ExportDefinitions(ctx, []string{s.ID}, core.ExportOptions{})
+	docs, err := c.Definitions().Export(ctx, []string{s.ID}, defsync.ExportOptions{})
 	if err != nil || len(docs) != 1 {
 		t.Fatalf("export: %v, %d documents", err, len(docs))
 	}
 	d := docs[0]
 	d.Name = "Contracts"
-	imported, err := c.ImportDefinitions(ctx, []definition.Document{d}, core.ImportOptions{Apply: true, Actor: "file", Note: "edited"})
+	imported, err := c.Definitions().Import(ctx, []definition.Document{d}, defsync.ImportOptions{Apply: true, Actor: "file", Note: "edited"})
 	if err != nil || len(imported) != 1 || imported[0].Version != 2 {
 		t.Fatalf("import: %+v, %v", imported, err)
 	}
 	if run := theRun(t, c, waitFor(t, sub, "the run after the import", ranBy(s.ID, scouts.TriggerStart, ""))); run.DefinitionVersion != 2 {
 		t.Fatalf("the run after the import: %+v, want version 2", run)
 	}
-	back, err := c.RollbackScout(ctx, s.ID, 1, "test")
+	back, err := c.Definitions().Rollback(ctx, s.ID, 1, "test")
 	if err != nil || back.Version != 3 {
 		t.Fatalf("rollback: %+v, %v", back, err)
 	}

@@ -3,10 +3,10 @@ package core
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"strings"
 
+	"github.com/scouts-hq/scouts/app/defsync"
 	"github.com/scouts-hq/scouts/relay/protocol"
 	"github.com/scouts-hq/scouts/scouts"
 )
@@ -27,9 +27,6 @@ type NewScout struct {
 	// ID is the id to give the scout (an imported definition's); empty:
 	// a new one.
 	ID string
-	// fromDefinition: an import creates the scout and records its
-	// version once its rules are in.
-	fromDefinition bool
 }
 
 // Created is a new scout with the secret shown once: a webhook scout's
@@ -42,10 +39,30 @@ type Created struct {
 	Warnings []string
 }
 
-// CreateScout validates and stores a new scout and starts it.
+// CreateScout validates and stores a new scout and starts it, recording
+// its first version.
 func (c *Core) CreateScout(ctx context.Context, in NewScout) (Created, error) {
+	s, out, hookHash, err := c.newScout(ctx, in)
+	if err != nil {
+		return out, err
+	}
+	err = c.defs.Change(ctx, defsync.Edit{ScoutID: s.ID, Note: "created"}, func(*defsync.Tx) error {
+		return c.storeScout(ctx, s, hookHash)
+	})
+	if err != nil {
+		return out, err
+	}
+	c.Bus.Publish(scouts.Event{Type: scouts.EventScoutUpdated, Data: s})
+	out.Scout = s
+	return out, nil
+}
+
+// newScout is the scout in describes, checked: what is stored, what the
+// answer says (a webhook's token, warnings) and the token's hash for the
+// relay.
+func (c *Core) newScout(ctx context.Context, in NewScout) (s scouts.Scout, out Created, hookHash string, err error) {
 	now := c.now()
-	s := scouts.Scout{
+	s = scouts.Scout{
 		ID: in.ID, Kind: in.Kind, Name: strings.TrimSpace(in.Name),
 		Enabled: in.Enabled, Review: in.Review, Config: in.Config, CreatedAt: now, UpdatedAt: now,
 		Schedule: in.Schedule, Budget: in.Budget,
@@ -53,53 +70,45 @@ func (c *Core) CreateScout(ctx context.Context, in NewScout) (Created, error) {
 	if s.ID == "" {
 		s.ID = scouts.NewID("sc")
 	} else if _, err := c.DB.GetScout(ctx, s.ID); err == nil {
-		return Created{}, scouts.Errorf(scouts.EConflict, "a scout with id %s exists", s.ID)
+		return s, out, "", scouts.Errorf(scouts.EConflict, "a scout with id %s exists", s.ID)
 	}
-	var out Created
-	var hookHash string
 	k := c.kinds[s.Kind]
-	if k.hookToken {
+	if k.HookToken {
 		relayURL := c.relay.URL()
 		if relayURL == "" {
-			return out, scouts.Errorf(scouts.EInvalid, "webhook scouts are received by a relay: log in to one first (scouts relay login URL TOKEN, or Settings → Relay)")
+			return s, out, "", scouts.Errorf(scouts.EInvalid, "webhook scouts are received by a relay: log in to one first (scouts relay login URL TOKEN, or Settings → Relay)")
 		}
 		out.HookToken, hookHash = newHookToken()
 		s.Config, _ = json.Marshal(webhookConfig{HookURL: strings.TrimSuffix(relayURL, "/") + "/api/v1/hooks/" + s.ID})
 	}
 	if err := c.checkScout(ctx, &s); err != nil {
-		return out, err
+		return s, out, "", err
 	}
 	if k.admit != nil {
 		w, err := k.admit(ctx, s, in.Force)
 		if err != nil {
-			return out, err
+			return s, out, "", err
 		}
 		out.Warnings = w
 	}
-	ctx, done := c.changeDefinitions(ctx)
-	defer done()
+	return s, out, hookHash, nil
+}
+
+// storeScout stores a new scout and starts it, under a change of the
+// definitions, whose version is recorded before the runner starts (the
+// restart waits for the change), so that its first run records the
+// version it runs.
+func (c *Core) storeScout(ctx context.Context, s scouts.Scout, hookHash string) error {
 	if err := c.DB.CreateScout(ctx, s); err != nil {
-		return out, err
-	}
-	// The version is recorded before the runner starts, so that its first
-	// run records the version it runs.
-	if !in.fromDefinition {
-		if _, err := c.SnapshotDefinition(ctx, s.ID, actorOf(ctx), "created"); err != nil {
-			return out, err
-		}
+		return err
 	}
 	// The runner starts before the relay hears of the scout: the relay's
 	// answer may update the scout (a relay-ping topic) and restart it, and
 	// must not be overtaken by this start with the older configuration.
-	c.syncScout(ctx, s)
+	c.defs.Restart(s)
 	// Registered through the outbox: it reaches the relay when it can,
 	// exactly once, even if the desktop is offline now.
-	if err := c.queueScoutOp(ctx, protocol.TypeScoutRegister, s, hookHash); err != nil {
-		return out, err
-	}
-	c.Bus.Publish(scouts.Event{Type: scouts.EventScoutUpdated, Data: s})
-	out.Scout = s
-	return out, nil
+	return c.queueScoutOp(ctx, protocol.TypeScoutRegister, s, hookHash)
 }
 
 // checkScout validates s and normalises its configuration, filling a
@@ -135,38 +144,43 @@ type ScoutPatch struct {
 	// WriteFile edits a scout that a definitions file manages by writing
 	// the file too; without it such an edit is refused.
 	WriteFile bool
-	// fromDefinition: the change comes from a definition (its file, an
-	// import, a rollback), which records the version itself.
-	fromDefinition bool
 }
 
-// UpdateScout applies p to a scout and restarts it with the new settings.
+// UpdateScout applies p to a scout and restarts it with the new settings,
+// recording the new version.
 func (c *Core) UpdateScout(ctx context.Context, id string, p ScoutPatch) (Created, error) {
 	var out Created
-	ctx, done := c.changeDefinitions(ctx)
-	defer done()
-	s, err := c.DB.GetScout(ctx, id)
+	err := c.defs.Change(ctx, defsync.Edit{ScoutID: id, WriteFile: p.WriteFile}, func(*defsync.Tx) error {
+		var err error
+		out.Scout, out.HookToken, err = c.updateScout(ctx, id, p)
+		return err
+	})
 	if err != nil {
 		return out, err
 	}
-	managedBy, err := c.managedBy(ctx, id)
+	c.Bus.Publish(scouts.Event{Type: scouts.EventScoutUpdated, Data: out.Scout})
+	return out, nil
+}
+
+// updateScout applies p to a scout under a change of the definitions and
+// restarts it (once the change is done: its new version first, see
+// storeScout); it returns the scout and a rotated webhook token.
+func (c *Core) updateScout(ctx context.Context, id string, p ScoutPatch) (s scouts.Scout, hookToken string, err error) {
+	s, err = c.DB.GetScout(ctx, id)
 	if err != nil {
-		return out, err
-	}
-	if managedBy != "" && !p.fromDefinition && !p.WriteFile {
-		return out, errManaged(managedBy)
+		return s, "", err
 	}
 	k := c.kinds[s.Kind]
-	if p.RotateHookToken && !k.hookToken {
-		return out, scouts.Errorf(scouts.EInvalid, "only webhook scouts have a token to rotate")
+	if p.RotateHookToken && !k.HookToken {
+		return s, "", scouts.Errorf(scouts.EInvalid, "only webhook scouts have a token to rotate")
 	}
-	if k.hookToken && len(p.Config) > 0 {
-		return out, scouts.Errorf(scouts.EInvalid, "a webhook scout's configuration is managed by the relay")
+	if k.HookToken && len(p.Config) > 0 {
+		return s, "", scouts.Errorf(scouts.EInvalid, "a webhook scout's configuration is managed by the relay")
 	}
 	if p.Name != nil {
 		s.Name = strings.TrimSpace(*p.Name)
 		if s.Name == "" {
-			return out, scouts.Errorf(scouts.EInvalid, "scout name cannot be empty")
+			return s, "", scouts.Errorf(scouts.EInvalid, "scout name cannot be empty")
 		}
 	}
 	if p.Enabled != nil {
@@ -186,11 +200,11 @@ func (c *Core) UpdateScout(ctx context.Context, id string, p ScoutPatch) (Create
 	}
 	if p.Include != nil || p.Exclude != nil {
 		if s.Kind != scouts.KindFolder {
-			return out, scouts.Errorf(scouts.EInvalid, "only folder scouts have include and exclude globs")
+			return s, "", scouts.Errorf(scouts.EInvalid, "only folder scouts have include and exclude globs")
 		}
 		var m map[string]any
 		if err := json.Unmarshal(s.Config, &m); err != nil {
-			return out, scouts.Errorf(scouts.EInvalid, "scout config is not a JSON object: %v", err)
+			return s, "", scouts.Errorf(scouts.EInvalid, "scout config is not a JSON object: %v", err)
 		}
 		if p.Include != nil {
 			m["include"] = *p.Include
@@ -202,58 +216,17 @@ func (c *Core) UpdateScout(ctx context.Context, id string, p ScoutPatch) (Create
 	}
 	s.UpdatedAt = c.now()
 	if err := c.checkScout(ctx, &s); err != nil {
-		return out, err
+		return s, "", err
 	}
 	if err := c.DB.UpdateScout(ctx, s); err != nil {
-		return out, err
+		return s, "", err
 	}
-	// The new version before the restarted runner's first run (see
-	// CreateScout).
-	if !p.fromDefinition {
-		if _, err := c.SnapshotDefinition(ctx, s.ID, actorOf(ctx), ""); err != nil {
-			return out, err
-		}
-	}
-	c.syncScout(ctx, s) // before the relay's answer can restart it (see CreateScout)
+	c.defs.Restart(s) // before the relay's answer can restart it (see storeScout)
 	var hookHash string
 	if p.RotateHookToken {
-		out.HookToken, hookHash = newHookToken()
+		hookToken, hookHash = newHookToken()
 	}
-	if err := c.queueScoutOp(ctx, protocol.TypeScoutUpdate, s, hookHash); err != nil {
-		return out, err
-	}
-	if !p.fromDefinition {
-		if managedBy != "" {
-			if err := c.writeDefinitionFile(ctx, s.ID, managedBy); err != nil {
-				return out, err
-			}
-		}
-	}
-	c.Bus.Publish(scouts.Event{Type: scouts.EventScoutUpdated, Data: s})
-	out.Scout = s
-	return out, nil
-}
-
-// SetLearnSettings changes a scout's learner thresholds, which are part of
-// its definition: the change records a version at once, and for a scout a
-// definitions file manages it is refused unless ctx asks to write the
-// file (WithWriteFile).
-func (c *Core) SetLearnSettings(ctx context.Context, id string, set scouts.LearnSettings) error {
-	ctx, done := c.changeDefinitions(ctx)
-	defer done()
-	if _, err := c.DB.GetScout(ctx, id); err != nil {
-		return err
-	}
-	if err := c.checkEditable(ctx, id); err != nil {
-		return err
-	}
-	if err := c.DB.SetLearnSettings(ctx, id, set); err != nil {
-		return err
-	}
-	if _, err := c.SnapshotDefinition(ctx, id, actorOf(ctx), "learning thresholds changed"); err != nil {
-		return fmt.Errorf("core: the learning thresholds of %s changed, but their version was not recorded: %w", id, err)
-	}
-	return c.writeFileAsked(ctx, id)
+	return s, hookToken, c.queueScoutOp(ctx, protocol.TypeScoutUpdate, s, hookHash)
 }
 
 // DeleteScout stops and deletes a scout. What it produced and the user
@@ -263,7 +236,7 @@ func (c *Core) DeleteScout(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	if by, err := c.managedBy(ctx, id); err != nil {
+	if by, err := c.defs.ManagerOf(ctx, id); err != nil {
 		return err
 	} else if by != "" {
 		return scouts.Errorf(scouts.EConflict, "managed by %s — remove the file to disable the scout", strings.TrimPrefix(by, "file:"))

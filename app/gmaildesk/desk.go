@@ -60,7 +60,8 @@ type Host interface {
 	// runs (Desk.RelayOp is what it sends).
 	QueueScoutOp(ctx context.Context, typ string, s scouts.Scout) error
 	// Restart runs a scout anew with the given version of it (or, while a
-	// change to the scouts' definitions holds under ctx, once it is done).
+	// change to the scouts' definitions is being made, once it is done,
+	// as the database then has it).
 	Restart(ctx context.Context, s scouts.Scout)
 	// Publish sends an event to the live stream.
 	Publish(ev scouts.Event)

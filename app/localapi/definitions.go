@@ -8,7 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/scouts-hq/scouts/app/core"
+	"github.com/scouts-hq/scouts/app/defdraft"
+	"github.com/scouts-hq/scouts/app/defsync"
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/definition"
 )
@@ -26,7 +27,7 @@ func (s *Server) definitionRoutes() {
 	m.HandleFunc("POST /api/v1/definitions/draft", s.handleDraftDefinition)
 	m.HandleFunc("POST /api/v1/definitions/check", s.handleCheckDefinition)
 	m.HandleFunc("GET /api/v1/definitions/templates", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, s.core.DefinitionTemplates(r.Context()))
+		writeJSON(w, http.StatusOK, s.core.Drafts().Templates(r.Context()))
 	})
 	m.HandleFunc("GET /api/v1/scouts/{id}/versions", s.handleScoutVersions)
 	m.HandleFunc("GET /api/v1/scouts/{id}/versions/diff", s.handleScoutDiff)
@@ -42,7 +43,7 @@ func (s *Server) handleExportDefinitions(w http.ResponseWriter, r *http.Request)
 		s.fail(w, r, err)
 		return
 	}
-	docs, err := s.core.ExportDefinitions(r.Context(), r.URL.Query()["id"], core.ExportOptions{History: history})
+	docs, err := s.core.Definitions().Export(r.Context(), r.URL.Query()["id"], defsync.ExportOptions{History: history})
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -79,7 +80,7 @@ func (s *Server) handleImportDefinitions(w http.ResponseWriter, r *http.Request)
 		return
 	}
 	apply := r.URL.Query().Get("apply") == "true"
-	changes, err := s.core.ImportDefinitions(r.Context(), docs, core.ImportOptions{Apply: apply, Actor: clientName(r), Note: "import",
+	changes, err := s.core.Definitions().Import(r.Context(), docs, defsync.ImportOptions{Apply: apply, Actor: clientName(r), Note: "import",
 		WithoutHistory: !withHistory})
 	if err != nil {
 		s.fail(w, r, err)
@@ -91,17 +92,17 @@ func (s *Server) handleImportDefinitions(w http.ResponseWriter, r *http.Request)
 // GET /api/v1/definitions/status: the definitions folder, the scouts its
 // files manage and the files that failed, with line and reason.
 func (s *Server) handleDefinitionsStatus(w http.ResponseWriter, r *http.Request) {
-	managed, err := s.core.ManagedBy(r.Context())
+	managed, err := s.core.Definitions().ManagedBy(r.Context())
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	errs := s.core.DefinitionErrors()
+	errs := s.core.Definitions().Errors()
 	if errs == nil {
 		errs = []definition.Error{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"dir": s.core.DefinitionsDir(), "managed_by": managed, "definition_errors": errs,
-		"drafting": s.core.CanDraft()})
+	writeJSON(w, http.StatusOK, map[string]any{"dir": s.core.Definitions().Dir(), "managed_by": managed, "definition_errors": errs,
+		"drafting": s.core.Drafts().Available()})
 }
 
 // POST /api/v1/definitions/check: the body is one definition, JSON or
@@ -113,7 +114,7 @@ func (s *Server) handleCheckDefinition(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, scouts.Errorf(scouts.EInvalid, "read body: %v", err))
 		return
 	}
-	writeJSON(w, http.StatusOK, s.core.CheckDefinition(r.Context(), body))
+	writeJSON(w, http.StatusOK, s.core.Drafts().Check(r.Context(), body))
 }
 
 // POST /api/v1/definitions/draft {"description": "..."}: the model drafts
@@ -128,10 +129,10 @@ func (s *Server) handleDraftDefinition(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, scouts.Errorf(scouts.EInvalid, "body: want {\"description\": \"...\"}: %v", err))
 		return
 	}
-	d, err := s.core.DraftDefinition(r.Context(), in.Description)
+	d, err := s.core.Drafts().Draft(r.Context(), in.Description)
 	if scouts.ErrorCode(err) == scouts.EUnavailable {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"code": scouts.EUnavailable, "error": scouts.ErrorMessage(err),
-			"no_model": errors.Is(err, core.ErrNoModel), "templates": s.core.DefinitionTemplates(r.Context())})
+			"no_model": errors.Is(err, defdraft.ErrNoModel), "templates": s.core.Drafts().Templates(r.Context())})
 		return
 	}
 	if err != nil {
@@ -151,7 +152,7 @@ type versionOut struct {
 
 // GET /api/v1/scouts/{id}/versions: newest first.
 func (s *Server) handleScoutVersions(w http.ResponseWriter, r *http.Request) {
-	list, err := s.core.ScoutHistory(r.Context(), r.PathValue("id"))
+	list, err := s.core.Definitions().History(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -172,7 +173,7 @@ func (s *Server) handleScoutDiff(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, scouts.Errorf(scouts.EInvalid, "from and to must be version numbers"))
 		return
 	}
-	ch, err := s.core.DiffScoutVersions(r.Context(), r.PathValue("id"), from, to)
+	ch, err := s.core.Definitions().Diff(r.Context(), r.PathValue("id"), from, to)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -191,7 +192,7 @@ func (s *Server) handleScoutRollback(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, scouts.Errorf(scouts.EInvalid, "version must be a number"))
 		return
 	}
-	ch, err := s.core.RollbackScout(r.Context(), r.PathValue("id"), v, clientName(r))
+	ch, err := s.core.Definitions().Rollback(r.Context(), r.PathValue("id"), v, clientName(r))
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -213,9 +214,9 @@ func clientName(r *http.Request) string {
 // ?write_file=true asks that a change to a scout a definitions file
 // manages be written to its file (else it is refused, 409).
 func withClient(r *http.Request) *http.Request {
-	ctx := core.WithActor(r.Context(), clientName(r))
+	ctx := defsync.WithActor(r.Context(), clientName(r))
 	if r.URL.Query().Get("write_file") == "true" {
-		ctx = core.WithWriteFile(ctx)
+		ctx = defsync.WithWriteFile(ctx)
 	}
 	return r.WithContext(ctx)
 }

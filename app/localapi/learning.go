@@ -70,7 +70,7 @@ func (s *Server) handlePutLearning(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	set := scouts.LearnSettings{ColdStart: in.ColdStart, ScreenBelow: in.ScreenBelow, SpamAbove: in.SpamAbove, MinSpam: in.MinSpam}
-	if err := s.core.SetLearnSettings(r.Context(), r.PathValue("id"), set); err != nil {
+	if err := s.core.Definitions().SetLearnSettings(r.Context(), r.PathValue("id"), set); err != nil {
 		s.fail(w, r, err)
 		return
 	}

@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	"github.com/scouts-hq/scouts/app/apitype"
-	"github.com/scouts-hq/scouts/app/core"
+	"github.com/scouts-hq/scouts/app/rulebook"
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/rules"
 )
@@ -28,7 +28,7 @@ func (s *Server) ruleRoutes(m *http.ServeMux) {
 }
 
 func (s *Server) handleRulesSchema(w http.ResponseWriter, r *http.Request) {
-	doc, err := s.core.RulesSchema(r.URL.Query().Get("kind"))
+	doc, err := s.core.Rules().Schema(r.URL.Query().Get("kind"))
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -52,12 +52,12 @@ func ruleBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
-func toRule(v core.RuleView) apitype.Rule {
+func toRule(v rulebook.RuleView) apitype.Rule {
 	doc, _ := json.Marshal(v.Rule)
 	return apitype.Rule{Rule: doc, Position: v.Position, Relay: v.Relay, Problem: v.Problem, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt}
 }
 
-func (s *Server) ruleList(r *http.Request, scoutID string, views []core.RuleView) (apitype.RuleList, error) {
+func (s *Server) ruleList(r *http.Request, scoutID string, views []rulebook.RuleView) (apitype.RuleList, error) {
 	sc, err := s.core.DB.GetScout(r.Context(), scoutID)
 	if err != nil {
 		return apitype.RuleList{}, err
@@ -74,7 +74,7 @@ func (s *Server) ruleList(r *http.Request, scoutID string, views []core.RuleView
 
 func (s *Server) handleListRules(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	views, err := s.core.ListRules(r.Context(), id)
+	views, err := s.core.Rules().List(r.Context(), id)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -88,7 +88,7 @@ func (s *Server) handleListRules(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleGetRule(w http.ResponseWriter, r *http.Request) {
-	views, err := s.core.ListRules(r.Context(), r.PathValue("id"))
+	views, err := s.core.Rules().List(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -118,7 +118,7 @@ func (s *Server) handleAddRule(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	v, err := s.core.AddRule(r.Context(), r.PathValue("id"), doc, pos)
+	v, err := s.core.Rules().Add(r.Context(), r.PathValue("id"), doc, pos)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -132,7 +132,7 @@ func (s *Server) handlePutRule(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	v, err := s.core.UpdateRule(r.Context(), r.PathValue("id"), r.PathValue("rule_id"), doc)
+	v, err := s.core.Rules().Update(r.Context(), r.PathValue("id"), r.PathValue("rule_id"), doc)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -146,7 +146,7 @@ func (s *Server) handlePatchRule(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	v, err := s.core.SetRuleEnabled(r.Context(), r.PathValue("id"), r.PathValue("rule_id"), in.Enabled)
+	v, err := s.core.Rules().SetEnabled(r.Context(), r.PathValue("id"), r.PathValue("rule_id"), in.Enabled)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -155,7 +155,7 @@ func (s *Server) handlePatchRule(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleDeleteRule(w http.ResponseWriter, r *http.Request) {
-	if err := s.core.DeleteRule(r.Context(), r.PathValue("id"), r.PathValue("rule_id")); err != nil {
+	if err := s.core.Rules().Delete(r.Context(), r.PathValue("id"), r.PathValue("rule_id")); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -169,7 +169,7 @@ func (s *Server) handleReorderRules(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("id")
-	views, err := s.core.ReorderRules(r.Context(), id, in.IDs)
+	views, err := s.core.Rules().Reorder(r.Context(), id, in.IDs)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -188,7 +188,7 @@ func (s *Server) handlePreviewRule(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	p, err := s.core.PreviewRule(r.Context(), r.PathValue("id"), doc)
+	p, err := s.core.Rules().Preview(r.Context(), r.PathValue("id"), doc)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -112,16 +112,16 @@ func TestRuleChangesOfAFileManagedScoutAreRefused(t *testing.T) {
 	srv, c := newServerWith(t, core.Config{DataDir: t.TempDir(), Version: "test", DefinitionsDir: defs})
 	file := filepath.Join(defs, "scans.yaml")
 	os.WriteFile(file, []byte(fmt.Sprintf("version: 1\nkind: folder\nname: Scans\nsource:\n  path: %s\n", t.TempDir())), 0o600)
-	if err := c.ReconcileDefinitions(context.Background()); err != nil {
+	if err := c.Definitions().Reconcile(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	by, _ := c.ManagedBy(context.Background())
+	by, _ := c.Definitions().ManagedBy(context.Background())
 	var id string
 	for sid := range by {
 		id = sid
 	}
 	if id == "" {
-		t.Fatalf("no scout managed by the file: %+v", c.DefinitionErrors())
+		t.Fatalf("no scout managed by the file: %+v", c.Definitions().Errors())
 	}
 	rule := `{"id":"pdf","when":{"ext":{"equals":"pdf"}},"then":{"verdict":"screen"}}`
 	for _, req := range []struct{ method, path, body string }{
