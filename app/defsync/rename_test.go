@@ -50,7 +50,7 @@ func TestDefinitionsFileRenamed(t *testing.T) {
 
 // unstartedWithDefinitions opens a core with a definitions folder of its
 // own, not started: the test reconciles the folder itself
-// (ReconcileDefinitions), once per change, as the watcher does after a
+// (Reconcile), once per change, as the watcher does after a
 // quiet moment.
 func unstartedWithDefinitions(t *testing.T) (context.Context, *core.Core, string) {
 	t.Helper()
