@@ -143,3 +143,79 @@ func TestDefinitionServicesStayBelowTheCore(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentLinksNoTestOrEvaluationCode keeps the evaluation (app/evaluate,
+// the program cmd/scouts-eval that `scouts eval` runs), the SpamAssassin
+// corpus with its embedded held-out checksums, and the testing package out
+// of the desktop binaries: tests get the corpus through corpustest.
+func TestAgentLinksNoTestOrEvaluationCode(t *testing.T) {
+	forbidden := []string{
+		"github.com/scouts-hq/scouts/app/evaluate",
+		"github.com/scouts-hq/scouts/scouts/triage/corpus",
+		"testing",
+	}
+	for _, build := range []struct {
+		name string
+		args []string
+	}{
+		{"bin/scouts", nil},
+		{"bin/scouts-window", []string{"-tags", "window,production,webkit2_41"}},
+	} {
+		out, err := exec.Command("go", append(append([]string{"list", "-deps"}, build.args...), ".")...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list %s: %v\n%s", build.name, err, out)
+		}
+		pkgs := strings.Fields(string(out))
+		if !slices.Contains(pkgs, "github.com/scouts-hq/scouts/app/cli") {
+			t.Fatalf("go list did not list the desktop's packages:\n%s", out)
+		}
+		for _, pkg := range pkgs {
+			for _, f := range forbidden {
+				if pkg == f || strings.HasPrefix(pkg, f+"/") {
+					t.Errorf("%s links %s", build.name, pkg)
+				}
+			}
+		}
+	}
+}
+
+// TestStorageAndWindowStayBelow keeps the desktop's storage and its window
+// from linking what stands above them: app/localdb implements the folder
+// scouts' index (the leaf connectors/directory/dirindex) without the folder
+// connector, and app/window finds the agent's socket (the leaf
+// app/datadir) without the agent or the core. The leaves link nothing of
+// ours.
+func TestStorageAndWindowStayBelow(t *testing.T) {
+	const mod = "github.com/scouts-hq/scouts/"
+	window := []string{"-tags", "window,production,webkit2_41"}
+	for _, c := range []struct {
+		pkg  string
+		tags []string
+		bad  []string // nil: nothing of ours at all
+	}{
+		{"app/localdb", nil, []string{"connectors/directory", "app/core", "app/agent"}},
+		{"app/window", nil, []string{"app/agent", "app/core", "app/localdb"}},
+		{"app/window", window, []string{"app/agent", "app/core", "app/localdb"}},
+		{"connectors/directory/dirindex", nil, nil},
+		{"app/datadir", nil, nil},
+	} {
+		args := append(append([]string{"list", "-deps"}, c.tags...), "./"+c.pkg)
+		out, err := exec.Command("go", args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list %s: %v\n%s", c.pkg, err, out)
+		}
+		deps := strings.Fields(string(out))
+		if !slices.Contains(deps, mod+c.pkg) {
+			t.Fatalf("go list did not list %s:\n%s", c.pkg, out)
+		}
+		for _, dep := range deps {
+			ours, ok := strings.CutPrefix(dep, mod)
+			if !ok || ours == c.pkg {
+				continue
+			}
+			if c.bad == nil || slices.Contains(c.bad, ours) {
+				t.Errorf("%s %v links %s", c.pkg, c.tags, ours)
+			}
+		}
+	}
+}
