@@ -74,6 +74,7 @@ type Engine struct {
 	mu      sync.Mutex
 	ctx     context.Context // set by Start; runners live under it
 	cancel  context.CancelFunc
+	started time.Time // when Start ran: scheduled runs before it were missed while the agent was off
 	runners map[string]*runner
 	paused  bool
 	wg      sync.WaitGroup
@@ -141,6 +142,7 @@ func (e *Engine) Start(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	e.mu.Lock()
 	e.ctx, e.cancel = ctx, cancel
+	e.started = e.cfg.Now()
 	e.mu.Unlock()
 	for _, s := range all {
 		e.Sync(s)

@@ -333,7 +333,15 @@ func (r *runner) schedule(ctx context.Context, log *slog.Logger) {
 			last = t
 		}
 	}
-	if missed := r.sched.next(last); !missed.IsZero() && !missed.After(now) {
+	// Only a time before the engine started was missed "while the agent
+	// was off": a runner restarted later in the same process (its scout
+	// edited, re-enabled, or created a moment before its runner got to
+	// run under load) has missed nothing the agent was not there for, and
+	// a catch-up then was a run its schedule never asked for.
+	r.e.mu.Lock()
+	started := r.e.started
+	r.e.mu.Unlock()
+	if missed := r.sched.next(last); !missed.IsZero() && !missed.After(now) && !missed.After(started) {
 		when := missed.In(r.sched.loc).Format("2006-01-02 15:04 MST")
 		if r.scout.Schedule.CatchUpOrDefault() == CatchUpRunOnce {
 			r.audit(AuditRunCaughtUp, OutcomeOK, "The run scheduled for "+when+" was missed while the agent was off; running once now (catch-up run-once)")

@@ -504,6 +504,67 @@ func TestCatchUp(t *testing.T) {
 	}
 }
 
+// A runner restarted while the agent runs (its scout edited or
+// re-enabled, or created a moment before its runner got to start under
+// load) missed nothing "while the agent was off": it does not catch up.
+// Before, a scout never run on its schedule counted what it missed from
+// when it was defined, so a restart past its first scheduled time made a
+// catch-up run the schedule never asked for (seen as a flaky "a run
+// started by catch-up" in the Gmail schedule test).
+func TestRestartInARunningAgentDoesNotCatchUp(t *testing.T) {
+	h := newRunHarness(t, scouts.Schedule{Cron: "0 * * * *", TimeZone: "UTC"}, "a")
+	read := make(chan struct{}, 4)
+	var rs scouts.RunState = readingRunState{RunState: h.runState("engine"), read: read}
+	h.engine = scouts.NewEngine(scouts.EngineConfig{
+		Emit:  h.emit,
+		Store: h.db,
+		Openers: map[scouts.Kind]scouts.Opener{scouts.KindFolder: func(context.Context, scouts.Scout) (scouts.SourceConnector, error) {
+			return h.src, nil
+		}},
+		Now:           func() time.Time { return *h.now.Load() },
+		PollInterval:  time.Hour,
+		SweepInterval: time.Hour,
+		RunState:      rs,
+	})
+	if err := h.engine.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	<-read // the first start read its last scheduled time: nothing missed at 09:00
+
+	// Two and a half hours later, still running, the scout is disabled
+	// and enabled again: 10:00 and 11:00 passed while its runner was away,
+	// but the agent was there.
+	later := h.now.Load().Add(150 * time.Minute)
+	h.now.Store(&later)
+	off := h.scout
+	off.Enabled = false
+	h.engine.Sync(off)
+	h.engine.Sync(h.scout)
+	<-read
+	// Stopping waits for the runner's schedule, whose catch-up decision
+	// follows that read and is audited whatever the context.
+	h.engine.Stop()
+	if got := h.audit(scouts.AuditRunCaughtUp); len(got) != 0 {
+		t.Fatalf("a restart within the running agent caught up: %+v", got)
+	}
+	if n := h.src.runs.Load(); n != 0 {
+		t.Fatalf("%d runs, want none before the next scheduled time", n)
+	}
+}
+
+// readingRunState tells the test each time a runner read its last
+// scheduled time, which its catch-up decision follows.
+type readingRunState struct {
+	scouts.RunState
+	read chan<- struct{}
+}
+
+func (r readingRunState) LastScheduled(ctx context.Context, scoutID string) (time.Time, error) {
+	t, err := r.RunState.LastScheduled(ctx, scoutID)
+	r.read <- struct{}{}
+	return t, err
+}
+
 // A scout with a cron schedule does not run at start when nothing was
 // missed; it runs at its next scheduled time.
 func TestScheduleFires(t *testing.T) {
