@@ -78,6 +78,7 @@ func (s *Service) runLoop(ctx context.Context, scoutID string, r *scoutRun) {
 		r.mu.Unlock()
 
 		err := s.syncLeased(ctx, scoutID, watch)
+		s.cfg.Synced(scoutID, err)
 		for _, w := range waiters {
 			w <- err
 		}

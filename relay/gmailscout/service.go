@@ -68,7 +68,13 @@ type Config struct {
 	LeaseRetry time.Duration
 	// Send delivers a frame to the user's connected devices (scout_status,
 	// mailbox_changed); nothing is queued for absent ones.
-	Send       func(userID, frameType string, data any)
+	Send func(userID, frameType string, data any)
+	// Synced, when set, is called after each sync of a scout has run and
+	// stored what it did (its cursor, its watch, its state), with the
+	// sync's error. A sync that changes nothing a desktop is told of (a
+	// baseline, a poll that found no mail) is otherwise silent; this is
+	// what an observer, such as a test, waits on.
+	Synced     func(scoutID string, err error)
 	HTTPClient *http.Client
 	Logger     *slog.Logger
 	Now        func() time.Time
@@ -112,6 +118,9 @@ func New(cfg Config) *Service {
 	}
 	if cfg.Send == nil {
 		cfg.Send = func(string, string, any) {}
+	}
+	if cfg.Synced == nil {
+		cfg.Synced = func(string, error) {}
 	}
 	if cfg.InstanceID == "" {
 		cfg.InstanceID = newInstanceID()
@@ -333,5 +342,7 @@ func (s *Service) handleMailbox(ctx context.Context, email string, historyID uin
 	}
 	if err := s.db.DeleteHints(ctx, ids); err != nil {
 		s.log.Warn("gmail: delete handled hints", "err", err)
+		return
 	}
+	s.log.Debug("gmail: push hints handled", "email", email, "hints", len(ids))
 }

@@ -188,9 +188,9 @@ func (d *Desktop) NewScout(mode string) scouts.Scout {
 func (d *Desktop) WaitBaseline(r *Relay, scoutID string) {
 	d.t.Helper()
 	if r != nil {
-		// Polled: the relay's first sync moves its cursor and tells nobody
-		// (the scout's state stays ok, so it sends no status).
-		Wait(d.t, "the scout's place in the mailbox on the relay", func() bool {
+		// The relay's first sync tells the desktop nothing (the scout's
+		// state stays ok); the relay's Synced hook wakes Until.
+		r.Until("the scout's place in the mailbox on the relay", func() bool {
 			cs, err := r.DB.GmailScout(context.Background(), scoutID)
 			return err == nil && cs.Gmail.Cursor > 0
 		})

@@ -16,7 +16,6 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -24,6 +23,7 @@ import (
 	"github.com/scouts-hq/scouts/app/bus"
 	"github.com/scouts-hq/scouts/fakegoogle/gmailfake"
 	"github.com/scouts-hq/scouts/fakegoogle/oauthfake"
+	"github.com/scouts-hq/scouts/internal/wake"
 )
 
 // Account is the Google account the fakes know.
@@ -106,23 +106,6 @@ func (g *Google) Endpoints() oauthfake.Endpoints { return oauthfake.EndpointsAt(
 // keyringDir is where a desktop data directory keeps its file keyring.
 func keyringDir(dataDir string) string { return filepath.Join(dataDir, "keyring") }
 
-// Wait polls cond every 10 ms until it holds, failing the test after a
-// minute; explain says what was seen instead. Only for state nothing
-// announces — the relay's place in a mailbox (its first sync changes no
-// state it reports) — else Desktop.Until or Relay.Until.
-func Wait(t testing.TB, what string, cond func() bool, explain ...func() string) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s %s", what, explained(explain))
-		}
-		<-tick.C
-	}
-}
-
 func explained(explain []func() string) string {
 	var why []string
 	for _, e := range explain {
@@ -152,41 +135,13 @@ func UntilBus(t testing.TB, bus *bus.Bus, what string, cond func() bool, explain
 	}
 }
 
-// wake lets waiters look again each time something happens.
-type wake struct {
-	mu sync.Mutex
-	ch chan struct{}
-}
-
-func newWake() *wake { return &wake{ch: make(chan struct{})} }
-
-// next is closed by the next fire.
-func (w *wake) next() <-chan struct{} {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.ch
-}
-
-func (w *wake) fire() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	close(w.ch)
-	w.ch = make(chan struct{})
-}
-
-// until waits for cond, looking again after each fire of w.
-func (w *wake) until(t testing.TB, what string, cond func() bool, explain ...func() string) {
+// until waits for cond, looking again each time one of sources fires,
+// and fails the test after a minute saying what explain saw.
+func until(t testing.TB, what string, cond func() bool, explain []func() string, sources ...wake.Source) {
 	t.Helper()
-	deadline := time.After(time.Minute)
-	for {
-		next := w.next() // before the look: a fire after it still wakes us
-		if cond() {
-			return
-		}
-		select {
-		case <-next:
-		case <-deadline:
-			t.Fatalf("timed out after a minute waiting for %s %s", what, explained(explain))
-		}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := wake.Until(ctx, cond, sources...); err != nil {
+		t.Fatalf("timed out after a minute waiting for %s %s", what, explained(explain))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/fakegoogle/oauthfake"
+	"github.com/scouts-hq/scouts/internal/wake"
 	"github.com/scouts-hq/scouts/relay/gmailscout"
 	"github.com/scouts-hq/scouts/relay/pushauth"
 	"github.com/scouts-hq/scouts/relay/relaydb"
@@ -34,17 +35,19 @@ type Relay struct {
 	stop  func()
 	URL   string
 	Token string // Ann's device token
-	// sent fires after each message the relay sends a device (a scout's
-	// status once its state is stored), connected or not.
-	sent *wake
+	// changed fires after each message the relay sends a device (a
+	// scout's status once its state is stored), connected or not, and
+	// after each sync of a scout (its place in the mailbox stored).
+	changed wake.Wake
 }
 
 // Until waits for cond, looking again after each message the relay sends
-// a device: for relay state it reports once stored (a scout disabled, its
-// state). It fails the test after a minute, saying what explain saw.
+// a device and each sync of a scout: for relay state it reports once
+// stored (a scout disabled, its state, its place in the mailbox). It
+// fails the test after a minute, saying what explain saw.
 func (r *Relay) Until(what string, cond func() bool, explain ...func() string) {
 	r.t.Helper()
-	r.sent.until(r.t, what, cond, explain...)
+	until(r.t, what, cond, explain, r.changed.Next)
 }
 
 // StartRelay starts a relay with one user, Account, and one device.
@@ -71,7 +74,7 @@ func (g *Google) StartRelay(t testing.TB) *Relay {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Relay{t: t, g: g, DB: db, addr: l.Addr().String(), keys: keys, stop: func() {}, Token: tok, sent: newWake()}
+	r := &Relay{t: t, g: g, DB: db, addr: l.Addr().String(), keys: keys, stop: func() {}, Token: tok}
 	r.URL = "http://" + r.addr
 	r.serve(l)
 	return r
@@ -86,7 +89,8 @@ func (r *Relay) serve(l net.Listener) {
 	var srv *server.Server
 	svc := gmailscout.New(gmailscout.Config{DB: r.DB, Keys: r.keys, ClientID: oauthfake.DefaultClientID,
 		ClientSecret: oauthfake.DefaultClientSecret, TokenURL: ep.Token, GmailURL: r.g.GmailURL, Topic: Topic,
-		PollEvery: 500 * time.Millisecond, Send: func(u, typ string, d any) { srv.Send(u, typ, d); r.sent.fire() }})
+		PollEvery: 500 * time.Millisecond, Send: func(u, typ string, d any) { srv.Send(u, typ, d); r.changed.Fire() },
+		Synced: func(string, error) { r.changed.Fire() }})
 	srv = server.New(server.Config{DB: r.DB, PublicURL: r.URL, Heartbeat: time.Hour, Gmail: svc, PushAuth: verifier})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
