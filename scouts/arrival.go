@@ -72,7 +72,7 @@ func (e *Engine) onArrival(ctx context.Context, as *assessor, s Scout, rec *Item
 	// Only what reaches the inbox is auto-created: screened and spam items
 	// wait for a person whatever the policies.
 	if sug.Lane == LaneInbox && res.Mode == actions.Allow {
-		ent := Entity{Kind: kind, ID: NewID(entityPrefix(kind)), Title: sug.Title, Body: body,
+		ent := Entity{Kind: kind, ID: NewEntityID(kind), Title: sug.Title, Body: body,
 			SourceSuggestionID: sug.ID, CreatedAt: now, UpdatedAt: now}
 		rec.Entity = &ent
 		rec.Suggestion.Status = StatusApproved

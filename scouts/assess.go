@@ -59,10 +59,29 @@ type assessor struct {
 	rulesRead bool
 }
 
+// assessment is what the engine concludes about an item as it arrives:
+// the Assessment the suggestion keeps, and what only the item's trail and
+// its card's making need.
+type assessment struct {
+	Assessment
+	// title is the rule's title for the card, applied when the
+	// suggestion is made; ruleSummary says on the item's trail what the
+	// rule did.
+	title       string
+	ruleSummary string
+	// tooSlow names the rule the item's evaluation budget ran out on, and
+	// tooSlowWhy says so on the item's trail.
+	tooSlow, tooSlowWhy string
+	// notes are things worth knowing about the assessment itself (the
+	// model's categorisation failed): they go on the item's audit trail,
+	// not into the suggestion.
+	notes []string
+}
+
 // assess decides an item's lane, kind and explanation, and returns the
 // hashes of its features for the store.
-func (a *assessor) assess(ctx context.Context, meta ItemMetadata, kind EntityKind) (Assessment, EntityKind, []uint64, error) {
-	as := Assessment{Lane: LaneInbox, Approve: -1, Spam: -1, KindFrom: "source"}
+func (a *assessor) assess(ctx context.Context, meta ItemMetadata, kind EntityKind) (assessment, EntityKind, []uint64, error) {
+	as := assessment{Assessment: Assessment{Lane: LaneInbox, Approve: -1, Spam: -1, KindFrom: "source"}}
 	if meta.Lane.Valid() {
 		as.Lane, as.LaneReason = meta.Lane, meta.LaneReason
 		as.Trashed = meta.Trashed
@@ -90,7 +109,7 @@ func (a *assessor) assess(ctx context.Context, meta ItemMetadata, kind EntityKin
 		}
 		as.Why = append(as.Why, p.Reasons...)
 	}
-	if rule.decides() {
+	if ruleDecides(rule) {
 		// What the rule says of the lane is what the model is asked
 		// about (or not: nobody files what a rule put aside).
 		meta.Lane = LaneSpam
@@ -170,7 +189,7 @@ func (a *assessor) assess(ctx context.Context, meta ItemMetadata, kind EntityKin
 // or the card's fields.
 func learnItem(s Scout, meta ItemMetadata) learn.Item {
 	if meta.Evidence != nil {
-		it := *meta.Evidence
+		it := learn.Item(*meta.Evidence)
 		it.Source = string(s.Kind)
 		if it.Subject == "" {
 			it.Subject = meta.Title

@@ -10,7 +10,7 @@ import "context"
 // original subject. Items the source already put in Spam or Screened are
 // not sent: nobody is asked to file them, and a model's tokens are capped.
 // A failure is logged and noted on the item's trail, never fatal.
-func (a *assessor) categorise(ctx context.Context, meta ItemMetadata, text string, kind EntityKind, as *Assessment) EntityKind {
+func (a *assessor) categorise(ctx context.Context, meta ItemMetadata, text string, kind EntityKind, as *assessment) EntityKind {
 	fn := a.e.cfg.Learning.Categorise
 	if fn == nil || meta.Lane == LaneSpam || meta.Lane == LaneScreened {
 		return kind

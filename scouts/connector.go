@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"time"
-
-	"github.com/scouts-hq/scouts/scouts/learn"
 )
 
 // SourceConnector is one scout's link to its source: a folder, a Gmail
@@ -90,7 +88,7 @@ type ItemMetadata struct {
 	// Evidence is what the learner may read of the item, transiently: the
 	// engine hashes it into features and keeps only the hashes. Nil means
 	// the card's fields (sender, title, excerpt, path) are all there is.
-	Evidence *learn.Item
+	Evidence *Evidence
 	// Lane is where the source's own triage puts the item (spam found by
 	// a heuristic or a rule; screened when there is nothing to act on), with
 	// LaneReason saying why; empty means the inbox unless the learner
@@ -110,6 +108,23 @@ type ItemMetadata struct {
 	// evidence; nil when the source did not read them (a mail triaged on
 	// the relay). Transient, like Evidence.
 	Facts *ItemFacts
+}
+
+// Evidence is what the learner may read of one item, transiently: the
+// fields every kind of scout can fill. It has learn.Item's fields, one for
+// one, so that the engine hands it to the learner as it is (a conversion)
+// while the domain imports nothing of the project.
+type Evidence struct {
+	// Source is the scout's kind; the engine sets it.
+	Source string
+	Sender string // a mail address, or a webhook's sender name
+	ListID string // a mailing list's id
+	// Signs are short content-free facts from headers or the source:
+	// "list", "bulk", "auto-reply", "no-reply", "label:CATEGORY_UPDATES", …
+	Signs   []string
+	Subject string // a mail's subject, a file's or webhook's title
+	Body    string // text, where the desktop sees it; may be empty
+	Path    string // a file's path relative to its scout's root
 }
 
 // ItemFacts are the facts of an item that rules can test and the card

@@ -27,14 +27,14 @@ func TestCronSevenIsSunday(t *testing.T) {
 		{"0 9 * * 7-7", "10 17 24"},
 	} {
 		s := scouts.Schedule{Cron: tc.cron, TimeZone: "UTC"}
-		if err := s.Validate(); err != nil {
+		if err := scouts.ValidateSchedule(s); err != nil {
 			t.Errorf("%q: %v", tc.cron, err)
 			continue
 		}
 		var days []string
 		at := from
 		for range 3 {
-			at = s.Next(at)
+			at = scouts.NextScheduled(s, at)
 			days = append(days, at.Format("2"))
 		}
 		if got := strings.Join(days, " "); got != tc.days {
@@ -42,7 +42,7 @@ func TestCronSevenIsSunday(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"0 9 * * 8", "0 9 * * 5-8", "0 9 * * 7/2"} {
-		if err := (scouts.Schedule{Cron: bad}).Validate(); err == nil {
+		if err := scouts.ValidateSchedule(scouts.Schedule{Cron: bad}); err == nil {
 			t.Errorf("%q is accepted", bad)
 		}
 	}

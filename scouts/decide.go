@@ -81,7 +81,7 @@ func (e *Engine) Approve(ctx context.Context, id string, a Approval) (Entity, bo
 		}
 		ent := Entity{Kind: kind, ID: NewEntityID(kind), Title: s.Title, Body: body,
 			SourceSuggestionID: s.ID, CreatedAt: now, UpdatedAt: now}
-		ent = s.Assessment.proposedFields(kind).Apply(ent)
+		ent = s.Assessment.ProposedFields(kind).Apply(ent)
 		ent = a.Edits.Apply(ent)
 		if err := ent.Validate(); err != nil {
 			return ApprovalRecord{}, err

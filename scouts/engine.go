@@ -450,7 +450,7 @@ func (e *Engine) newItemRecord(ctx context.Context, as *assessor, s Scout, it It
 		Title: clip(title, MaxTitleBytes), Excerpt: meta.Excerpt, Sender: meta.Sender, Path: meta.Path, URL: meta.URL,
 		ProposedKind: kind, Reason: meta.Reason, Status: StatusPending,
 		CreatedAt: now, ExpiresAt: now.Add(e.cfg.Expiry),
-		Lane: assessment.Lane, Assessment: assessment,
+		Lane: assessment.Lane, Assessment: assessment.Assessment,
 	}
 	refs := func(extra ...string) map[string]string {
 		m := map[string]string{"scout_id": s.ID, "suggestion_id": sug.ID, "source_ref": it.Ref}
@@ -536,23 +536,6 @@ func storedBody(s Suggestion) (string, bool) {
 	}
 	return p.Body, true
 }
-
-func entityPrefix(k EntityKind) string {
-	switch k {
-	case EntityTask:
-		return "tk"
-	case EntityNote:
-		return "nt"
-	case EntityEvent:
-		return "ev"
-	case EntityProject:
-		return "pj"
-	}
-	return "en"
-}
-
-// NewEntityID returns a fresh ID for an entity of kind k.
-func NewEntityID(k EntityKind) string { return NewID(entityPrefix(k)) }
 
 // clip shortens s to at most n bytes without splitting a UTF-8 sequence.
 func clip(s string, n int) string {

@@ -34,3 +34,20 @@ func newIDAt(prefix string, t time.Time) string {
 	}
 	return string(out)
 }
+
+// NewEntityID returns a fresh ID for an entity of kind k.
+func NewEntityID(k EntityKind) string { return NewID(entityPrefix(k)) }
+
+func entityPrefix(k EntityKind) string {
+	switch k {
+	case EntityTask:
+		return "tk"
+	case EntityNote:
+		return "nt"
+	case EntityEvent:
+		return "ev"
+	case EntityProject:
+		return "pj"
+	}
+	return "en"
+}

@@ -1,10 +1,7 @@
 package scouts
 
 import (
-	"strconv"
 	"time"
-
-	"github.com/scouts-hq/scouts/scouts/learn"
 )
 
 // Lane is where a pending suggestion waits: the inbox is what the person
@@ -87,20 +84,6 @@ type Assessment struct {
 	// SourceTitle is the title the source gave the item when a rule
 	// replaced it (the card shows the rule's).
 	SourceTitle string `json:"source_title,omitempty"`
-
-	// title is the rule's title for the card, applied when the
-	// suggestion is made; ruleSummary says on the item's trail what the
-	// rule did.
-	title       string
-	ruleSummary string
-	// tooSlow names the rule the item's evaluation budget ran out on, and
-	// tooSlowWhy says so on the item's trail.
-	tooSlow, tooSlowWhy string
-
-	// notes are things worth knowing about the assessment itself (the
-	// model's categorisation failed): they go on the item's audit trail,
-	// not into the suggestion.
-	notes []string
 }
 
 // LearnSettings are a scout's learner thresholds.
@@ -143,30 +126,6 @@ func (s LearnSettings) Validate() error {
 	return nil
 }
 
-// LearnState is one scout's learner as stored: its model header and
-// settings. The per-feature counts stay in the store.
-type LearnState struct {
-	ScoutID  string
-	Model    learn.Model
-	Settings LearnSettings
-	// Decisions is how many of the person's decisions the model holds.
-	Decisions int
-	// Spam and Ham count the decisions that taught the spam model.
-	Spam, Ham int
-	ResetAt   time.Time
-}
-
-// Learning says in words where the learner stands, for the UI.
-func (st LearnState) Learning() string {
-	if st.Decisions < st.Settings.ColdStart {
-		return "learning — " + strconv.Itoa(st.Decisions) + " of " + strconv.Itoa(st.Settings.ColdStart) + " decisions"
-	}
-	return "trained on " + strconv.Itoa(st.Decisions) + " decisions"
-}
-
-// Trained reports whether the learner may screen items.
-func (st LearnState) Trained() bool { return st.Decisions >= st.Settings.ColdStart }
-
 // Rescue records that a pending item was brought back from a lane below
 // the inbox: the person said it belongs in the inbox.
 type Rescue string
@@ -177,40 +136,11 @@ const (
 	RescueSpam     Rescue = "spam"
 )
 
-// TeachingOf returns what a suggestion in its current state teaches the
-// learner. Every decision replaces the previous teaching of the same item,
-// so an undo, a change of mind or a rescue followed by an approval never
-// counts twice.
-func TeachingOf(s Suggestion) learn.Label {
-	switch s.Status {
-	case StatusApproved:
-		if s.ResolvedBy == "policy" {
-			return learn.Label{} // the scout created it without anyone deciding
-		}
-		return learn.Label{Approve: true, Ham: true, Kind: string(s.ResolvedKind)}
-	case StatusRejected:
-		if s.Lane == LaneSpam {
-			return learn.Label{Spam: true}
-		}
-		// A rejection is not a spam report (that is its own decision):
-		// the mail was legitimate, only unwanted.
-		return learn.Label{Reject: true, Ham: true}
-	case StatusPending:
-		switch s.Rescued {
-		case RescueScreened:
-			return learn.Label{Approve: true}
-		case RescueSpam:
-			return learn.Label{Ham: true}
-		}
-	}
-	return learn.Label{}
-}
-
-// proposedFields are the fields the assessment proposed for an entity of
+// ProposedFields are the fields the assessment proposed for an entity of
 // kind k (a task's due date and project, an event's times), applied when the
 // person approves without editing them: what the card showed is what they
 // get.
-func (a Assessment) proposedFields(k EntityKind) EntityPatch {
+func (a Assessment) ProposedFields(k EntityKind) EntityPatch {
 	var p EntityPatch
 	switch k {
 	case EntityTask:

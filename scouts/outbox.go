@@ -11,32 +11,6 @@ import (
 	"github.com/scouts-hq/scouts/scouts/actions"
 )
 
-// Audit event types of actions and policies.
-const (
-	AuditActionQueued      = "action.queued"      // recorded with the decision, waiting in the outbox
-	AuditActionAttempt     = "action.attempt"     // an attempt started
-	AuditActionDone        = "action.done"        // the attempt succeeded
-	AuditActionFailed      = "action.failed"      // the attempt failed (retried later, or for good)
-	AuditActionInterrupted = "action.interrupted" // the agent stopped during an attempt; it runs again
-	AuditActionRetried     = "action.retried"     // the person asked for another attempt
-	AuditActionDropped     = "action.dropped"     // the person gave up on it
-	AuditActionCancelled   = "action.cancelled"   // the approval was undone before it ran
-	AuditActionDenied      = "action.denied"      // a policy denied an action a rule proposed
-	AuditActionLeftOut     = "action.left_out"    // the person unticked actions of the plan
-	AuditPolicyChanged     = "policy.changed"
-)
-
-// Live events of actions and policies.
-const (
-	// EventActionUpdated: one of a suggestion's actions changed state
-	// (data: ActionRun).
-	EventActionUpdated = "action.updated"
-	// EventPolicyChanged: a mode was set or removed (data: PolicyChange).
-	EventPolicyChanged = "policy.changed"
-	// EventPlanDefaultsChanged: data PlanDefaults.
-	EventPlanDefaultsChanged = "plan_defaults.changed"
-)
-
 // ApprovalRecord is what an approval writes with the suggestion's new
 // status, in one transaction.
 type ApprovalRecord struct {

@@ -35,7 +35,7 @@ type runner struct {
 func newRunner(e *Engine, s Scout, conn SourceConnector) *runner {
 	r := &runner{e: e, scout: s, conn: conn, policy: s.Schedule.OverlapOrDefault(),
 		kick: make(chan RunTrigger, 1), sem: make(chan struct{}, MaxParallelRuns), done: make(chan struct{})}
-	c, err := s.Schedule.compile()
+	c, err := compileSchedule(s.Schedule)
 	if err != nil {
 		// Checked when saved: a schedule that no longer reads (a time zone
 		// gone from this machine) is reported and the scout runs unscheduled.

@@ -6,24 +6,6 @@ import (
 	"time"
 )
 
-// Audit event types of a scout's runs (not of an item): their trace id is
-// the run's own.
-const (
-	// AuditRunSkipped: a trigger came while the scout was running and its
-	// overlap policy is skip, or a missed scheduled run was not caught up.
-	AuditRunSkipped = "scout.run_skipped"
-	// AuditLockTakenOver: the scout's run lock was held by a holder that
-	// died (its process is gone, or it stopped renewing the lock); this
-	// run took it over.
-	AuditLockTakenOver = "scout.lock_taken_over"
-	// AuditRunCaughtUp: a scheduled run was missed while the agent was off
-	// and the scout ran once at start for it.
-	AuditRunCaughtUp = "scout.run_caught_up"
-)
-
-// StageRun is the audit stage of events about a scout's runs.
-const StageRun = "run"
-
 // RunState keeps what a scout's runs need to outlive the process: the run
 // lock (one run at a time across crashes, with a stale-lock guard) and the
 // last scheduled time (to catch up a run missed while the agent was off).

@@ -36,7 +36,7 @@ func TestScheduleValidate(t *testing.T) {
 		{scouts.Schedule{Overlap: "sometimes"}, "want skip, queue-one or allow"},
 		{scouts.Schedule{Cron: "@hourly", CatchUp: "all"}, "want skip or run-once"},
 	} {
-		err := tc.s.Validate()
+		err := scouts.ValidateSchedule(tc.s)
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%+v: %v", tc.s, err)
@@ -53,14 +53,14 @@ func TestScheduleValidate(t *testing.T) {
 func TestScheduleNextInZone(t *testing.T) {
 	s := scouts.Schedule{Cron: "0 9 * * *", TimeZone: "Europe/Paris"}
 	// 2026-03-29 is the night Paris moves from UTC+1 to UTC+2.
-	got := s.Next(time.Date(2026, 3, 28, 12, 0, 0, 0, time.UTC))
+	got := scouts.NextScheduled(s, time.Date(2026, 3, 28, 12, 0, 0, 0, time.UTC))
 	if want := time.Date(2026, 3, 29, 7, 0, 0, 0, time.UTC); !got.Equal(want) {
 		t.Fatalf("next 09:00 Paris after 28 March noon UTC: %s, want %s", got.UTC(), want)
 	}
-	if !(scouts.Schedule{}).Next(time.Now()).IsZero() {
+	if !scouts.NextScheduled(scouts.Schedule{}, time.Now()).IsZero() {
 		t.Fatal("a schedule without cron has a next time")
 	}
-	n, err := scouts.Schedule{Cron: "@hourly"}.Normalize()
+	n, err := scouts.NormalizeSchedule(scouts.Schedule{Cron: "@hourly"})
 	if err != nil || n.Overlap != scouts.OverlapQueueOne || n.CatchUp != scouts.CatchUpRunOnce {
 		t.Fatalf("Normalize: %+v %v, want the defaults spelt out", n, err)
 	}

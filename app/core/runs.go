@@ -176,7 +176,7 @@ func (c *Core) ledger() (triage.Ledger, bool) {
 // the schedule's defaults. A budget above the global hard cap is refused:
 // a definition may only lower it.
 func (c *Core) checkRunSettings(s *scouts.Scout) error {
-	sched, err := s.Schedule.Normalize()
+	sched, err := scouts.NormalizeSchedule(s.Schedule)
 	if err != nil {
 		return err
 	}
@@ -196,7 +196,7 @@ func (c *Core) NextRun(s scouts.Scout) time.Time {
 	if !s.Enabled || !s.Schedule.HasCron() {
 		return time.Time{}
 	}
-	return s.Schedule.Next(c.now())
+	return scouts.NextScheduled(s.Schedule, c.now())
 }
 
 // ModelHardCap is the global daily token cap per scout (0 without a model).

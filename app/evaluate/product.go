@@ -245,7 +245,7 @@ func (s *memSource) read(ctx context.Context, q queued) (scouts.ItemRef, error) 
 	case triage.Skip:
 		meta.Lane, meta.LaneReason = scouts.LaneScreened, "Screened: "+why
 	}
-	it := triage.LearnItem(m)
+	it := scouts.Evidence(triage.LearnItem(m))
 	meta.Evidence = &it
 	s.mu.Lock()
 	s.texts[q.ref] = m.Body

@@ -15,7 +15,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/scouts-hq/scouts/scouts"
-	"github.com/scouts-hq/scouts/scouts/learn"
 )
 
 // maxClockSkew bounds the settle guard: a file dated further in the future
@@ -310,7 +309,7 @@ func (c *Connector) item(rel string, info fs.FileInfo, hash string, head []byte,
 			// The learner reads the path inside the scout's folder (the
 			// folders above it say nothing about the person's choices)
 			// and the file's first text, transiently.
-			Evidence: &learn.Item{Path: displayString(rel), Body: x.body},
+			Evidence: &scouts.Evidence{Path: displayString(rel), Body: x.body},
 		},
 		Notes: notes,
 	}

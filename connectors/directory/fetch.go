@@ -10,7 +10,6 @@ import (
 	"path"
 
 	"github.com/scouts-hq/scouts/scouts"
-	"github.com/scouts-hq/scouts/scouts/learn"
 )
 
 // FetchMetadata reads the file of a ref again for its card, for refs that
@@ -40,7 +39,7 @@ func (c *Connector) FetchMetadata(ctx context.Context, ref string) (scouts.ItemM
 		// The learner reads the path inside the scout's folder (the
 		// folders above it say nothing about the person's choices)
 		// and the file's first text, transiently.
-		Evidence: &learn.Item{Path: displayString(rel), Body: x.body},
+		Evidence: &scouts.Evidence{Path: displayString(rel), Body: x.body},
 	}, nil
 }
 

@@ -141,7 +141,7 @@ func (r *refSink) Record(_ context.Context, v Verdict) error {
 		meta.MatchedRule = id // the pipeline applied the scout's rule already
 	}
 	if v.Mail != nil {
-		it := triage.LearnItem(*v.Mail)
+		it := scouts.Evidence(triage.LearnItem(*v.Mail))
 		meta.Evidence = &it
 		meta.Facts = mailFacts(*v.Mail)
 	} else if v.Card.Subject == "" {

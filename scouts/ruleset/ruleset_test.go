@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/scouts"
-	"github.com/scouts-hq/scouts/scouts/learn"
 	"github.com/scouts-hq/scouts/scouts/rules"
 	"github.com/scouts-hq/scouts/scouts/triage"
 )
@@ -48,7 +47,7 @@ func mails() []triage.Message {
 // evidence is what the desktop's Gmail connector gives the engine of a
 // mail.
 func evidence(m triage.Message) scouts.ItemMetadata {
-	it := triage.LearnItem(m)
+	it := scouts.Evidence(triage.LearnItem(m))
 	return scouts.ItemMetadata{Title: m.Subject, Sender: m.From.Addr, Evidence: &it,
 		Facts: &scouts.ItemFacts{Labels: m.Labels}}
 }
@@ -165,7 +164,7 @@ func TestForTriageStopsAtFirstDesktopRule(t *testing.T) {
 // unknown.
 func TestItemFields(t *testing.T) {
 	yes := true
-	ev := learn.Item{Sender: "bob@mail.example.com", ListID: "dev.lists.example.org", Subject: "Hi"}
+	ev := scouts.Evidence{Sender: "bob@mail.example.com", ListID: "dev.lists.example.org", Subject: "Hi"}
 	it := ItemFromMetadata(scouts.KindGmail, scouts.ItemMetadata{Title: "Hi", Sender: `"Bob" <bob@mail.example.com>`, Evidence: &ev,
 		Facts: &scouts.ItemFacts{To: []string{"Ann@Example.org"}, Labels: []string{"INBOX"}, HasAttachment: &yes}})
 	want := map[string]any{"from": "bob@mail.example.com", "domain": "mail.example.com", "subject": "Hi", "list_id": "dev.lists.example.org",
