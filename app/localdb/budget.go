@@ -1,58 +1,21 @@
 package localdb
 
-import (
-	"context"
-	"database/sql"
-	"errors"
-	"fmt"
-)
+import "context"
 
-// Reserve adds tokens to a scout's day in the model budget ledger unless
-// that would pass cap (triage.Ledger). One UPDATE with the cap in its
-// WHERE: concurrent reservations cannot pass it together.
+// The model budget's ledger (triage.Ledger) is store.Ledger, the one the
+// relay uses too; its writes run in this database's transactions.
+
+// Reserve adds tokens to a scout's day unless that would pass cap.
 func (d *DB) Reserve(ctx context.Context, scout, day string, cap, tokens int) (bool, error) {
-	var ok bool
-	err := d.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO model_budget (scout_id, day, spent) VALUES (?, ?, 0) ON CONFLICT DO NOTHING`, scout, day); err != nil {
-			return err
-		}
-		res, err := tx.ExecContext(ctx, `UPDATE model_budget SET spent = spent + ? WHERE scout_id = ? AND day = ? AND spent + ? <= ?`,
-			tokens, scout, day, tokens, cap)
-		if err != nil {
-			return err
-		}
-		n, err := res.RowsAffected()
-		ok = n == 1
-		return err
-	})
-	if err != nil {
-		return false, fmt.Errorf("localdb: reserve model tokens: %w", err)
-	}
-	return ok, nil
+	return d.ledger.Reserve(ctx, scout, day, cap, tokens)
 }
 
 // Settle adds delta to a scout's day, never below zero.
 func (d *DB) Settle(ctx context.Context, scout, day string, delta int) error {
-	return d.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO model_budget (scout_id, day, spent) VALUES (?, ?, 0) ON CONFLICT DO NOTHING`, scout, day); err != nil {
-			return fmt.Errorf("localdb: settle model tokens: %w", err)
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE model_budget SET spent = MAX(0, spent + ?) WHERE scout_id = ? AND day = ?`, delta, scout, day); err != nil {
-			return fmt.Errorf("localdb: settle model tokens: %w", err)
-		}
-		return nil
-	})
+	return d.ledger.Settle(ctx, scout, day, delta)
 }
 
 // Spent is what a scout's day has counted.
 func (d *DB) Spent(ctx context.Context, scout, day string) (int, error) {
-	var n int
-	err := d.read().QueryRowContext(ctx, `SELECT spent FROM model_budget WHERE scout_id = ? AND day = ?`, scout, day).Scan(&n)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("localdb: model tokens spent: %w", err)
-	}
-	return n, nil
+	return d.ledger.Spent(ctx, scout, day)
 }

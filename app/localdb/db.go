@@ -42,6 +42,9 @@ type DB struct {
 	gen    atomic.Uint64
 	projMu sync.Mutex
 	proj   *projectsCache
+
+	// ledger is the model budget's (budget.go).
+	ledger *store.Ledger
 }
 
 // Path is the database file's path.
@@ -93,8 +96,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, err
 	}
 	me := procid.Self()
-	return &DB{db: sdb, learned: newLearnCache(), path: path, shared: shared,
-		self: LockHolder{PID: me.PID, BootID: me.BootID, Start: me.Start}}, nil
+	d := &DB{db: sdb, learned: newLearnCache(), path: path, shared: shared,
+		self: LockHolder{PID: me.PID, BootID: me.BootID, Start: me.Start}}
+	d.ledger = store.NewLedger(sdb, d.tx)
+	return d, nil
 }
 
 // Close closes the database.

@@ -2,8 +2,6 @@ package relaydb
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -50,56 +48,21 @@ func (d *DB) ReleaseSyncLease(ctx context.Context, scoutID, holder string) error
 	return nil
 }
 
-// Reserve adds tokens to a scout's day in the model budget ledger unless
-// that would pass cap (triage.Ledger); shared by every instance on the
-// database. The cap is in the UPDATE's WHERE: concurrent reservations, in
-// any instance, cannot pass it together.
+// The model budget's ledger (triage.Ledger), shared by every instance on
+// the database, is store.Ledger, the one the desktop uses too; its writes
+// run in this database's transactions (a transient conflict is retried).
+
+// Reserve adds tokens to a scout's day unless that would pass cap.
 func (d *DB) Reserve(ctx context.Context, scout, day string, cap, tokens int) (bool, error) {
-	var ok bool
-	err := d.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, d.q(`INSERT INTO model_budget (scout_id, day, spent) VALUES (?, ?, 0) ON CONFLICT DO NOTHING`), scout, day); err != nil {
-			return err
-		}
-		res, err := tx.ExecContext(ctx, d.q(`UPDATE model_budget SET spent = spent + ? WHERE scout_id = ? AND day = ? AND spent + ? <= ?`),
-			tokens, scout, day, tokens, cap)
-		if err != nil {
-			return err
-		}
-		n, err := res.RowsAffected()
-		ok = n == 1
-		return err
-	})
-	if err != nil {
-		return false, fmt.Errorf("relaydb: reserve model tokens: %w", err)
-	}
-	return ok, nil
+	return d.ledger.Reserve(ctx, scout, day, cap, tokens)
 }
 
 // Settle adds delta to a scout's day, never below zero.
 func (d *DB) Settle(ctx context.Context, scout, day string, delta int) error {
-	err := d.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, d.q(`INSERT INTO model_budget (scout_id, day, spent) VALUES (?, ?, 0) ON CONFLICT DO NOTHING`), scout, day); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, d.q(`UPDATE model_budget SET spent = CASE WHEN spent + ? < 0 THEN 0 ELSE spent + ? END WHERE scout_id = ? AND day = ?`),
-			delta, delta, scout, day)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("relaydb: settle model tokens: %w", err)
-	}
-	return nil
+	return d.ledger.Settle(ctx, scout, day, delta)
 }
 
 // Spent is what a scout's day has counted.
 func (d *DB) Spent(ctx context.Context, scout, day string) (int, error) {
-	var n int
-	err := d.db.Read().QueryRowContext(ctx, d.q(`SELECT spent FROM model_budget WHERE scout_id = ? AND day = ?`), scout, day).Scan(&n)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("relaydb: model tokens spent: %w", err)
-	}
-	return n, nil
+	return d.ledger.Spent(ctx, scout, day)
 }

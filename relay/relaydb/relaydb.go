@@ -42,6 +42,8 @@ type DB struct {
 	wstmts stmts
 	// hooks caches HookTarget's answers.
 	hooks hookCache
+	// ledger is the model budget's (lease.go).
+	ledger *store.Ledger
 }
 
 // IsPostgres reports whether dsn names a PostgreSQL database.
@@ -70,6 +72,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		return nil, fmt.Errorf("relaydb: %w", err)
 	}
 	d := &DB{db: sdb, dsn: dsn, now: time.Now}
+	d.ledger = store.NewLedger(sdb, d.tx)
 	d.startCommitter()
 	return d, nil
 }
