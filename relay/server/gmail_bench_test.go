@@ -197,7 +197,7 @@ func quotaRun(b *testing.B, items []corpus.Item, burst, promoPct int) float64 {
 			}
 		}
 	}()
-	waitFor(b, "the baseline", func() bool {
+	g.until("the baseline", func() bool {
 		sc, err := g.db.GmailScout(context.Background(), "sc_q")
 		return err == nil && sc.Gmail.Cursor > 0
 	})
@@ -221,7 +221,7 @@ func quotaRun(b *testing.B, items []corpus.Item, burst, promoPct int) float64 {
 		// Wait until the relay's cursor reached the mailbox: the burst
 		// is judged.
 		hid := g.gmail.HistoryID(ann)
-		waitFor(b, "the burst to be judged", func() bool {
+		g.until("the burst to be judged", func() bool {
 			sc, _ := g.db.GmailScout(context.Background(), "sc_q")
 			return sc.Gmail.Cursor >= hid
 		})

@@ -20,6 +20,7 @@ import (
 
 	"github.com/scouts-hq/scouts/fakegoogle/gmailfake"
 	"github.com/scouts-hq/scouts/fakegoogle/oauthfake"
+	"github.com/scouts-hq/scouts/internal/wake"
 	"github.com/scouts-hq/scouts/relay/gmailscout"
 	"github.com/scouts-hq/scouts/relay/protocol"
 	"github.com/scouts-hq/scouts/relay/pushauth"
@@ -42,6 +43,9 @@ type gmailEnv struct {
 	oauth    *oauthfake.Server
 	oauthURL string
 	gmail    *gmailfake.Server
+	// changed fires after each sync of a scout and each frame the Gmail
+	// service sends a desktop.
+	changed *wake.Wake
 }
 
 func newGmailEnv(t testing.TB, poll time.Duration, opts ...func(*gmailscout.Config)) *gmailEnv {
@@ -62,16 +66,18 @@ func newGmailEnv(t testing.TB, poll time.Duration, opts ...func(*gmailscout.Conf
 	if err != nil {
 		t.Fatal(err)
 	}
+	changed := &wake.Wake{}
 	e = newEnvWith(t, func(db *relaydb.DB, e *env) server.Config {
 		gcfg := gmailscout.Config{DB: db, Keys: keys, ClientID: oauthfake.DefaultClientID,
 			ClientSecret: oauthfake.DefaultClientSecret, TokenURL: os.URL + oauthfake.TokenPath, GmailURL: gs.URL,
-			Topic: topic, PollEvery: poll, Send: func(u, typ string, d any) { e.srv.Send(u, typ, d) }}
+			Topic: topic, PollEvery: poll, Send: func(u, typ string, d any) { e.srv.Send(u, typ, d); changed.Fire() },
+			Synced: func(string, error) { changed.Fire() }}
 		for _, o := range opts {
 			o(&gcfg)
 		}
 		return server.Config{Heartbeat: time.Hour, Gmail: gmailscout.New(gcfg), PushAuth: verifier}
 	})
-	return &gmailEnv{env: e, oauth: oauth, oauthURL: os.URL, gmail: gm}
+	return &gmailEnv{env: e, oauth: oauth, oauthURL: os.URL, gmail: gm, changed: changed}
 }
 
 func postPush(ctx context.Context, url string, data []byte) error {
@@ -161,17 +167,22 @@ func (r *raw) configResult() protocol.ConfigResult {
 	}
 }
 
-func waitFor(t testing.TB, what string, cond func() bool) {
+// waitOn waits for cond, looking again each time one of sources fires,
+// and fails after a minute.
+func waitOn(t testing.TB, what string, cond func() bool, sources ...wake.Source) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		<-tick.C
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := wake.Until(ctx, cond, sources...); err != nil {
+		t.Fatalf("timed out after a minute waiting for %s", what)
 	}
+}
+
+// until waits for cond on the relay's Gmail scouts, looking again after
+// each sync and each frame the service sends.
+func (g *gmailEnv) until(what string, cond func() bool) {
+	g.t.Helper()
+	waitOn(g.t, what, cond, g.changed.Next)
 }
 
 func TestGmailRelayTriage(t *testing.T) {
@@ -188,7 +199,7 @@ func TestGmailRelayTriage(t *testing.T) {
 	if res := r.configResult(); !res.OK || res.PushTopic != topic {
 		t.Fatalf("register: %+v", res)
 	}
-	waitFor(t, "baseline and watch", func() bool {
+	g.until("baseline and watch", func() bool {
 		sc, err := g.db.GmailScout(ctx, "sc_gmail")
 		return err == nil && sc.Gmail.Cursor > 0 && !sc.Gmail.WatchExpires.IsZero()
 	})
@@ -245,7 +256,9 @@ func TestGmailRelayTriage(t *testing.T) {
 
 	// Spam goes to the Trash only once the scout says so.
 	spam := g.deliver("Cheap pills", "X <x@shop.example>", "BODY-MARKER-9")
-	waitFor(t, "spam judged", func() bool { return g.gmail.Calls(ann)["messages.get"] > 0 && !hasPendingHints(g.db) })
+	if props, _ := r.proposals(1, nil); props[0].SourceRef != spam || props[0].Verdict != "spam" {
+		t.Fatalf("the spam's proposal: %+v", props[0])
+	}
 	if labels, _ := g.gmail.Message(ann, spam); slices.Contains(labels, "TRASH") {
 		t.Fatal("spam trashed with auto-trash off")
 	}
@@ -256,7 +269,13 @@ func TestGmailRelayTriage(t *testing.T) {
 		t.Fatalf("update: %+v", res)
 	}
 	spam2 := g.deliver("Cheap pills again", "X <x@shop.example>", "BODY-MARKER-10")
-	waitFor(t, "spam trashed", func() bool { l, _ := g.gmail.Message(ann, spam2); return slices.Contains(l, "TRASH") })
+	// The trash comes before the verdict is queued: once proposed, trashed.
+	if props, _ := r.proposals(1, nil); props[0].SourceRef != spam2 {
+		t.Fatalf("the second spam's proposal: %+v", props[0])
+	}
+	if l, _ := g.gmail.Message(ann, spam2); !slices.Contains(l, "TRASH") {
+		t.Fatalf("spam not trashed with auto-trash on: labels %v", l)
+	}
 
 	// Access revoked: the scout is disabled and the desktop told to reconnect.
 	g.gmail.RevokeAll(ann)
@@ -276,11 +295,6 @@ func TestGmailRelayTriage(t *testing.T) {
 	// Nothing of the mail is at rest on the relay.
 	g.db.Close()
 	assertNoMarkers(t, g.dbPath)
-}
-
-func hasPendingHints(db *relaydb.DB) bool {
-	h, err := db.PushHints(context.Background(), 1)
-	return err != nil || len(h) > 0
 }
 
 func assertNoMarkers(t *testing.T, dbPath string) {
@@ -318,7 +332,7 @@ func TestGmailInactivityPause(t *testing.T) {
 	if res := r.configResult(); !res.OK {
 		t.Fatalf("register: %+v", res)
 	}
-	waitFor(t, "baseline", func() bool {
+	g.until("baseline", func() bool {
 		sc, err := g.db.GmailScout(context.Background(), "sc_p")
 		return err == nil && sc.Gmail.Cursor > 0
 	})
@@ -361,7 +375,7 @@ func TestGmailWatchRenewal(t *testing.T) {
 		t.Fatalf("register: %+v", res)
 	}
 	var first time.Time
-	waitFor(t, "the first watch", func() bool {
+	g.until("the first watch", func() bool {
 		sc, err := g.db.GmailScout(context.Background(), "sc_w")
 		first = sc.Gmail.WatchExpires
 		return err == nil && !first.IsZero()

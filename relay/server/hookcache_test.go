@@ -3,7 +3,6 @@ package server_test
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -126,7 +125,8 @@ func TestHookChangesReachTheOtherInstance(t *testing.T) {
 	}
 	defer bdb.Close()
 	bdb.SetHookTTL(time.Hour)
-	b := server.New(server.Config{DB: bdb, Logger: slog.New(slog.DiscardHandler)})
+	logs := &logLines{}
+	b := server.New(server.Config{DB: bdb, Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	bhttp := httptest.NewServer(b.Handler())
 	defer bhttp.Close()
 	runDone := make(chan struct{})
@@ -134,11 +134,9 @@ func TestHookChangesReachTheOtherInstance(t *testing.T) {
 	defer func() { cancel(); <-runDone }()
 	burl := bhttp.URL + "/api/v1/hooks/sc_hook"
 
-	// Wait until b caches: a change written behind both relays' backs
-	// (no notification) is then not seen by b. Each probe writes values
-	// of its own: a probe that read before b's cache was in use and
-	// again after it may leave a value cached that no notification will
-	// replace, and the next probe sees it twice (b caches).
+	// Once b listens for notifications it caches: a change written behind
+	// both relays' backs (no notification) is then not seen by b.
+	waitOn(t, "the other relay to listen", func() bool { return len(logs.with("listening for notifications from other instances")) > 0 }, logs.added.Next)
 	raw, err := sql.Open("pgx", dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -149,30 +147,24 @@ func TestHookChangesReachTheOtherInstance(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	probe := 0
-	waitFor(t, "the other relay to cache", func() bool {
-		probe++
-		setHash(fmt.Sprintf("probe-%d", probe))
-		first, _, err := bdb.HookTarget(ctx, "sc_hook")
-		if err != nil {
-			t.Fatal(err)
-		}
-		setHash(fmt.Sprintf("unnotified-%d", probe))
-		sc, _, err := bdb.HookTarget(ctx, "sc_hook")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return sc.HookTokenHash == first.HookTokenHash
-	})
+	setHash("probe")
+	first, _, err := bdb.HookTarget(ctx, "sc_hook")
+	if err != nil {
+		t.Fatal(err)
+	}
+	setHash("unnotified")
+	if sc, _, err := bdb.HookTarget(ctx, "sc_hook"); err != nil || sc.HookTokenHash != first.HookTokenHash {
+		t.Fatalf("the other relay, listening, read %q after an unnotified change (%v): it does not cache", sc.HookTokenHash, err)
+	}
 	setHash(relaydb.HashToken(token))
 
 	const rotated = "hook-secret-2"
 	a.configOp(protocol.TypeScoutUpdate, "op-rotate", protocol.ScoutConfig{ScoutID: "sc_hook", Kind: "webhook", Name: "hook", Enabled: true,
 		HookTokenHash: relaydb.HashToken(rotated)})
-	waitFor(t, "the rotation to reach the other relay", func() bool {
+	waitOn(t, "the rotation to reach the other relay", func() bool {
 		sc, _, err := bdb.HookTarget(ctx, "sc_hook")
 		return err == nil && sc.HookTokenHash == relaydb.HashToken(rotated)
-	})
+	}, logs.added.Next)
 	if r := postHook(t, burl, token, `{"title":"a"}`); r.status != http.StatusUnauthorized {
 		t.Fatalf("old token on the other relay: %+v", r)
 	}
@@ -181,11 +173,11 @@ func TestHookChangesReachTheOtherInstance(t *testing.T) {
 	}
 
 	dv2, keys2 := a.connectDevice("desktop")
-	waitFor(t, "the new device to reach the other relay", func() bool {
+	waitOn(t, "the new device to reach the other relay", func() bool {
 		_, keys, err := bdb.HookTarget(ctx, "sc_hook")
 		_, ok := keys[dv2]
 		return err == nil && ok
-	})
+	}, logs.added.Next)
 	if r := postHook(t, burl, rotated, `{"title":"for two"}`); r.status != http.StatusAccepted {
 		t.Fatalf("post to the other relay after a device connected: %+v", r)
 	}
@@ -196,11 +188,11 @@ func TestHookChangesReachTheOtherInstance(t *testing.T) {
 	if err := a.db.RevokeDevice(ctx, dv2); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the revocation to reach the other relay", func() bool {
+	waitOn(t, "the revocation to reach the other relay", func() bool {
 		_, keys, err := bdb.HookTarget(ctx, "sc_hook")
 		_, ok := keys[dv2]
 		return err == nil && !ok
-	})
+	}, logs.added.Next)
 	if r := postHook(t, burl, rotated, `{"title":"for one"}`); r.status != http.StatusAccepted {
 		t.Fatalf("post to the other relay after a revocation: %+v", r)
 	}
@@ -209,10 +201,10 @@ func TestHookChangesReachTheOtherInstance(t *testing.T) {
 	}
 
 	a.configOp(protocol.TypeScoutDisable, "op-disable", protocol.ScoutConfig{ScoutID: "sc_hook"})
-	waitFor(t, "the disabling to reach the other relay", func() bool {
+	waitOn(t, "the disabling to reach the other relay", func() bool {
 		sc, _, err := bdb.HookTarget(ctx, "sc_hook")
 		return err == nil && !sc.Enabled
-	})
+	}, logs.added.Next)
 	if r := postHook(t, burl, rotated, `{"title":"c"}`); r.status != http.StatusGone {
 		t.Fatalf("post to a disabled scout on the other relay: %+v", r)
 	}

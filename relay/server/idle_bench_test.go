@@ -102,6 +102,7 @@ func rssKiB(pid int) float64 {
 
 // settledRSS waits until a process's RSS has moved by less than 1 % for
 // 3 s (at most 30 s) and returns it: what an idle server keeps.
+// Polled: another process's memory settling is announced by nothing.
 func settledRSS(pid int) float64 {
 	last := rssKiB(pid)
 	stable := 0
@@ -251,6 +252,7 @@ func BenchmarkIdle10k(b *testing.B) {
 	// forced collection) and then returns what it freed to the system:
 	// what devices cost once the connection storm is over.
 	gcs := loadedMem["go_gc_duration_seconds_count"]
+	// Polled: the relay's runtime collects on its own clock and tells no one.
 	for goMemory(b, addr)["go_gc_duration_seconds_count"] == gcs {
 		time.Sleep(time.Second)
 	}

@@ -5,23 +5,24 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"sync"
 	"testing"
-	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/scouts-hq/scouts/internal/wake"
 	"github.com/scouts-hq/scouts/relay/relaydb"
 	"github.com/scouts-hq/scouts/relay/server"
 	"github.com/scouts-hq/scouts/store/storetest"
 )
 
-// logLines collects a JSON logger's records.
+// logLines collects a JSON logger's records; added fires after each.
 type logLines struct {
 	mu    sync.Mutex
 	lines []map[string]any
-	added chan struct{}
+	added wake.Wake
 }
 
 func (l *logLines) Write(p []byte) (int, error) {
@@ -30,10 +31,7 @@ func (l *logLines) Write(p []byte) (int, error) {
 		l.mu.Lock()
 		l.lines = append(l.lines, rec)
 		l.mu.Unlock()
-		select {
-		case l.added <- struct{}{}:
-		default:
-		}
+		l.added.Fire()
 	}
 	return len(p), nil
 }
@@ -59,7 +57,7 @@ func TestListenerBackoffResetsAfterAReconnection(t *testing.T) {
 	app := "scouts_listen_" + hex.EncodeToString(b)
 	base := storetest.PostgresDSN(t)
 	dsn := base + "&application_name=" + app
-	logs := &logLines{added: make(chan struct{}, 1)}
+	logs := &logLines{}
 	newEnvOn(t, dsn, func(*relaydb.DB, *env) server.Config {
 		return server.Config{Logger: slog.New(slog.NewJSONHandler(logs, nil))}
 	})
@@ -68,46 +66,37 @@ func TestListenerBackoffResetsAfterAReconnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer admin.Close()
+	const msg, listening = "LISTEN connection lost; reconnecting", "listening for notifications from other instances"
 	// The listener's backend: this relay's connection whose last statement
-	// was LISTEN, other than the ones already cut.
-	listener := func(cut map[int]bool) int {
-		deadline := time.Now().Add(30 * time.Second)
-		for time.Now().Before(deadline) {
-			rows, err := admin.Query(`SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN %'`, app)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for rows.Next() {
-				var pid int
-				rows.Scan(&pid)
-				if !cut[pid] {
-					rows.Close()
-					return pid
-				}
-			}
-			rows.Close()
-			time.Sleep(10 * time.Millisecond)
+	// was LISTEN, other than the ones already cut, once the relay has said
+	// it listens for the i-th time.
+	listener := func(i int, cut map[int]bool) int {
+		waitOn(t, fmt.Sprintf("LISTEN connection %d", i), func() bool { return len(logs.with(listening)) >= i }, logs.added.Next)
+		rows, err := admin.Query(`SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN %'`, app)
+		if err != nil {
+			t.Fatal(err)
 		}
-		t.Fatal("no LISTEN connection within 30 s")
+		defer rows.Close()
+		for rows.Next() {
+			var pid int
+			rows.Scan(&pid)
+			if !cut[pid] {
+				return pid
+			}
+		}
+		t.Fatalf("the relay says it listens (%d), yet no LISTEN connection but the ones cut", i)
 		return 0
 	}
-	const msg = "LISTEN connection lost; reconnecting"
 	cut := map[int]bool{}
 	for i := 1; i <= 3; i++ {
-		pid := listener(cut)
+		pid := listener(i, cut)
 		cut[pid] = true
 		if _, err := admin.Exec(`SELECT pg_terminate_backend($1)`, pid); err != nil {
 			t.Fatal(err)
 		}
-		for len(logs.with(msg)) < i {
-			select {
-			case <-logs.added:
-			case <-time.After(30 * time.Second):
-				t.Fatalf("the relay did not log its lost LISTEN connection (cut %d)", i)
-			}
-		}
+		waitOn(t, fmt.Sprintf("the relay to log its lost LISTEN connection (cut %d)", i), func() bool { return len(logs.with(msg)) >= i }, logs.added.Next)
 	}
-	listener(cut) // reconnected after the third cut
+	listener(4, cut) // reconnected after the third cut
 	for i, rec := range logs.with(msg) {
 		if in, _ := rec["in"].(string); in != "100ms" {
 			t.Fatalf("reconnection %d logged in=%v, want \"100ms\" (every cut followed a working connection)", i+1, rec["in"])

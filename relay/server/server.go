@@ -288,6 +288,7 @@ func (s *Server) listenOnce(ctx context.Context) (listening bool, err error) {
 	// heard; whatever was missed before is forgotten.
 	s.db.HookTargetsShared(true)
 	defer s.db.HookTargetsShared(false)
+	s.log.Info("listening for notifications from other instances")
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
@@ -295,6 +296,7 @@ func (s *Server) listenOnce(ctx context.Context) (listening bool, err error) {
 		}
 		if n.Channel == relaydb.HookChannel {
 			s.db.ForgetHookTargets(n.Payload)
+			s.log.Debug("webhook answers changed elsewhere forgotten", "users", n.Payload)
 			continue
 		}
 		// One notification per transaction names every user it queued
