@@ -48,14 +48,14 @@ func TestDesktopDoesNotLinkRelayOnlyPackages(t *testing.T) {
 }
 
 // TestDecisionPathCrossesEachPackageOnce keeps an approval on a Gmail card
-// going app/localapi → app/core → scouts (decision, plan and outbox in one
-// transaction) → app/gmaildesk (the executor) → connectors/gmail, each
-// package once: Gmail is reached only through its kind's package, and
+// going app/localapi → app/core → scouts/engine (decision, plan and outbox
+// in one transaction) → app/gmaildesk (the executor) → connectors/gmail,
+// each package once: Gmail is reached only through its kind's package, and
 // nothing below the core reaches back up into it or the API.
 func TestDecisionPathCrossesEachPackageOnce(t *testing.T) {
 	const mod = "github.com/scouts-hq/scouts/"
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`,
-		"./app/localapi", "./app/core", "./app/gmaildesk", "./scouts", "./connectors/gmail").CombinedOutput()
+		"./app/localapi", "./app/core", "./app/gmaildesk", "./scouts", "./scouts/engine", "./connectors/gmail").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
@@ -64,6 +64,7 @@ func TestDecisionPathCrossesEachPackageOnce(t *testing.T) {
 		"app/core":         {"connectors/gmail"},
 		"app/gmaildesk":    {"app/core", "app/localapi"},
 		"scouts":           {"app/", "connectors/"},
+		"scouts/engine":    {"app/", "connectors/"},
 		"connectors/gmail": {"app/"},
 	}
 	seen := 0
@@ -216,6 +217,47 @@ func TestStorageAndWindowStayBelow(t *testing.T) {
 			if c.bad == nil || slices.Contains(c.bad, ours) {
 				t.Errorf("%s %v links %s", c.pkg, c.tags, ours)
 			}
+		}
+	}
+}
+
+// TestDomainStandsAlone keeps the domain (the root package scouts: the
+// types, their rules and error codes) free of everything else: it links
+// the standard library only, so every other package — the engine, the
+// sources, storage, the relay — can build on it without pulling anything
+// in. And the relay, which needs the domain's types, links them without
+// the engine that runs scouts on the desktop.
+func TestDomainStandsAlone(t *testing.T) {
+	const mod = "github.com/scouts-hq/scouts/"
+	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}} {{.Standard}}`, "./scouts").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	seen := false
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, std, _ := strings.Cut(line, " ")
+		switch {
+		case pkg == mod+"scouts":
+			seen = true
+		case std != "true":
+			t.Errorf("scouts links %s, which is not of the standard library", pkg)
+		}
+	}
+	if !seen {
+		t.Fatalf("go list did not list scouts:\n%s", out)
+	}
+
+	out, err = exec.Command("go", "list", "-deps", "./relay/cmd/scouts-relay").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, mod+"scouts") {
+		t.Fatalf("go list did not list the relay's packages (or the relay no longer links the domain):\n%s", out)
+	}
+	for _, dep := range deps {
+		if dep == mod+"scouts/engine" || strings.HasPrefix(dep, mod+"scouts/engine/") {
+			t.Errorf("the relay links %s", dep)
 		}
 	}
 }

@@ -15,8 +15,8 @@ const (
 	// default, and what every scout did before schedules.
 	OverlapQueueOne Overlap = "queue-one"
 	// OverlapAllow starts each trigger's run at once, beside the others,
-	// up to MaxParallelRuns; items stay unique per scout and source ref,
-	// so overlapping runs never make duplicates.
+	// up to the engine's MaxParallelRuns; items stay unique per scout and
+	// source ref, so overlapping runs never make duplicates.
 	OverlapAllow Overlap = "allow"
 )
 
@@ -35,7 +35,9 @@ const (
 // Schedule is when a scout runs by itself and how its runs may overlap.
 // The zero Schedule has no cron: the scout runs when its source says
 // something arrived (a folder's watch) and, for sources that cannot be
-// watched, every poll interval; its overlap is queue-one.
+// watched, every poll interval; its overlap is queue-one. The engine reads
+// and checks the cron expression (engine.ValidateSchedule): its parser is a
+// library the domain does not import.
 type Schedule struct {
 	// Cron is a five-field cron expression (minute hour day-of-month month
 	// day-of-week) or a descriptor (@hourly, @daily, @every 5m); empty:

@@ -3,9 +3,11 @@
 // entity (task, note, event, project) or rejects it. Every step leaves an
 // audit event carrying the item's trace id.
 //
-// The package holds the domain types, their rules and the engine that runs
-// scouts. It knows nothing of HTTP, SQL or any particular source: storage and
-// sources plug in through the Store and SourceConnector interfaces.
+// The package holds the domain types, their rules and their error codes,
+// and the interfaces a source implements (SourceConnector). It imports the
+// standard library only (deps_test.go keeps it so): everything else builds
+// on it. The engine that runs scouts, decides and plans is scouts/engine;
+// storage and sources plug into it.
 package scouts
 
 import (

@@ -11,6 +11,7 @@ import (
 
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 	"github.com/scouts-hq/scouts/scouts/triage/llm"
 )
 
@@ -33,7 +34,7 @@ type categoriser interface {
 // categoriseStep returns the engine's categorisation step, or nil when no
 // model that can categorise is configured: then the content cues and the
 // learner are the whole pipeline.
-func (c *Core) categoriseStep() func(context.Context, scouts.Scout, scouts.ItemMetadata, string) (scouts.ContentProposal, error) {
+func (c *Core) categoriseStep() func(context.Context, scouts.Scout, scouts.ItemMetadata, string) (engine.ContentProposal, error) {
 	m, ok := c.cfg.Model.(categoriser)
 	if !ok || c.cfg.ModelBudget == nil || c.cfg.ModelDailyTokens <= 0 {
 		return nil
@@ -54,10 +55,10 @@ type modelCategoriser struct {
 	pauseCause  string
 }
 
-func (m *modelCategoriser) categorise(ctx context.Context, s scouts.Scout, meta scouts.ItemMetadata, text string) (scouts.ContentProposal, error) {
+func (m *modelCategoriser) categorise(ctx context.Context, s scouts.Scout, meta scouts.ItemMetadata, text string) (engine.ContentProposal, error) {
 	now := m.c.now()
 	if until, cause, paused := m.paused(now); paused {
-		return scouts.ContentProposal{}, fmt.Errorf("the model failed a moment ago (%s); not asked again before %s", cause, until.In(m.zone).Format("15:04:05"))
+		return engine.ContentProposal{}, fmt.Errorf("the model failed a moment ago (%s); not asked again before %s", cause, until.In(m.zone).Format("15:04:05"))
 	}
 	ctx, cancel := context.WithTimeout(ctx, categoriseItemTimeout)
 	defer cancel()
@@ -68,9 +69,9 @@ func (m *modelCategoriser) categorise(ctx context.Context, s scouts.Scout, meta 
 		if unreachable(err) && ctx.Err() != context.Canceled {
 			m.pause(now, err)
 		}
-		return scouts.ContentProposal{}, err
+		return engine.ContentProposal{}, err
 	}
-	return scouts.ContentProposal{
+	return engine.ContentProposal{
 		Kind: p.Kind, Title: p.Title, Due: p.Due, StartsAt: p.StartsAt, EndsAt: p.EndsAt, AllDay: p.AllDay,
 		ProjectID: p.ProjectID, Reasons: []string{m.reason(p)},
 	}, nil

@@ -20,6 +20,7 @@ import (
 	"github.com/scouts-hq/scouts/app/rulebook"
 	"github.com/scouts-hq/scouts/connectors/directory/watchhub"
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 	"github.com/scouts-hq/scouts/scouts/triage"
 )
 
@@ -33,7 +34,7 @@ type Config struct {
 	// PollInterval is the engine's fallback polling interval (default 5m).
 	PollInterval time.Duration
 	// LockStaleAfter is how long a scout's run lock may go unrenewed
-	// before another run takes it over (default scouts.LockStaleAfter).
+	// before another run takes it over (default engine.LockStaleAfter).
 	LockStaleAfter time.Duration
 	// SecretStore keeps the named secrets (secrets.go); nil: none.
 	SecretStore SecretStore
@@ -89,7 +90,7 @@ type Config struct {
 // Core is an open agent core. Its methods are safe for concurrent use.
 type Core struct {
 	DB     *localdb.DB
-	Engine *scouts.Engine
+	Engine *engine.Engine
 	Bus    *bus.Bus
 
 	cfg     Config
@@ -144,7 +145,7 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 	c.relay = c.newRelay()
 	c.newServices()
 	open, remote := openers(c.kinds)
-	c.Engine = scouts.NewEngine(scouts.EngineConfig{
+	c.Engine = engine.New(engine.Config{
 		Store:        db,
 		Openers:      open,
 		Remote:       remote,
@@ -152,7 +153,7 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 		Logger:       cfg.Logger,
 		Now:          cfg.Now,
 		PollInterval: cfg.PollInterval,
-		Learning:     scouts.LearningConfig{Salt: salt, Propose: c.proposeFromContent, Categorise: c.categoriseStep()},
+		Learning:     engine.LearningConfig{Salt: salt, Propose: c.proposeFromContent, Categorise: c.categoriseStep()},
 		Rules:        c.rules.EngineRules,
 		Executors:    c.executors(),
 		RunState:     c.runState(),

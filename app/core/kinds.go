@@ -13,6 +13,7 @@ import (
 	"github.com/scouts-hq/scouts/relay/protocol"
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/actions"
+	"github.com/scouts-hq/scouts/scouts/engine"
 )
 
 // scoutKind is everything the desktop does differently for one kind of
@@ -57,7 +58,7 @@ type scoutKind struct {
 	fromRelay func(it client.Item, ref *scouts.ItemRef)
 
 	// executors run the remote actions the kind's cards offer.
-	executors map[string]scouts.ActionExecutor
+	executors map[string]engine.ActionExecutor
 
 	// describe says what a definition of the kind will do, and what in it
 	// may surprise the user (a draft's summary and risks).
@@ -91,7 +92,7 @@ func (c *Core) newKinds() map[scouts.Kind]scoutKind {
 			},
 			admit: c.checkFolderSize,
 			open:  c.openFolder,
-			executors: map[string]scouts.ActionExecutor{
+			executors: map[string]engine.ActionExecutor{
 				actions.FileMove: effects.FileMove{Home: home, Protected: c.protectedDirs()},
 			},
 		},
@@ -149,8 +150,8 @@ func openers(kinds map[scouts.Kind]scoutKind) (open map[scouts.Kind]scouts.Opene
 
 // executors are the remote actions this desktop can run: those the kinds
 // offer, and posting to a webhook, which any card can do.
-func (c *Core) executors() map[string]scouts.ActionExecutor {
-	out := map[string]scouts.ActionExecutor{
+func (c *Core) executors() map[string]engine.ActionExecutor {
+	out := map[string]engine.ActionExecutor{
 		actions.WebhookPost: effects.Webhook{Secret: c.cfg.Secrets, Version: c.cfg.Version},
 	}
 	for _, k := range c.kinds {

@@ -9,6 +9,7 @@ import (
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/app/procid"
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 	"github.com/scouts-hq/scouts/scouts/triage"
 )
 
@@ -22,7 +23,7 @@ type runSettings struct {
 
 // runState is the engine's RunState: locks and schedule times in the
 // database, held by this process.
-func (c *Core) runState() scouts.RunState {
+func (c *Core) runState() engine.RunState {
 	self := procid.Self()
 	h := localdb.LockHolder{PID: self.PID, BootID: self.BootID, Start: self.Start, Instance: scouts.NewID("in")}
 	return c.DB.RunState(localdb.RunStateOptions{Holder: h, StaleAfter: c.cfg.LockStaleAfter,
@@ -176,7 +177,7 @@ func (c *Core) ledger() (triage.Ledger, bool) {
 // the schedule's defaults. A budget above the global hard cap is refused:
 // a definition may only lower it.
 func (c *Core) checkRunSettings(s *scouts.Scout) error {
-	sched, err := scouts.NormalizeSchedule(s.Schedule)
+	sched, err := engine.NormalizeSchedule(s.Schedule)
 	if err != nil {
 		return err
 	}
@@ -196,7 +197,7 @@ func (c *Core) NextRun(s scouts.Scout) time.Time {
 	if !s.Enabled || !s.Schedule.HasCron() {
 		return time.Time{}
 	}
-	return scouts.NextScheduled(s.Schedule, c.now())
+	return engine.NextScheduled(s.Schedule, c.now())
 }
 
 // ModelHardCap is the global daily token cap per scout (0 without a model).

@@ -16,6 +16,7 @@ import (
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/connectors/directory/watchhub"
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 	"github.com/scouts-hq/scouts/scouts/rules"
 )
 
@@ -25,7 +26,7 @@ type Store interface {
 	GetScout(ctx context.Context, id string) (scouts.Scout, error)
 	ListScouts(ctx context.Context) ([]scouts.Scout, error)
 	ListRules(ctx context.Context, scoutID string) ([]localdb.RuleRow, error)
-	LearnState(ctx context.Context, scoutID string) (scouts.LearnState, error)
+	LearnState(ctx context.Context, scoutID string) (engine.LearnState, error)
 	SetLearnSettings(ctx context.Context, scoutID string, s scouts.LearnSettings) error
 	ScoutDefinitionStates(ctx context.Context) (map[string]localdb.ScoutDefinitionState, error)
 	SetScoutManagedBy(ctx context.Context, scoutID, by string) error

@@ -15,11 +15,12 @@ import (
 	"github.com/scouts-hq/scouts/app/effects"
 	"github.com/scouts-hq/scouts/connectors/directory"
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 )
 
 // moveSetup is a home folder with a watched folder holding one file, and
 // the invocation that moves it to dest.
-func moveSetup(t testing.TB, content string) (home string, inv func(to string) scouts.Invocation) {
+func moveSetup(t testing.TB, content string) (home string, inv func(to string) engine.Invocation) {
 	t.Helper()
 	home = t.TempDir()
 	watched := filepath.Join(home, "Inbox")
@@ -28,9 +29,9 @@ func moveSetup(t testing.TB, content string) (home string, inv func(to string) s
 	os.WriteFile(filepath.Join(watched, "bills", "acme.txt"), []byte(content), 0o644)
 	sum := sha256.Sum256([]byte(content))
 	cfg, _ := json.Marshal(map[string]any{"path": watched})
-	return home, func(to string) scouts.Invocation {
+	return home, func(to string) engine.Invocation {
 		p, _ := json.Marshal(map[string]string{"to": to})
-		return scouts.Invocation{Key: "act:sg_1:2", Action: "file.move", Params: p,
+		return engine.Invocation{Key: "act:sg_1:2", Action: "file.move", Params: p,
 			Scout:      scouts.Scout{ID: "sc_1", Kind: scouts.KindFolder, Config: cfg},
 			Suggestion: scouts.Suggestion{ID: "sg_1", SourceRef: directory.FormatRef("bills/acme.txt", hex.EncodeToString(sum[:]))}}
 	}
@@ -131,8 +132,8 @@ func TestWebhookAnswersAndRefusals(t *testing.T) {
 		}
 		return nil, scouts.Errorf(scouts.ENotFound, "no %s", name)
 	}}
-	inv := func(params string) scouts.Invocation {
-		return scouts.Invocation{Key: "act:sg_1:3", Action: "webhook.post", Params: json.RawMessage(params),
+	inv := func(params string) engine.Invocation {
+		return engine.Invocation{Key: "act:sg_1:3", Action: "webhook.post", Params: json.RawMessage(params),
 			Suggestion: scouts.Suggestion{ID: "sg_1", Title: "Pay", Excerpt: "secret text"}}
 	}
 	ok := inv(`{"url":"` + srv.URL + `","secret":{"secret":"k"}}`)

@@ -1,6 +1,6 @@
 // Package effects runs the remote actions that touch the desktop's own
 // world rather than a source's account: moving a file (file.move) and
-// posting to a web service (webhook.post). Each is a scouts.ActionExecutor:
+// posting to a web service (webhook.post). Each is a engine.ActionExecutor:
 // checked when the plan is approved and again when it runs, and idempotent
 // per key, since the outbox may run an action again after a crash.
 package effects
@@ -21,6 +21,7 @@ import (
 
 	"github.com/scouts-hq/scouts/connectors/directory"
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 )
 
 // FileMove moves a folder card's file into a folder the user chose, inside
@@ -72,12 +73,12 @@ func (m FileMove) CheckParams(params json.RawMessage) error {
 }
 
 // Check validates a move when its plan is approved.
-func (m FileMove) Check(ctx context.Context, inv scouts.Invocation) error {
+func (m FileMove) Check(ctx context.Context, inv engine.Invocation) error {
 	_, err := m.plan(inv)
 	return err
 }
 
-func (m FileMove) plan(inv scouts.Invocation) (movePlan, error) {
+func (m FileMove) plan(inv engine.Invocation) (movePlan, error) {
 	var p fileMoveParams
 	if err := json.Unmarshal(inv.Params, &p); err != nil || p.To == "" {
 		return movePlan{}, scouts.Errorf(scouts.EInvalid, "file.move needs the destination folder in \"to\"")
@@ -228,7 +229,7 @@ const maxCopies = 100
 // happened (an attempt that crashed before it was recorded): the file gone
 // from its place and a file with its content in the destination under its
 // name or one of the collision names.
-func (m FileMove) Execute(ctx context.Context, inv scouts.Invocation) (json.RawMessage, error) {
+func (m FileMove) Execute(ctx context.Context, inv engine.Invocation) (json.RawMessage, error) {
 	p, err := m.plan(inv)
 	if err != nil {
 		return nil, err

@@ -9,12 +9,13 @@ import (
 
 	"github.com/scouts-hq/scouts/app/effects"
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 )
 
 // agentHome is moveSetup's home with the agent's folders in it, as on a
 // desktop (data, configuration, definitions), ~/Sorted for the moves, a
 // private ~/.ssh, and the file.move that protects the agent's folders.
-func agentHome(t testing.TB) (home string, m effects.FileMove, inv func(to string) scouts.Invocation) {
+func agentHome(t testing.TB) (home string, m effects.FileMove, inv func(to string) engine.Invocation) {
 	t.Helper()
 	home, inv = moveSetup(t, "ACME invoice 42")
 	data := filepath.Join(home, ".local", "share", "scouts")

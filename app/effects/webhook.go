@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 )
 
 // Webhook posts a card's fields to a URL (webhook.post). Each post
@@ -104,7 +105,7 @@ func redactedURL(u *url.URL) string {
 	return c.Scheme + "://…@" + strings.TrimPrefix(c.String(), c.Scheme+"://")
 }
 
-func (h Webhook) params(ctx context.Context, inv scouts.Invocation) (*url.URL, []byte, error) {
+func (h Webhook) params(ctx context.Context, inv engine.Invocation) (*url.URL, []byte, error) {
 	p, u, err := parseWebhookParams(inv.Params)
 	if err != nil {
 		return nil, nil, err
@@ -134,7 +135,7 @@ func loopback(host string) bool {
 }
 
 // Check validates the URL and that a named secret exists.
-func (h Webhook) Check(ctx context.Context, inv scouts.Invocation) error {
+func (h Webhook) Check(ctx context.Context, inv engine.Invocation) error {
 	_, _, err := h.params(ctx, inv)
 	return err
 }
@@ -142,7 +143,7 @@ func (h Webhook) Check(ctx context.Context, inv scouts.Invocation) error {
 // Execute posts once. 2xx is done; 408, 429 and 5xx (and network errors)
 // are retried by the outbox with the same key; any other answer is the
 // receiver refusing the request, which retrying cannot change.
-func (h Webhook) Execute(ctx context.Context, inv scouts.Invocation) (json.RawMessage, error) {
+func (h Webhook) Execute(ctx context.Context, inv engine.Invocation) (json.RawMessage, error) {
 	u, secret, err := h.params(ctx, inv)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 	"github.com/scouts-hq/scouts/scouts/learn"
 	"github.com/scouts-hq/scouts/scouts/triage"
 	"github.com/scouts-hq/scouts/scouts/triage/corpus"
@@ -163,7 +164,7 @@ type sim struct {
 }
 
 // teaching is what the product teaches for the user's final decision on
-// a mail: scouts.TeachingOf the suggestion as the decision leaves it.
+// a mail: engine.TeachingOf the suggestion as the decision leaves it.
 func teaching(j judged) learn.Label {
 	s := scouts.Suggestion{Status: scouts.StatusRejected, Lane: scouts.LaneInbox, ResolvedBy: "user"}
 	switch {
@@ -172,7 +173,7 @@ func teaching(j judged) learn.Label {
 	case j.wanted:
 		s.Status, s.ResolvedKind = scouts.StatusApproved, j.kind
 	}
-	return scouts.TeachingOf(s)
+	return engine.TeachingOf(s)
 }
 
 func (s *sim) teach(fs []learn.Feature, l learn.Label) {

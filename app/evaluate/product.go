@@ -15,6 +15,7 @@ import (
 	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 	"github.com/scouts-hq/scouts/scouts/triage"
 	"github.com/scouts-hq/scouts/scouts/triage/corpus"
 	"github.com/scouts-hq/scouts/scouts/triage/mailtext"
@@ -32,7 +33,7 @@ const excerptRunes = 200
 // in review mode whose source is an in-memory mailbox.
 type product struct {
 	db     *localdb.DB
-	engine *scouts.Engine
+	engine *engine.Engine
 	scout  scouts.Scout
 	src    *memSource
 	runs   chan scouts.Event
@@ -74,7 +75,7 @@ func newProduct(ctx context.Context, dir string, settings scouts.LearnSettings) 
 		db.Close()
 		return nil, err
 	}
-	p.engine = scouts.NewEngine(scouts.EngineConfig{
+	p.engine = engine.New(engine.Config{
 		Store: db,
 		Openers: map[scouts.Kind]scouts.Opener{scouts.KindGmail: func(context.Context, scouts.Scout) (scouts.SourceConnector, error) {
 			return p.src, nil
@@ -90,7 +91,7 @@ func newProduct(ctx context.Context, dir string, settings scouts.LearnSettings) 
 		Expiry:        365 * 24 * time.Hour,
 		// The agent's content step (scouts/cue); no model is configured, so
 		// no categorisation step.
-		Learning: scouts.LearningConfig{Salt: salt, Propose: func(ctx context.Context, _ scouts.Scout, meta scouts.ItemMetadata, text string) scouts.ContentProposal {
+		Learning: engine.LearningConfig{Salt: salt, Propose: func(ctx context.Context, _ scouts.Scout, meta scouts.ItemMetadata, text string) engine.ContentProposal {
 			return core.ProposeFromContent(ctx, db, p.clock, quiet, meta, text)
 		}},
 	})

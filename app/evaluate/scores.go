@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 )
 
 // Scores are what the product did with a set of messages.
@@ -140,7 +141,7 @@ func (p *product) decide(ctx context.Context, s scouts.Suggestion, j judged) ([]
 		}
 		if err == nil {
 			err = timed(func() error {
-				_, _, err := p.engine.Approve(ctx, s.ID, scouts.Approval{As: j.kind, Actor: "eval"})
+				_, _, err := p.engine.Approve(ctx, s.ID, engine.Approval{As: j.kind, Actor: "eval"})
 				return err
 			})
 		}

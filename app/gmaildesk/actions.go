@@ -10,15 +10,16 @@ import (
 	"github.com/scouts-hq/scouts/connectors/gmail"
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/actions"
+	"github.com/scouts-hq/scouts/scouts/engine"
 )
 
 // Executors are the actions a Gmail card offers, when Gmail is set up on
 // this desktop.
-func (d *Desk) Executors() map[string]scouts.ActionExecutor {
+func (d *Desk) Executors() map[string]engine.ActionExecutor {
 	if d.o.Auth == nil {
 		return nil
 	}
-	out := map[string]scouts.ActionExecutor{}
+	out := map[string]engine.ActionExecutor{}
 	for _, a := range []string{actions.GmailArchive, actions.GmailLabel, actions.GmailMarkRead, actions.GmailTrash, actions.GmailRestore} {
 		out[a] = executor{d: d}
 	}
@@ -36,7 +37,7 @@ type labelParams struct {
 	Label string `json:"label"`
 }
 
-func (x executor) Check(ctx context.Context, inv scouts.Invocation) error {
+func (x executor) Check(ctx context.Context, inv engine.Invocation) error {
 	if inv.Scout.Kind != scouts.KindGmail {
 		return scouts.Errorf(scouts.EInvalid, "%s applies to Gmail cards only", inv.Action)
 	}
@@ -44,7 +45,7 @@ func (x executor) Check(ctx context.Context, inv scouts.Invocation) error {
 	return err
 }
 
-func (x executor) Execute(ctx context.Context, inv scouts.Invocation) (json.RawMessage, error) {
+func (x executor) Execute(ctx context.Context, inv engine.Invocation) (json.RawMessage, error) {
 	cfg, err := ParseConfig(inv.Scout.Config)
 	if err != nil {
 		return nil, err

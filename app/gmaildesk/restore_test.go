@@ -12,6 +12,7 @@ import (
 	"github.com/scouts-hq/scouts/app/internal/gmailtest"
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/actions"
+	"github.com/scouts-hq/scouts/scouts/engine"
 )
 
 // trashingScout creates a Gmail scout in mode that moves spam to the
@@ -65,7 +66,7 @@ func spamCard(t *testing.T, d *gmailtest.Desktop, g *gmailtest.Google, scoutID, 
 func restored(t *testing.T, d *gmailtest.Desktop, g *gmailtest.Google, card scouts.Suggestion, id string) {
 	t.Helper()
 	ctx := context.Background()
-	var run scouts.ActionRun
+	var run engine.ActionRun
 	d.Until("the restore to be done", func() bool {
 		runs, err := d.Core.DB.ActionRuns(ctx, card.ID)
 		if err != nil {
@@ -76,10 +77,10 @@ func restored(t *testing.T, d *gmailtest.Desktop, g *gmailtest.Google, card scou
 				run = r
 			}
 		}
-		if run.State == scouts.ActionFailed {
+		if run.State == engine.ActionFailed {
 			t.Fatalf("the restore failed: %s", run.LastError)
 		}
-		return run.State == scouts.ActionDone
+		return run.State == engine.ActionDone
 	}, func() string { return fmt.Sprintf("(restore %+v)", run) })
 	labels, _ := g.Gmail.Message(gmailtest.Account, id)
 	if slices.Contains(labels, "TRASH") || !slices.Contains(labels, "INBOX") {
@@ -114,7 +115,7 @@ func TestBringingBackTrashedSpamRestoresTheMailOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 			runs, _ := d.Core.DB.ActionRuns(ctx, card.ID)
-			if len(runs) != 1 || runs[0].Phase != scouts.PhaseLane || runs[0].Key != scouts.ActionKey(card.ID, 1) {
+			if len(runs) != 1 || runs[0].Phase != engine.PhaseLane || runs[0].Key != engine.ActionKey(card.ID, 1) {
 				t.Fatalf("actions after a second bring-back: %+v", runs)
 			}
 		})
@@ -139,7 +140,7 @@ func TestARestoreDecidedBeforeARestartRunsOnceAfterIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	runs, _ := stopped.Core.DB.ActionRuns(ctx, card.ID)
-	if len(runs) != 1 || runs[0].Action != actions.GmailRestore || runs[0].State != scouts.ActionQueued {
+	if len(runs) != 1 || runs[0].Action != actions.GmailRestore || runs[0].State != engine.ActionQueued {
 		t.Fatalf("recorded with the bring-back: %+v", runs)
 	}
 	stopped.Close()

@@ -9,6 +9,7 @@ import (
 	"github.com/scouts-hq/scouts/app/apitype"
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/actions"
+	"github.com/scouts-hq/scouts/scouts/engine"
 )
 
 func (s *Server) actionRoutes(m *http.ServeMux) {
@@ -66,11 +67,11 @@ func (s *Server) actionDef(name string) (actions.Def, bool) {
 	return actions.Def{}, false
 }
 
-func toPlanAction(r scouts.ActionRun) apitype.PlanAction {
+func toPlanAction(r engine.ActionRun) apitype.PlanAction {
 	a := apitype.PlanAction{SuggestionID: r.SuggestionID, N: r.N, Action: r.Action, Params: r.Params, Enabled: true, Origin: r.Origin,
 		Mode: string(r.Mode), ModeSource: string(r.ModeSource), State: string(r.State), Phase: r.Phase, DecidedBy: r.By,
 		Attempts: r.Attempts, Error: r.LastError, Failing: r.Failing(), Result: r.Result, UpdatedAt: timePtr(r.UpdatedAt)}
-	if r.State == scouts.ActionQueued && r.Attempts > 0 {
+	if r.State == engine.ActionQueued && r.Attempts > 0 {
 		a.NextRetry = timePtr(r.NextAt)
 	}
 	return a
@@ -147,17 +148,17 @@ func (s *Server) handleActionChange(retry bool) http.HandlerFunc {
 
 // approvePlan translates an approve request's plan (or the older gmail
 // field) into the engine's choices; nil means the proposed plan.
-func (s *Server) approvePlan(r *http.Request, id string, kind scouts.EntityKind, in apitype.Approve) ([]scouts.PlanChoice, error) {
+func (s *Server) approvePlan(r *http.Request, id string, kind scouts.EntityKind, in apitype.Approve) ([]engine.PlanChoice, error) {
 	if in.Gmail != nil && in.Actions != nil {
 		return nil, scouts.Errorf(scouts.EInvalid, "give the plan as actions or the older gmail field, not both")
 	}
 	if in.Actions != nil {
-		out := []scouts.PlanChoice{}
+		out := []engine.PlanChoice{}
 		for _, a := range in.Actions {
 			if a.N > 0 {
 				continue // recorded already (a rule's action run on arrival)
 			}
-			out = append(out, scouts.PlanChoice{Action: a.Action, Params: a.Params, Enabled: a.Enabled})
+			out = append(out, engine.PlanChoice{Action: a.Action, Params: a.Params, Enabled: a.Enabled})
 		}
 		return out, nil
 	}
@@ -172,9 +173,9 @@ func (s *Server) approvePlan(r *http.Request, id string, kind scouts.EntityKind,
 		return nil, nil // decided already: approving again changes nothing
 	}
 	label, _ := json.Marshal(map[string]string{"label": in.Gmail.Label})
-	var out []scouts.PlanChoice
+	var out []engine.PlanChoice
 	for _, st := range p.Proposed {
-		c := scouts.PlanChoice{Action: st.Action, Params: st.Params, Enabled: st.Enabled}
+		c := engine.PlanChoice{Action: st.Action, Params: st.Params, Enabled: st.Enabled}
 		switch st.Action {
 		case actions.GmailArchive:
 			c.Enabled = in.Gmail.Archive
@@ -187,14 +188,14 @@ func (s *Server) approvePlan(r *http.Request, id string, kind scouts.EntityKind,
 		out = append(out, c)
 	}
 	has := func(name string) bool {
-		return slices.ContainsFunc(out, func(c scouts.PlanChoice) bool { return c.Action == name })
+		return slices.ContainsFunc(out, func(c engine.PlanChoice) bool { return c.Action == name })
 	}
 	// Asked for but not proposed (not a Gmail card): the engine says why.
 	if in.Gmail.Archive && !has(actions.GmailArchive) {
-		out = append(out, scouts.PlanChoice{Action: actions.GmailArchive, Enabled: true})
+		out = append(out, engine.PlanChoice{Action: actions.GmailArchive, Enabled: true})
 	}
 	if in.Gmail.Label != "" && !has(actions.GmailLabel) {
-		out = append(out, scouts.PlanChoice{Action: actions.GmailLabel, Params: label, Enabled: true})
+		out = append(out, engine.PlanChoice{Action: actions.GmailLabel, Params: label, Enabled: true})
 	}
 	return out, nil
 }
@@ -249,17 +250,17 @@ func (s *Server) handlePutPolicies(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	var defs *scouts.PlanDefaults
+	var defs *engine.PlanDefaults
 	if in.Defaults != nil {
-		defs = &scouts.PlanDefaults{GmailArchive: in.Defaults.GmailArchive, GmailLabel: in.Defaults.GmailLabel}
+		defs = &engine.PlanDefaults{GmailArchive: in.Defaults.GmailArchive, GmailLabel: in.Defaults.GmailLabel}
 		if err := defs.Validate(); err != nil {
 			s.fail(w, r, err)
 			return
 		}
 	}
-	var changes []scouts.PolicyChange
+	var changes []engine.PolicyChange
 	add := func(scoutID, action string, mode *string) {
-		c := scouts.PolicyChange{ScoutID: scoutID, Action: action}
+		c := engine.PolicyChange{ScoutID: scoutID, Action: action}
 		if mode != nil {
 			c.Mode = actions.Mode(*mode)
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/app/localapi"
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 )
 
 // receiver is a webhook receiver that counts deliveries per
@@ -287,7 +288,7 @@ func TestPlanWithWebhookAndFileMoveThroughTheAPI(t *testing.T) {
 	}
 	// Two deliveries, one key, the same body, signed with the secret.
 	rcv.mu.Lock()
-	key := scouts.ActionKey(card.ID, 3)
+	key := engine.ActionKey(card.ID, 3)
 	if len(rcv.keys) != 1 || rcv.keys[key] != 2 || rcv.bodies[key][0] != rcv.bodies[key][1] {
 		t.Errorf("deliveries by key %v", rcv.keys)
 	}

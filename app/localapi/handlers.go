@@ -9,6 +9,7 @@ import (
 	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 )
 
 func (s *Server) status(r *http.Request) (apitype.Status, error) {
@@ -261,7 +262,7 @@ func (s *Server) handleApprove(w http.ResponseWriter, r *http.Request) {
 	// The engine records the decision, the entity and the plan's remote
 	// actions (in the outbox) in one transaction.
 	ent, created, err := s.core.Engine.Approve(r.Context(), r.PathValue("id"),
-		scouts.Approval{As: kind, Edits: patch, Actor: actor(r), Plan: plan, Always: in.Always})
+		engine.Approval{As: kind, Edits: patch, Actor: actor(r), Plan: plan, Always: in.Always})
 	if err != nil {
 		s.fail(w, r, err)
 		return

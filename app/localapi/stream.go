@@ -13,6 +13,7 @@ import (
 	"github.com/scouts-hq/scouts/app/gmaildesk"
 	"github.com/scouts-hq/scouts/app/relaylink"
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 )
 
 // heartbeat keeps idle streams alive through proxies and lets clients
@@ -139,11 +140,11 @@ func (s *Server) eventData(ev scouts.Event) any {
 			AddError: d.AddError}
 	case relaylink.Status:
 		return toRelayStatus(d)
-	case scouts.ActionRun:
+	case engine.ActionRun:
 		return toPlanAction(d)
-	case scouts.PolicyChange:
+	case engine.PolicyChange:
 		return apitype.PolicyChange{ScoutID: d.ScoutID, Action: d.Action, Mode: string(d.Mode), By: d.By, At: d.At}
-	case scouts.PlanDefaults:
+	case engine.PlanDefaults:
 		return apitype.PlanDefaults{GmailArchive: d.GmailArchive, GmailLabel: d.GmailLabel}
 	}
 	return ev.Data

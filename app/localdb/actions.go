@@ -10,13 +10,14 @@ import (
 
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/actions"
+	"github.com/scouts-hq/scouts/scouts/engine"
 )
 
 const actionCols = `suggestion_id, n, key, trace_id, scout_id, source_ref, action, params, origin, mode, mode_source,
 	phase, decided_by, state, attempts, last_error, next_at, result, created_at, updated_at`
 
-func scanAction(row interface{ Scan(...any) error }) (scouts.ActionRun, error) {
-	var r scouts.ActionRun
+func scanAction(row interface{ Scan(...any) error }) (engine.ActionRun, error) {
+	var r engine.ActionRun
 	var params string
 	var result sql.NullString
 	var next, created, updated int64
@@ -35,7 +36,7 @@ func scanAction(row interface{ Scan(...any) error }) (scouts.ActionRun, error) {
 	return r, nil
 }
 
-func insertActions(ctx context.Context, tx *sql.Tx, runs []scouts.ActionRun) error {
+func insertActions(ctx context.Context, tx *sql.Tx, runs []engine.ActionRun) error {
 	for _, r := range runs {
 		params := string(r.Params)
 		if params == "" {
@@ -52,7 +53,7 @@ func insertActions(ctx context.Context, tx *sql.Tx, runs []scouts.ActionRun) err
 	return nil
 }
 
-func updateAction(ctx context.Context, tx *sql.Tx, r scouts.ActionRun) error {
+func updateAction(ctx context.Context, tx *sql.Tx, r engine.ActionRun) error {
 	_, err := tx.ExecContext(ctx, `UPDATE actions SET state = ?, attempts = ?, last_error = ?, next_at = ?, result = ?, updated_at = ? WHERE key = ?`,
 		r.State, r.Attempts, r.LastError, r.NextAt.UnixMilli(), nullStr(string(r.Result)), r.UpdatedAt.UnixMilli(), r.Key)
 	if err != nil {
@@ -61,13 +62,13 @@ func updateAction(ctx context.Context, tx *sql.Tx, r scouts.ActionRun) error {
 	return nil
 }
 
-func listActions(ctx context.Context, q queryer, where string, args ...any) ([]scouts.ActionRun, error) {
+func listActions(ctx context.Context, q queryer, where string, args ...any) ([]engine.ActionRun, error) {
 	rows, err := q.QueryContext(ctx, `SELECT `+actionCols+` FROM actions `+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("localdb: actions: %w", err)
 	}
 	defer rows.Close()
-	var out []scouts.ActionRun
+	var out []engine.ActionRun
 	for rows.Next() {
 		r, err := scanAction(rows)
 		if err != nil {
@@ -78,23 +79,23 @@ func listActions(ctx context.Context, q queryer, where string, args ...any) ([]s
 	return out, rows.Err()
 }
 
-// ActionRuns returns a suggestion's actions; see scouts.Store.
-func (d *DB) ActionRuns(ctx context.Context, suggestionID string) ([]scouts.ActionRun, error) {
+// ActionRuns returns a suggestion's actions; see engine.Store.
+func (d *DB) ActionRuns(ctx context.Context, suggestionID string) ([]engine.ActionRun, error) {
 	return listActions(ctx, d.read(), `WHERE suggestion_id = ? ORDER BY n`, suggestionID)
 }
 
-// ActionRunsIn returns the actions in a state; see scouts.Store.
-func (d *DB) ActionRunsIn(ctx context.Context, state scouts.ActionState) ([]scouts.ActionRun, error) {
+// ActionRunsIn returns the actions in a state; see engine.Store.
+func (d *DB) ActionRunsIn(ctx context.Context, state engine.ActionState) ([]engine.ActionRun, error) {
 	return listActions(ctx, d.read(), `WHERE state = ? ORDER BY id`, state)
 }
 
-// DueActions returns queued actions due by now; see scouts.Store.
-func (d *DB) DueActions(ctx context.Context, now time.Time, limit int) ([]scouts.ActionRun, error) {
+// DueActions returns queued actions due by now; see engine.Store.
+func (d *DB) DueActions(ctx context.Context, now time.Time, limit int) ([]engine.ActionRun, error) {
 	return listActions(ctx, d.read(), `WHERE state = 'queued' AND next_at <= ? ORDER BY next_at, id LIMIT ?`, now.UnixMilli(), limit)
 }
 
 // NextActionAt returns when the next queued action is due; see
-// scouts.Store.
+// engine.Store.
 func (d *DB) NextActionAt(ctx context.Context) (time.Time, error) {
 	var next sql.NullInt64
 	if err := d.read().QueryRowContext(ctx, `SELECT MIN(next_at) FROM actions WHERE state = 'queued'`).Scan(&next); err != nil {
@@ -106,9 +107,9 @@ func (d *DB) NextActionAt(ctx context.Context) (time.Time, error) {
 	return time.UnixMilli(next.Int64).UTC(), nil
 }
 
-// UpdateActionRun changes one action; see scouts.Store.
-func (d *DB) UpdateActionRun(ctx context.Context, key string, change func(scouts.ActionRun) (scouts.ActionRun, []scouts.AuditEvent, error)) (scouts.ActionRun, error) {
-	var out scouts.ActionRun
+// UpdateActionRun changes one action; see engine.Store.
+func (d *DB) UpdateActionRun(ctx context.Context, key string, change func(engine.ActionRun) (engine.ActionRun, []scouts.AuditEvent, error)) (engine.ActionRun, error) {
+	var out engine.ActionRun
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		cur, err := scanAction(tx.QueryRowContext(ctx, `SELECT `+actionCols+` FROM actions WHERE key = ?`, key))
 		if errors.Is(err, sql.ErrNoRows) {
@@ -144,11 +145,11 @@ func (d *DB) FailingActions(ctx context.Context) (int, error) {
 
 // ListFailingActions returns the failing actions, most recently changed
 // first, at most limit.
-func (d *DB) ListFailingActions(ctx context.Context, limit int) ([]scouts.ActionRun, error) {
+func (d *DB) ListFailingActions(ctx context.Context, limit int) ([]engine.ActionRun, error) {
 	return listActions(ctx, d.read(), `WHERE state = 'failed' OR (state = 'queued' AND last_error <> '') ORDER BY updated_at DESC, id DESC LIMIT ?`, limit)
 }
 
-// Policies returns the user's action modes; see scouts.Store.
+// Policies returns the user's action modes; see engine.Store.
 func (d *DB) Policies(ctx context.Context) (actions.Policies, error) {
 	p := actions.Policies{Global: map[string]actions.Mode{}, Scouts: map[string]map[string]actions.Mode{}}
 	rows, err := d.read().QueryContext(ctx, `SELECT scope, action, mode FROM action_policies`)
@@ -174,7 +175,7 @@ func (d *DB) Policies(ctx context.Context) (actions.Policies, error) {
 	return p, rows.Err()
 }
 
-func setPolicies(ctx context.Context, tx *sql.Tx, changes []scouts.PolicyChange) error {
+func setPolicies(ctx context.Context, tx *sql.Tx, changes []engine.PolicyChange) error {
 	for _, c := range changes {
 		var err error
 		if c.Mode == "" {
@@ -191,8 +192,8 @@ func setPolicies(ctx context.Context, tx *sql.Tx, changes []scouts.PolicyChange)
 	return nil
 }
 
-// SetPolicies sets or removes modes; see scouts.Store.
-func (d *DB) SetPolicies(ctx context.Context, changes []scouts.PolicyChange, audit ...scouts.AuditEvent) error {
+// SetPolicies sets or removes modes; see engine.Store.
+func (d *DB) SetPolicies(ctx context.Context, changes []engine.PolicyChange, audit ...scouts.AuditEvent) error {
 	return d.tx(ctx, func(tx *sql.Tx) error {
 		if err := setPolicies(ctx, tx, changes); err != nil {
 			return err
@@ -207,9 +208,9 @@ const (
 	settingGmailLabel   = "plan.gmail_label"
 )
 
-// PlanDefaults returns the user's defaults for plans; see scouts.Store.
-func (d *DB) PlanDefaults(ctx context.Context) (scouts.PlanDefaults, error) {
-	out := scouts.DefaultPlanDefaults()
+// PlanDefaults returns the user's defaults for plans; see engine.Store.
+func (d *DB) PlanDefaults(ctx context.Context) (engine.PlanDefaults, error) {
+	out := engine.DefaultPlanDefaults()
 	if v, ok, err := d.Setting(ctx, settingGmailArchive); err != nil {
 		return out, err
 	} else if ok {
@@ -220,8 +221,8 @@ func (d *DB) PlanDefaults(ctx context.Context) (scouts.PlanDefaults, error) {
 	return out, err
 }
 
-// SetPlanDefaults stores the user's defaults for plans; see scouts.Store.
-func (d *DB) SetPlanDefaults(ctx context.Context, p scouts.PlanDefaults, audit ...scouts.AuditEvent) error {
+// SetPlanDefaults stores the user's defaults for plans; see engine.Store.
+func (d *DB) SetPlanDefaults(ctx context.Context, p engine.PlanDefaults, audit ...scouts.AuditEvent) error {
 	return d.tx(ctx, func(tx *sql.Tx) error {
 		for k, v := range map[string]string{settingGmailArchive: strconv.FormatBool(p.GmailArchive), settingGmailLabel: p.GmailLabel} {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, k, v); err != nil {

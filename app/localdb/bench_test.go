@@ -10,13 +10,14 @@ import (
 
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 )
 
 // pageOf builds n item records shaped like a relay webhook page: a
 // suggestion with its assessment, the learner's feature hashes and the
 // two audit events (detected, suggested) of each item.
-func pageOf(scoutID string, from, n int, now time.Time) []scouts.ItemRecord {
-	recs := make([]scouts.ItemRecord, n)
+func pageOf(scoutID string, from, n int, now time.Time) []engine.ItemRecord {
+	recs := make([]engine.ItemRecord, n)
 	for i := range recs {
 		ref := fmt.Sprintf("qi_%06d", from+i)
 		trace := scouts.NewID("tr")
@@ -29,7 +30,7 @@ func pageOf(scoutID string, from, n int, now time.Time) []scouts.ItemRecord {
 		for j := range feats {
 			feats[j] = uint64(from+i)*1000 + uint64(j)
 		}
-		recs[i] = scouts.ItemRecord{Suggestion: sug, Features: feats, Audit: []scouts.AuditEvent{
+		recs[i] = engine.ItemRecord{Suggestion: sug, Features: feats, Audit: []scouts.AuditEvent{
 			{TraceID: trace, Stage: scouts.StageSource, Type: scouts.AuditItemDetected, Outcome: scouts.OutcomeOK, Summary: "New item from CI", Refs: refs, At: now},
 			{TraceID: trace, Stage: scouts.StageTriage, Type: scouts.AuditSuggestionCreated, Outcome: scouts.OutcomeOK, Summary: "Suggested as task: Posted to the webhook of scout CI", Refs: refs, At: now},
 		}}
@@ -58,7 +59,7 @@ func BenchmarkRecordItems(b *testing.B) {
 		if _, _, err := db.AddScoutVersion(ctx, localdb.ScoutVersion{ScoutID: sc.ID, Document: []byte(`{"name":"CI"}`), CreatedAt: now, Actor: "bench"}); err != nil {
 			b.Fatal(err)
 		}
-		var pages [][]scouts.ItemRecord
+		var pages [][]engine.ItemRecord
 		for i := 0; i < items; i += page {
 			pages = append(pages, pageOf(sc.ID, i, min(page, items-i), now))
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 	"github.com/scouts-hq/scouts/scouts/learn"
 )
 
@@ -53,8 +54,8 @@ type modelRow struct {
 	resetAt   time.Time
 }
 
-func (m modelRow) state(scoutID string, p learn.Params) scouts.LearnState {
-	return scouts.LearnState{ScoutID: scoutID, Model: learn.Model{Params: p, Epoch: m.epoch, Totals: m.totals},
+func (m modelRow) state(scoutID string, p learn.Params) engine.LearnState {
+	return engine.LearnState{ScoutID: scoutID, Model: learn.Model{Params: p, Epoch: m.epoch, Totals: m.totals},
 		Settings: m.settings, Decisions: m.decisions, Spam: m.spam, Ham: m.ham, ResetAt: m.resetAt}
 }
 
@@ -100,16 +101,16 @@ func ensureModel(ctx context.Context, tx *sql.Tx, scoutID string, at time.Time) 
 	return m, err
 }
 
-// LearnState returns a scout's learner; see scouts.Store.
-func (d *DB) LearnState(ctx context.Context, scoutID string) (scouts.LearnState, error) {
+// LearnState returns a scout's learner; see engine.Store.
+func (d *DB) LearnState(ctx context.Context, scoutID string) (engine.LearnState, error) {
 	m, _, err := getModel(ctx, d.read(), scoutID)
 	if err != nil {
-		return scouts.LearnState{}, err
+		return engine.LearnState{}, err
 	}
 	return m.state(scoutID, d.learnParams), nil
 }
 
-// LearnCounts returns feature counts; see scouts.Store.
+// LearnCounts returns feature counts; see engine.Store.
 func (d *DB) LearnCounts(ctx context.Context, scoutID string, hashes []uint64) ([]learn.Vec, error) {
 	out := make([]learn.Vec, len(hashes))
 	m, ok, err := getModel(ctx, d.read(), scoutID)
@@ -152,7 +153,7 @@ func readCounts(ctx context.Context, q queryer, model int64, hashes []uint64) (m
 	return out, nil
 }
 
-// SetLearnSettings stores a scout's thresholds; see scouts.Store.
+// SetLearnSettings stores a scout's thresholds; see engine.Store.
 func (d *DB) SetLearnSettings(ctx context.Context, scoutID string, s scouts.LearnSettings) error {
 	if err := s.Validate(); err != nil {
 		return err
@@ -167,7 +168,7 @@ func (d *DB) SetLearnSettings(ctx context.Context, scoutID string, s scouts.Lear
 	})
 }
 
-// ResetLearner forgets a scout's model; see scouts.Store. Suggestions keep
+// ResetLearner forgets a scout's model; see engine.Store. Suggestions keep
 // their feature hashes but no longer count as taught, so deciding them
 // again teaches the new model.
 func (d *DB) ResetLearner(ctx context.Context, scoutID string, at time.Time) error {
@@ -248,7 +249,7 @@ func insertFeatures(ctx context.Context, tx execer, suggestionID string, hashes 
 
 // teach makes the learner reflect s's new state, in the caller's
 // transaction, so that a decision and what it taught are one commit. It
-// only reads and writes: what the decision teaches is scouts.TeachingOf,
+// only reads and writes: what the decision teaches is engine.TeachingOf,
 // and what that does to the counts (taking back the item's previous
 // teaching, the weights) is learn.Model.Reteach.
 func (d *DB) teach(ctx context.Context, tx *sql.Tx, s scouts.Suggestion, at time.Time) error {
@@ -276,7 +277,7 @@ func (d *DB) teach(ctx context.Context, tx *sql.Tx, s scouts.Suggestion, at time
 	hashes := decodeHashes(hb)
 	st := m.state(s.ScoutID, d.learnParams)
 	lesson, changed, err := st.Model.Reteach(txCounts{ctx: ctx, tx: tx, model: m.id}, learn.Tally{Decisions: m.decisions, Spam: m.spam, Ham: m.ham},
-		hashes, prev, scouts.TeachingOf(s), at)
+		hashes, prev, engine.TeachingOf(s), at)
 	if err != nil || !changed {
 		return err
 	}

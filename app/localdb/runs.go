@@ -10,6 +10,7 @@ import (
 
 	"github.com/scouts-hq/scouts/app/procid"
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 )
 
 // DefinitionVersion is a scout's current definition version (0: none
@@ -71,7 +72,7 @@ func (d *DB) AddRun(ctx context.Context, r scouts.Run) error {
 		if r.Outcome != scouts.RunOK && r.Outcome != scouts.RunFailed {
 			return nil
 		}
-		return recordHealth(ctx, tx, r.ScoutID, scouts.RunResult{At: r.FinishedAt, New: r.New, Error: r.Error})
+		return recordHealth(ctx, tx, r.ScoutID, engine.RunResult{At: r.FinishedAt, New: r.New, Error: r.Error})
 	})
 }
 

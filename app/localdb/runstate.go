@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 )
 
 // scheduleJSON and budgetJSON are how a scout's schedule and budget are
@@ -68,7 +69,7 @@ type RunStateOptions struct {
 	// Holder is this process.
 	Holder LockHolder
 	// StaleAfter is how long a holder may go without renewing its lock
-	// before the lock is taken over (default scouts.LockStaleAfter).
+	// before the lock is taken over (default engine.LockStaleAfter).
 	StaleAfter time.Duration
 	// Gone reports whether another holder is provably dead (its process is
 	// gone, or the machine restarted since), with why; nil: only the stale
@@ -76,10 +77,10 @@ type RunStateOptions struct {
 	Gone func(LockHolder) (bool, string)
 }
 
-// RunState returns the scouts.RunState over this database for one holder.
-func (d *DB) RunState(o RunStateOptions) scouts.RunState {
+// RunState returns the engine.RunState over this database for one holder.
+func (d *DB) RunState(o RunStateOptions) engine.RunState {
 	if o.StaleAfter <= 0 {
-		o.StaleAfter = scouts.LockStaleAfter
+		o.StaleAfter = engine.LockStaleAfter
 	}
 	return &runState{d: d, o: o}
 }
@@ -89,11 +90,11 @@ type runState struct {
 	o RunStateOptions
 }
 
-func (r *runState) AcquireRunLock(ctx context.Context, scoutID string, now time.Time) (scouts.LockGrant, error) {
+func (r *runState) AcquireRunLock(ctx context.Context, scoutID string, now time.Time) (engine.LockGrant, error) {
 	me, _ := json.Marshal(r.o.Holder)
-	var g scouts.LockGrant
+	var g engine.LockGrant
 	err := r.d.tx(ctx, func(tx *sql.Tx) error {
-		g = scouts.LockGrant{}
+		g = engine.LockGrant{}
 		var raw string
 		var acquired, beat int64
 		err := tx.QueryRowContext(ctx, `SELECT holder, acquired_at, heartbeat_at FROM run_locks WHERE scout_id = ?`, scoutID).
@@ -123,7 +124,7 @@ func (r *runState) AcquireRunLock(ctx context.Context, scoutID string, now time.
 		return err
 	})
 	if err != nil {
-		return scouts.LockGrant{}, fmt.Errorf("localdb: acquire run lock: %w", err)
+		return engine.LockGrant{}, fmt.Errorf("localdb: acquire run lock: %w", err)
 	}
 	return g, nil
 }
@@ -156,7 +157,7 @@ func (r *runState) HeartbeatRunLock(ctx context.Context, scoutID string, now tim
 		return fmt.Errorf("localdb: run lock heartbeat: %w", err)
 	}
 	if n == 0 {
-		return scouts.ErrLockLost
+		return engine.ErrLockLost
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 	"github.com/scouts-hq/scouts/store"
 )
 
@@ -137,12 +138,12 @@ func (d *DB) ListScouts(ctx context.Context) ([]scouts.Scout, error) {
 }
 
 // RecordRun stores the outcome of a scout run.
-func (d *DB) RecordRun(ctx context.Context, scoutID string, r scouts.RunResult) error {
+func (d *DB) RecordRun(ctx context.Context, scoutID string, r engine.RunResult) error {
 	return d.tx(ctx, func(tx *sql.Tx) error { return recordHealth(ctx, tx, scoutID, r) })
 }
 
 // recordHealth makes r the scout's last run, for its health display.
-func recordHealth(ctx context.Context, tx *sql.Tx, scoutID string, r scouts.RunResult) error {
+func recordHealth(ctx context.Context, tx *sql.Tx, scoutID string, r engine.RunResult) error {
 	var ok any
 	if r.Error == "" {
 		ok = r.At.UnixMilli()

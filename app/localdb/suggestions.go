@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 	"github.com/scouts-hq/scouts/store"
 )
 
@@ -79,9 +80,9 @@ func (d *DB) KnownRefs(ctx context.Context, scoutID string, refs []string) (map[
 	return known, nil
 }
 
-// RecordItems stores new items; see scouts.Store.
-func (d *DB) RecordItems(ctx context.Context, recs []scouts.ItemRecord, loose []scouts.AuditEvent) ([]scouts.ItemRecord, error) {
-	var inserted []scouts.ItemRecord
+// RecordItems stores new items; see engine.Store.
+func (d *DB) RecordItems(ctx context.Context, recs []engine.ItemRecord, loose []scouts.AuditEvent) ([]engine.ItemRecord, error) {
+	var inserted []engine.ItemRecord
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		// A page runs the same inserts for each item: they are prepared
 		// once (the driver keeps no statements), and the page's audit
@@ -295,9 +296,9 @@ func (d *DB) CountPendingByLane(ctx context.Context) (map[scouts.Lane]int, error
 	return out, rows.Err()
 }
 
-// ApproveSuggestion approves a suggestion; see scouts.Store.
+// ApproveSuggestion approves a suggestion; see engine.Store.
 func (d *DB) ApproveSuggestion(ctx context.Context, id string, kind scouts.EntityKind, by string, at time.Time,
-	build func(scouts.Suggestion, []scouts.ActionRun) (scouts.ApprovalRecord, error)) (scouts.Suggestion, scouts.Entity, bool, error) {
+	build func(scouts.Suggestion, []engine.ActionRun) (engine.ApprovalRecord, error)) (scouts.Suggestion, scouts.Entity, bool, error) {
 	var sug scouts.Suggestion
 	var ent scouts.Entity
 	var created bool
@@ -355,7 +356,7 @@ func (d *DB) ApproveSuggestion(ctx context.Context, id string, kind scouts.Entit
 	return sug, ent, created, err
 }
 
-// RejectSuggestion rejects a suggestion; see scouts.Store.
+// RejectSuggestion rejects a suggestion; see engine.Store.
 func (d *DB) RejectSuggestion(ctx context.Context, id, by string, at time.Time, audit func(scouts.Suggestion) []scouts.AuditEvent) (scouts.Suggestion, bool, error) {
 	var sug scouts.Suggestion
 	var changed bool
@@ -387,9 +388,9 @@ func (d *DB) RejectSuggestion(ctx context.Context, id, by string, at time.Time, 
 	return sug, changed, err
 }
 
-// UndoDecision puts a decided suggestion back to pending; see scouts.Store.
+// UndoDecision puts a decided suggestion back to pending; see engine.Store.
 func (d *DB) UndoDecision(ctx context.Context, id string, check func(scouts.Suggestion) error,
-	undo func(scouts.UndoState) scouts.UndoRecord) (scouts.Suggestion, *scouts.Entity, error) {
+	undo func(engine.UndoState) engine.UndoRecord) (scouts.Suggestion, *scouts.Entity, error) {
 	var sug scouts.Suggestion
 	var deleted *scouts.Entity
 	err := d.tx(ctx, func(tx *sql.Tx) error {
@@ -409,7 +410,7 @@ func (d *DB) UndoDecision(ctx context.Context, id string, check func(scouts.Sugg
 		if err != nil {
 			return err
 		}
-		rec := undo(scouts.UndoState{Suggestion: sug, Runs: runs, AlwaysAllowed: allowed})
+		rec := undo(engine.UndoState{Suggestion: sug, Runs: runs, AlwaysAllowed: allowed})
 		for _, r := range rec.Actions {
 			if err := updateAction(ctx, tx, r); err != nil {
 				return err
@@ -459,7 +460,7 @@ func (d *DB) UndoDecision(ctx context.Context, id string, check func(scouts.Sugg
 // always allow" from its trail (the policy.changed entries it recorded
 // with the decision, in the same transaction), each with the override as
 // it is now.
-func alwaysAllowed(ctx context.Context, tx *sql.Tx, sug scouts.Suggestion) ([]scouts.AlwaysAllowed, error) {
+func alwaysAllowed(ctx context.Context, tx *sql.Tx, sug scouts.Suggestion) ([]engine.AlwaysAllowed, error) {
 	if sug.Status != scouts.StatusApproved {
 		return nil, nil
 	}
@@ -470,9 +471,9 @@ func alwaysAllowed(ctx context.Context, tx *sql.Tx, sug scouts.Suggestion) ([]sc
 	if err != nil {
 		return nil, fmt.Errorf("localdb: undo: read the overrides the approval wrote: %w", err)
 	}
-	var out []scouts.AlwaysAllowed
+	var out []engine.AlwaysAllowed
 	for rows.Next() {
-		var a scouts.AlwaysAllowed
+		var a engine.AlwaysAllowed
 		if err := rows.Scan(&a.Action, &a.PreviousMode, &a.PreviousSource); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("localdb: undo: read the overrides the approval wrote: %w", err)
@@ -498,7 +499,7 @@ func alwaysAllowed(ctx context.Context, tx *sql.Tx, sug scouts.Suggestion) ([]sc
 	return out, nil
 }
 
-// MarkSpam rejects a pending suggestion as spam; see scouts.Store.
+// MarkSpam rejects a pending suggestion as spam; see engine.Store.
 func (d *DB) MarkSpam(ctx context.Context, id string, at time.Time, audit func(scouts.Suggestion) []scouts.AuditEvent) (scouts.Suggestion, bool, error) {
 	var sug scouts.Suggestion
 	var changed bool
@@ -528,9 +529,9 @@ func (d *DB) MarkSpam(ctx context.Context, id string, at time.Time, audit func(s
 	return sug, changed, err
 }
 
-// MoveLane moves a pending suggestion to another lane; see scouts.Store.
+// MoveLane moves a pending suggestion to another lane; see engine.Store.
 func (d *DB) MoveLane(ctx context.Context, id string, to scouts.Lane, rescue scouts.Rescue, at time.Time,
-	build func(scouts.Suggestion, []scouts.ActionRun) scouts.LaneRecord) (scouts.Suggestion, bool, error) {
+	build func(scouts.Suggestion, []engine.ActionRun) engine.LaneRecord) (scouts.Suggestion, bool, error) {
 	var sug scouts.Suggestion
 	var changed bool
 	err := d.tx(ctx, func(tx *sql.Tx) error {
@@ -601,7 +602,7 @@ func (d *DB) ExpireSuggestion(ctx context.Context, id string, at time.Time, summ
 	return sug, changed, err
 }
 
-// ExpireSuggestions expires overdue pending suggestions; see scouts.Store.
+// ExpireSuggestions expires overdue pending suggestions; see engine.Store.
 func (d *DB) ExpireSuggestions(ctx context.Context, now time.Time) ([]scouts.Suggestion, error) {
 	var out []scouts.Suggestion
 	err := d.tx(ctx, func(tx *sql.Tx) error {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 	"github.com/scouts-hq/scouts/scouts/rules"
 )
 
@@ -40,8 +41,8 @@ func (b *Book) Options(kind scouts.Kind) rules.Options {
 // each {{…}} read as templatePlaceholder: what is written around the
 // templates is checked now, and the rendered value again when the action
 // is planned and when it runs.
-func checkParams(x scouts.ActionExecutor, params json.RawMessage) error {
-	pc, ok := x.(scouts.ParamsChecker)
+func checkParams(x engine.ActionExecutor, params json.RawMessage) error {
+	pc, ok := x.(engine.ParamsChecker)
 	if !ok {
 		return nil
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/actions"
+	"github.com/scouts-hq/scouts/scouts/engine"
 	"github.com/scouts-hq/scouts/scouts/rules"
 	"github.com/scouts-hq/scouts/scouts/ruleset"
 	"github.com/scouts-hq/scouts/scouts/triage"
@@ -66,7 +67,7 @@ type Config struct {
 	Defs *defsync.Service
 	// Executors are the remote actions the desktop runs: a rule's actions
 	// are checked with their own parameter checks (ParamsChecker).
-	Executors map[string]scouts.ActionExecutor
+	Executors map[string]engine.ActionExecutor
 	Publish   func(scouts.Event)
 	Logger    *slog.Logger
 	Now       func() time.Time

@@ -1,9 +1,10 @@
-package scouts
+package engine
 
 import (
 	"strconv"
 	"time"
 
+	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/learn"
 )
 
@@ -12,7 +13,7 @@ import (
 type LearnState struct {
 	ScoutID  string
 	Model    learn.Model
-	Settings LearnSettings
+	Settings scouts.LearnSettings
 	// Decisions is how many of the person's decisions the model holds.
 	Decisions int
 	// Spam and Ham count the decisions that taught the spam model.
@@ -35,25 +36,25 @@ func (st LearnState) Trained() bool { return st.Decisions >= st.Settings.ColdSta
 // learner. Every decision replaces the previous teaching of the same item,
 // so an undo, a change of mind or a rescue followed by an approval never
 // counts twice.
-func TeachingOf(s Suggestion) learn.Label {
+func TeachingOf(s scouts.Suggestion) learn.Label {
 	switch s.Status {
-	case StatusApproved:
+	case scouts.StatusApproved:
 		if s.ResolvedBy == "policy" {
 			return learn.Label{} // the scout created it without anyone deciding
 		}
 		return learn.Label{Approve: true, Ham: true, Kind: string(s.ResolvedKind)}
-	case StatusRejected:
-		if s.Lane == LaneSpam {
+	case scouts.StatusRejected:
+		if s.Lane == scouts.LaneSpam {
 			return learn.Label{Spam: true}
 		}
 		// A rejection is not a spam report (that is its own decision):
 		// the mail was legitimate, only unwanted.
 		return learn.Label{Reject: true, Ham: true}
-	case StatusPending:
+	case scouts.StatusPending:
 		switch s.Rescued {
-		case RescueScreened:
+		case scouts.RescueScreened:
 			return learn.Label{Approve: true}
-		case RescueSpam:
+		case scouts.RescueSpam:
 			return learn.Label{Ham: true}
 		}
 	}

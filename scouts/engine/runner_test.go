@@ -1,4 +1,4 @@
-package scouts_test
+package engine_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 )
 
 // gatedSource is a source whose runs each wait for the test to let them
@@ -93,14 +94,14 @@ type runHarness struct {
 	t      *testing.T
 	db     *localdb.DB
 	src    *gatedSource
-	engine *scouts.Engine
+	engine *engine.Engine
 	scout  scouts.Scout
 	now    atomic.Pointer[time.Time]
 	stale  time.Duration
 	gone   sync.Map // holder instance → reason it is gone
 	// refused, when set, hears of each lock the engine asked for and was
 	// refused.
-	refused chan<- scouts.LockGrant
+	refused chan<- engine.LockGrant
 	// events are the engine's live events; until looks again after each.
 	events chan scouts.Event
 	// announced is the scout's run status as each of its runs was
@@ -112,7 +113,7 @@ type runHarness struct {
 // announcement is what a window reading the scout as a run is announced
 // sees: its runs in progress and the run locks held.
 type announcement struct {
-	status scouts.RunStatus
+	status engine.RunStatus
 	locks  int
 }
 
@@ -146,7 +147,7 @@ func holder(instance string) localdb.LockHolder {
 	return localdb.LockHolder{PID: 4242, BootID: "test-boot", Instance: instance}
 }
 
-func (h *runHarness) runState(instance string) scouts.RunState {
+func (h *runHarness) runState(instance string) engine.RunState {
 	return h.db.RunState(localdb.RunStateOptions{Holder: holder(instance), StaleAfter: h.stale,
 		Gone: func(l localdb.LockHolder) (bool, string) {
 			if why, ok := h.gone.Load(l.Instance); ok {
@@ -178,11 +179,11 @@ func (h *runHarness) emit(e scouts.Event) {
 
 // refusingRunState tells the test of each lock refused to the engine.
 type refusingRunState struct {
-	scouts.RunState
-	refused chan<- scouts.LockGrant
+	engine.RunState
+	refused chan<- engine.LockGrant
 }
 
-func (r refusingRunState) AcquireRunLock(ctx context.Context, scoutID string, now time.Time) (scouts.LockGrant, error) {
+func (r refusingRunState) AcquireRunLock(ctx context.Context, scoutID string, now time.Time) (engine.LockGrant, error) {
 	g, err := r.RunState.AcquireRunLock(ctx, scoutID, now)
 	if err == nil && !g.Acquired {
 		select {
@@ -195,11 +196,11 @@ func (r refusingRunState) AcquireRunLock(ctx context.Context, scoutID string, no
 
 func (h *runHarness) start() {
 	h.t.Helper()
-	var rs scouts.RunState = h.runState("engine")
+	var rs engine.RunState = h.runState("engine")
 	if h.refused != nil {
 		rs = refusingRunState{RunState: rs, refused: h.refused}
 	}
-	h.engine = scouts.NewEngine(scouts.EngineConfig{
+	h.engine = engine.New(engine.Config{
 		Emit:  h.emit,
 		Store: h.db,
 		Openers: map[scouts.Kind]scouts.Opener{scouts.KindFolder: func(context.Context, scouts.Scout) (scouts.SourceConnector, error) {
@@ -391,7 +392,7 @@ func TestRunLockTakenOverFromDeadHolder(t *testing.T) {
 		t.Fatalf("the lock was not released: %+v", locks)
 	}
 	// The dead holder's heartbeat now fails: it lost the lock.
-	if err := dead.HeartbeatRunLock(ctx, h.scout.ID, *h.now.Load()); err != scouts.ErrLockLost {
+	if err := dead.HeartbeatRunLock(ctx, h.scout.ID, *h.now.Load()); err != engine.ErrLockLost {
 		t.Fatalf("the old holder's heartbeat: %v, want ErrLockLost", err)
 	}
 }
@@ -405,7 +406,7 @@ func TestRunLockStaleAfterBound(t *testing.T) {
 	if g, err := other.AcquireRunLock(ctx, h.scout.ID, *h.now.Load()); err != nil || !g.Acquired {
 		t.Fatalf("plant the lock: %+v %v", g, err)
 	}
-	refused := make(chan scouts.LockGrant, 100)
+	refused := make(chan engine.LockGrant, 100)
 	h.refused = refused
 	h.start()
 	select {
@@ -514,8 +515,8 @@ func TestCatchUp(t *testing.T) {
 func TestRestartInARunningAgentDoesNotCatchUp(t *testing.T) {
 	h := newRunHarness(t, scouts.Schedule{Cron: "0 * * * *", TimeZone: "UTC"}, "a")
 	read := make(chan struct{}, 4)
-	var rs scouts.RunState = readingRunState{RunState: h.runState("engine"), read: read}
-	h.engine = scouts.NewEngine(scouts.EngineConfig{
+	var rs engine.RunState = readingRunState{RunState: h.runState("engine"), read: read}
+	h.engine = engine.New(engine.Config{
 		Emit:  h.emit,
 		Store: h.db,
 		Openers: map[scouts.Kind]scouts.Opener{scouts.KindFolder: func(context.Context, scouts.Scout) (scouts.SourceConnector, error) {
@@ -555,7 +556,7 @@ func TestRestartInARunningAgentDoesNotCatchUp(t *testing.T) {
 // readingRunState tells the test each time a runner read its last
 // scheduled time, which its catch-up decision follows.
 type readingRunState struct {
-	scouts.RunState
+	engine.RunState
 	read chan<- struct{}
 }
 
@@ -593,7 +594,7 @@ func TestScheduleFires(t *testing.T) {
 
 func (h *runHarness) startWallClock() {
 	h.t.Helper()
-	h.engine = scouts.NewEngine(scouts.EngineConfig{
+	h.engine = engine.New(engine.Config{
 		Store: h.db,
 		Openers: map[scouts.Kind]scouts.Opener{scouts.KindFolder: func(context.Context, scouts.Scout) (scouts.SourceConnector, error) {
 			return h.src, nil

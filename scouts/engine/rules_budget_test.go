@@ -1,4 +1,4 @@
-package scouts_test
+package engine_test
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 )
 
 // TestTooSlowRuleStillCardsTheItem: when a scout's rules run out of the
@@ -22,7 +23,7 @@ func TestTooSlowRuleStillCardsTheItem(t *testing.T) {
 		// a file of letters, which never matches.
 		docs = append(docs, fmt.Sprintf(`{"id":"r%d","when":{"text":{"regex":"[a-z]{40}x"}},"then":{"verdict":"spam"}}`, i))
 	}
-	h.withRules(scouts.LearningConfig{}, docs...)
+	h.withRules(engine.LearningConfig{}, docs...)
 	h.start()
 	h.addFile("big", "work/letters.txt", strings.Repeat("a", 64<<10), "")
 	if err := h.run(); err != nil {

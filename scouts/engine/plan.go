@@ -1,4 +1,4 @@
-package scouts
+package engine
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/actions"
 )
 
@@ -125,7 +126,7 @@ func DefaultPlanDefaults() PlanDefaults { return PlanDefaults{GmailArchive: true
 // Validate checks the defaults.
 func (d PlanDefaults) Validate() error {
 	if l := strings.TrimSpace(d.GmailLabel); len(l) > 225 || (d.GmailLabel != "" && l == "") {
-		return Errorf(EInvalid, "gmail_label must be a label name of 1 to 225 characters")
+		return scouts.Errorf(scouts.EInvalid, "gmail_label must be a label name of 1 to 225 characters")
 	}
 	return nil
 }
@@ -134,7 +135,7 @@ func (d PlanDefaults) Validate() error {
 // while it is pending (Proposed, with Kind the kind it proposes), and what
 // was recorded (Runs: actions done, queued or failing).
 type SuggestionPlan struct {
-	Kind     EntityKind
+	Kind     scouts.EntityKind
 	Proposed []PlanStep
 	Runs     []ActionRun
 }
@@ -170,8 +171,8 @@ type Invocation struct {
 	Key        string
 	Action     string
 	Params     json.RawMessage
-	Scout      Scout
-	Suggestion Suggestion
+	Scout      scouts.Scout
+	Suggestion scouts.Suggestion
 	Attempt    int
 }
 
@@ -181,7 +182,7 @@ func (e *Engine) catalogue() *actions.Catalogue { return e.actions() }
 // Plan returns a suggestion's plan: for a pending suggestion, the actions
 // its approval as kind would run (kind "" is the proposed kind), each with
 // its resolved mode; for any, the actions recorded so far.
-func (e *Engine) Plan(ctx context.Context, id string, kind EntityKind) (SuggestionPlan, error) {
+func (e *Engine) Plan(ctx context.Context, id string, kind scouts.EntityKind) (SuggestionPlan, error) {
 	s, err := e.cfg.Store.GetSuggestion(ctx, id)
 	if err != nil {
 		return SuggestionPlan{}, err
@@ -191,13 +192,13 @@ func (e *Engine) Plan(ctx context.Context, id string, kind EntityKind) (Suggesti
 		return SuggestionPlan{}, err
 	}
 	out := SuggestionPlan{Runs: runs}
-	if s.Status != StatusPending {
+	if s.Status != scouts.StatusPending {
 		return out, nil
 	}
 	if kind == "" {
 		kind = s.ProposedKind
 	}
-	if kind, err = ParseEntityKind(string(kind)); err != nil {
+	if kind, err = scouts.ParseEntityKind(string(kind)); err != nil {
 		return SuggestionPlan{}, err
 	}
 	sc, pol, defs, err := e.planContext(ctx, s.ScoutID)
@@ -211,26 +212,26 @@ func (e *Engine) Plan(ctx context.Context, id string, kind EntityKind) (Suggesti
 
 // planContext reads what a plan depends on: the scout, the policies and
 // the user's defaults.
-func (e *Engine) planContext(ctx context.Context, scoutID string) (Scout, actions.Policies, PlanDefaults, error) {
+func (e *Engine) planContext(ctx context.Context, scoutID string) (scouts.Scout, actions.Policies, PlanDefaults, error) {
 	sc, err := e.scout(ctx, scoutID)
 	if err != nil {
-		return Scout{}, actions.Policies{}, PlanDefaults{}, err
+		return scouts.Scout{}, actions.Policies{}, PlanDefaults{}, err
 	}
 	pol, err := e.cfg.Store.Policies(ctx)
 	if err != nil {
-		return Scout{}, actions.Policies{}, PlanDefaults{}, err
+		return scouts.Scout{}, actions.Policies{}, PlanDefaults{}, err
 	}
 	defs, err := e.cfg.Store.PlanDefaults(ctx)
 	if err != nil {
-		return Scout{}, actions.Policies{}, PlanDefaults{}, err
+		return scouts.Scout{}, actions.Policies{}, PlanDefaults{}, err
 	}
 	return sc, pol, defs, nil
 }
 
-func (e *Engine) scout(ctx context.Context, id string) (Scout, error) {
+func (e *Engine) scout(ctx context.Context, id string) (scouts.Scout, error) {
 	all, err := e.cfg.Store.ListScouts(ctx)
 	if err != nil {
-		return Scout{}, err
+		return scouts.Scout{}, err
 	}
 	for _, s := range all {
 		if s.ID == id {
@@ -238,7 +239,7 @@ func (e *Engine) scout(ctx context.Context, id string) (Scout, error) {
 		}
 	}
 	// A suggestion outlives a deleted scout: its plan is the entity alone.
-	return Scout{ID: id, Review: true}, nil
+	return scouts.Scout{ID: id, Review: true}, nil
 }
 
 // proposePlan lists what approving s as kind would do: create the entity,
@@ -246,7 +247,7 @@ func (e *Engine) scout(ctx context.Context, id string) (Scout, error) {
 // email, label it), then what rules proposed and a policy did not already
 // run on arrival. A denied action is listed, unticked, so the card can say
 // why it will not run.
-func (e *Engine) proposePlan(sc Scout, s Suggestion, kind EntityKind, pol actions.Policies, defs PlanDefaults, runs []ActionRun) []PlanStep {
+func (e *Engine) proposePlan(sc scouts.Scout, s scouts.Suggestion, kind scouts.EntityKind, pol actions.Policies, defs PlanDefaults, runs []ActionRun) []PlanStep {
 	var steps []PlanStep
 	add := func(action string, params json.RawMessage, enabled bool, origin string) {
 		d, ok := e.catalogue().Get(action)
@@ -264,7 +265,7 @@ func (e *Engine) proposePlan(sc Scout, s Suggestion, kind EntityKind, pol action
 			Risk: d.Risk, Where: d.Where, Mode: res.Mode, Source: res.Source, Description: d.Description})
 	}
 	add(actions.CreateAction(string(kind)), nil, true, "kind")
-	if sc.Kind == KindGmail {
+	if sc.Kind == scouts.KindGmail {
 		add(actions.GmailArchive, nil, defs.GmailArchive, "default")
 		if l := strings.TrimSpace(defs.GmailLabel); l != "" {
 			p, _ := json.Marshal(map[string]string{"label": l})
@@ -298,14 +299,14 @@ func ranOnArrival(runs []ActionRun, action, origin string) bool {
 // choosePlan turns the person's choices into the steps to record: the
 // entity action for kind first (implied when absent), then the enabled
 // remote actions, each checked. Without choices the proposed plan stands.
-func (e *Engine) choosePlan(ctx context.Context, sc Scout, s Suggestion, kind EntityKind, choices []PlanChoice, proposed []PlanStep) (steps, left []PlanStep, err error) {
+func (e *Engine) choosePlan(ctx context.Context, sc scouts.Scout, s scouts.Suggestion, kind scouts.EntityKind, choices []PlanChoice, proposed []PlanStep) (steps, left []PlanStep, err error) {
 	create := actions.CreateAction(string(kind))
 	if choices == nil {
 		if len(proposed) == 0 || proposed[0].Action != create {
-			return nil, nil, Errorf(EInternal, "the plan of %s does not create a %s", s.ID, kind)
+			return nil, nil, scouts.Errorf(scouts.EInternal, "the plan of %s does not create a %s", s.ID, kind)
 		}
 		if proposed[0].Mode == actions.Deny {
-			return nil, nil, Errorf(EInvalid, "%s is denied by the %s policy: approve as another kind, or change the policy (Settings → Policies)", create, proposed[0].Source)
+			return nil, nil, scouts.Errorf(scouts.EInvalid, "%s is denied by the %s policy: approve as another kind, or change the policy (Settings → Policies)", create, proposed[0].Source)
 		}
 		for _, p := range proposed {
 			if !p.Enabled {
@@ -319,7 +320,7 @@ func (e *Engine) choosePlan(ctx context.Context, sc Scout, s Suggestion, kind En
 		return steps, left, nil
 	}
 	if len(choices) > maxPlanActions {
-		return nil, nil, Errorf(EInvalid, "a plan has at most %d actions, got %d", maxPlanActions, len(choices))
+		return nil, nil, scouts.Errorf(scouts.EInvalid, "a plan has at most %d actions, got %d", maxPlanActions, len(choices))
 	}
 	origins := map[string]string{}
 	for _, p := range proposed {
@@ -335,17 +336,17 @@ func (e *Engine) choosePlan(ctx context.Context, sc Scout, s Suggestion, kind En
 	for i, c := range choices {
 		d, ok := e.catalogue().Get(c.Action)
 		if !ok {
-			return nil, nil, Errorf(EInvalid, "action %d: unknown action %q (see GET /api/v1/actions)", i+1, c.Action)
+			return nil, nil, scouts.Errorf(scouts.EInvalid, "action %d: unknown action %q (see GET /api/v1/actions)", i+1, c.Action)
 		}
 		if ck := actions.CreatedKind(c.Action); ck != "" {
 			if c.Action != create {
-				return nil, nil, Errorf(EInvalid, "action %d: %s does not match approving as %s", i+1, c.Action, kind.WithArticle())
+				return nil, nil, scouts.Errorf(scouts.EInvalid, "action %d: %s does not match approving as %s", i+1, c.Action, kind.WithArticle())
 			}
 			if !c.Enabled {
-				return nil, nil, Errorf(EInvalid, "action %d: %s cannot be unticked: approving creates the %s (reject the card to create nothing)", i+1, c.Action, kind)
+				return nil, nil, scouts.Errorf(scouts.EInvalid, "action %d: %s cannot be unticked: approving creates the %s (reject the card to create nothing)", i+1, c.Action, kind)
 			}
 			if sawCreate {
-				return nil, nil, Errorf(EInvalid, "action %d: %s is in the plan twice", i+1, c.Action)
+				return nil, nil, scouts.Errorf(scouts.EInvalid, "action %d: %s is in the plan twice", i+1, c.Action)
 			}
 			sawCreate = true
 		}
@@ -364,22 +365,22 @@ func (e *Engine) choosePlan(ctx context.Context, sc Scout, s Suggestion, kind En
 			continue
 		}
 		if !d.AppliesTo(string(sc.Kind)) {
-			return nil, nil, Errorf(EInvalid, "action %d: %s applies to %s cards only, and this is a %s card", i+1, c.Action, strings.Join(d.Kinds, ", "), sc.Kind)
+			return nil, nil, scouts.Errorf(scouts.EInvalid, "action %d: %s applies to %s cards only, and this is a %s card", i+1, c.Action, strings.Join(d.Kinds, ", "), sc.Kind)
 		}
 		params := c.Params
 		if len(bytes.TrimSpace(params)) == 0 || string(bytes.TrimSpace(params)) == "null" {
 			params = json.RawMessage(`{}`)
 		}
 		if err := e.catalogue().Validate(c.Action, params); err != nil {
-			return nil, nil, Errorf(EInvalid, "action %d: %s", i+1, strings.TrimPrefix(err.Error(), actions.ErrInvalid.Error()+": "))
+			return nil, nil, scouts.Errorf(scouts.EInvalid, "action %d: %s", i+1, strings.TrimPrefix(err.Error(), actions.ErrInvalid.Error()+": "))
 		}
 		if res.Mode == actions.Deny {
-			return nil, nil, Errorf(EInvalid, "action %d: %s is denied by the %s policy; untick it to approve, or change the policy (Settings → Policies)", i+1, c.Action, res.Source)
+			return nil, nil, scouts.Errorf(scouts.EInvalid, "action %d: %s is denied by the %s policy; untick it to approve, or change the policy (Settings → Policies)", i+1, c.Action, res.Source)
 		}
 		if d.Where == actions.Outbox {
 			x := e.cfg.Executors[c.Action]
 			if x == nil {
-				return nil, nil, Errorf(EInvalid, "action %d: this desktop cannot run %s", i+1, c.Action)
+				return nil, nil, scouts.Errorf(scouts.EInvalid, "action %d: this desktop cannot run %s", i+1, c.Action)
 			}
 			if err := x.Check(ctx, Invocation{Action: c.Action, Params: params, Scout: sc, Suggestion: s}); err != nil {
 				return nil, nil, planError(i+1, c.Action, err)
@@ -404,18 +405,18 @@ func (e *Engine) choosePlan(ctx context.Context, sc Scout, s Suggestion, kind En
 		}
 	}
 	if steps[0].Mode == actions.Deny {
-		return nil, nil, Errorf(EInvalid, "%s is denied by the %s policy: approve as another kind, or change the policy (Settings → Policies)", create, steps[0].Source)
+		return nil, nil, scouts.Errorf(scouts.EInvalid, "%s is denied by the %s policy: approve as another kind, or change the policy (Settings → Policies)", create, steps[0].Source)
 	}
 	return steps, left, nil
 }
 
 // planError words an executor's plan-time refusal.
 func planError(n int, action string, err error) error {
-	var se *Error
+	var se *scouts.Error
 	if errors.As(err, &se) {
-		return &Error{Code: se.Code, Message: fmt.Sprintf("action %d: %s: %s", n, action, se.Message)}
+		return &scouts.Error{Code: se.Code, Message: fmt.Sprintf("action %d: %s: %s", n, action, se.Message)}
 	}
-	return Errorf(EInvalid, "action %d: %s: %v", n, action, err)
+	return scouts.Errorf(scouts.EInvalid, "action %d: %s: %v", n, action, err)
 }
 
 // actionRefs are the audit refs of an action's every entry.
@@ -443,7 +444,7 @@ func modeWords(m actions.Mode, src actions.Source) string {
 }
 
 // ruleActions returns the actions rules proposed in an assessment.
-func ruleActions(a Assessment) []RuleAction { return a.RuleActions }
+func ruleActions(a scouts.Assessment) []scouts.RuleAction { return a.RuleActions }
 
 // jsonEqual compares two JSON values (absent is {}).
 func jsonEqual(a, b json.RawMessage) bool {

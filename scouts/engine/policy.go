@@ -1,4 +1,4 @@
-package scouts
+package engine
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/actions"
 )
 
@@ -32,7 +33,7 @@ func (e *Engine) Policies(ctx context.Context) (actions.Policies, error) {
 func (e *Engine) Resolve(ctx context.Context, scoutID, action string) (actions.Resolution, error) {
 	d, ok := e.catalogue().Get(action)
 	if !ok {
-		return actions.Resolution{}, Errorf(EInvalid, "unknown action %q (see GET /api/v1/actions)", action)
+		return actions.Resolution{}, scouts.Errorf(scouts.EInvalid, "unknown action %q (see GET /api/v1/actions)", action)
 	}
 	p, err := e.cfg.Store.Policies(ctx)
 	if err != nil {
@@ -55,13 +56,13 @@ func (e *Engine) SetPolicies(ctx context.Context, changes []PolicyChange, actor 
 	}
 	next := cur.Clone()
 	now := e.cfg.Now()
-	var audit []AuditEvent
+	var audit []scouts.AuditEvent
 	names := map[string]string{}
 	for i := range changes {
 		c := &changes[i]
 		c.By, c.At = actor, now
 		if _, ok := e.catalogue().Get(c.Action); !ok {
-			return Errorf(EInvalid, "unknown action %q (see GET /api/v1/actions)", c.Action)
+			return scouts.Errorf(scouts.EInvalid, "unknown action %q (see GET /api/v1/actions)", c.Action)
 		}
 		if c.Mode != "" {
 			if _, err := actions.ParseMode(string(c.Mode)); err != nil {
@@ -77,7 +78,7 @@ func (e *Engine) SetPolicies(ctx context.Context, changes []PolicyChange, actor 
 					return err
 				}
 				if sc.Kind == "" {
-					return Errorf(ENotFound, "scout %s not found", c.ScoutID)
+					return scouts.Errorf(scouts.ENotFound, "scout %s not found", c.ScoutID)
 				}
 				name, names[c.ScoutID] = sc.Name, sc.Name
 			}
@@ -108,7 +109,7 @@ func (e *Engine) SetPolicies(ctx context.Context, changes []PolicyChange, actor 
 		} else if prev != "" {
 			summary += fmt.Sprintf(" (was %s)", prev)
 		}
-		audit = append(audit, AuditEvent{TraceID: NewID("tr"), Stage: StageDecision, Type: AuditPolicyChanged, Outcome: OutcomeOK, Summary: summary,
+		audit = append(audit, scouts.AuditEvent{TraceID: scouts.NewID("tr"), Stage: scouts.StageDecision, Type: scouts.AuditPolicyChanged, Outcome: scouts.OutcomeOK, Summary: summary,
 			Refs: map[string]string{"scout_id": c.ScoutID, "action": c.Action, "mode": string(c.Mode), "previous_mode": string(prev), "actor": actor}, At: now})
 	}
 	// Checked against the policies as they will be, so one request cannot
@@ -124,7 +125,7 @@ func (e *Engine) SetPolicies(ctx context.Context, changes []PolicyChange, actor 
 		return err
 	}
 	for _, c := range changes {
-		e.emit(Event{Type: EventPolicyChanged, Data: c})
+		e.emit(scouts.Event{Type: scouts.EventPolicyChanged, Data: c})
 	}
 	return nil
 }
@@ -148,13 +149,13 @@ func (e *Engine) SetPlanDefaults(ctx context.Context, d PlanDefaults, actor stri
 	if d.GmailLabel != "" {
 		label = fmt.Sprintf("label %q", d.GmailLabel)
 	}
-	ev := AuditEvent{TraceID: NewID("tr"), Stage: StageDecision, Type: AuditPolicyChanged, Outcome: OutcomeOK,
+	ev := scouts.AuditEvent{TraceID: scouts.NewID("tr"), Stage: scouts.StageDecision, Type: scouts.AuditPolicyChanged, Outcome: scouts.OutcomeOK,
 		Summary: fmt.Sprintf("Gmail cards now propose: archive %v, %s (by %s)", d.GmailArchive, label, actor),
 		Refs:    map[string]string{"actor": actor}, At: now}
 	if err := e.cfg.Store.SetPlanDefaults(ctx, d, ev); err != nil {
 		return err
 	}
-	e.emit(Event{Type: EventPlanDefaultsChanged, Data: d})
+	e.emit(scouts.Event{Type: scouts.EventPlanDefaultsChanged, Data: d})
 	return nil
 }
 
@@ -168,7 +169,7 @@ func orUnset(m actions.Mode) string {
 // invalidAction turns the catalogue's errors into EInvalid.
 func invalidAction(err error) error {
 	if errors.Is(err, actions.ErrInvalid) {
-		return Errorf(EInvalid, "%s", strings.TrimPrefix(err.Error(), actions.ErrInvalid.Error()+": "))
+		return scouts.Errorf(scouts.EInvalid, "%s", strings.TrimPrefix(err.Error(), actions.ErrInvalid.Error()+": "))
 	}
 	return err
 }

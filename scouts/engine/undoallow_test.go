@@ -1,4 +1,4 @@
-package scouts_test
+package engine_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/actions"
+	"github.com/scouts-hq/scouts/scouts/engine"
 )
 
 // Undoing "approve and always allow" takes back the overrides it wrote:
@@ -21,11 +22,11 @@ func TestUndoTakesBackWhatAlwaysAllowWrote(t *testing.T) {
 	s := h.suggestions(scouts.StatusPending)[0]
 	// The archive needed approval by the scout's own override, the task by
 	// its risk.
-	if err := h.engine.SetPolicies(ctx, []scouts.PolicyChange{{ScoutID: h.scout.ID, Action: "gmail.archive", Mode: actions.RequireApproval}}, "test"); err != nil {
+	if err := h.engine.SetPolicies(ctx, []engine.PolicyChange{{ScoutID: h.scout.ID, Action: "gmail.archive", Mode: actions.RequireApproval}}, "test"); err != nil {
 		t.Fatal(err)
 	}
 	h.advance(time.Second)
-	if _, _, err := h.engine.Approve(ctx, s.ID, scouts.Approval{As: scouts.EntityTask, Always: true}); err != nil {
+	if _, _, err := h.engine.Approve(ctx, s.ID, engine.Approval{As: scouts.EntityTask, Always: true}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := h.engine.Resolve(ctx, h.scout.ID, "task.create"); got.Mode != actions.Allow {
@@ -72,11 +73,11 @@ func TestUndoLeavesAnOverrideChangedSince(t *testing.T) {
 	h.src.addKind("m1", "One", scouts.EntityTask)
 	h.start()
 	s := h.suggestions(scouts.StatusPending)[0]
-	if _, _, err := h.engine.Approve(ctx, s.ID, scouts.Approval{As: scouts.EntityTask, Always: true}); err != nil {
+	if _, _, err := h.engine.Approve(ctx, s.ID, engine.Approval{As: scouts.EntityTask, Always: true}); err != nil {
 		t.Fatal(err)
 	}
 	h.advance(time.Second)
-	if err := h.engine.SetPolicies(ctx, []scouts.PolicyChange{{ScoutID: h.scout.ID, Action: "gmail.archive", Mode: actions.Deny}}, "person"); err != nil {
+	if err := h.engine.SetPolicies(ctx, []engine.PolicyChange{{ScoutID: h.scout.ID, Action: "gmail.archive", Mode: actions.Deny}}, "person"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := h.engine.Undo(ctx, s.ID, "test"); err != nil {

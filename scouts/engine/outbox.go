@@ -1,4 +1,4 @@
-package scouts
+package engine
 
 import (
 	"context"
@@ -8,14 +8,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/actions"
 )
 
 // ApprovalRecord is what an approval writes with the suggestion's new
 // status, in one transaction.
 type ApprovalRecord struct {
-	Entity  Entity
-	Audit   []AuditEvent
+	Entity  scouts.Entity
+	Audit   []scouts.AuditEvent
 	Actions []ActionRun
 	// Policies are scout overrides written by "approve and always allow".
 	Policies []PolicyChange
@@ -23,7 +24,7 @@ type ApprovalRecord struct {
 
 // UndoState is what an undo is decided from, read in its transaction.
 type UndoState struct {
-	Suggestion Suggestion
+	Suggestion scouts.Suggestion
 	Runs       []ActionRun
 	// AlwaysAllowed are the scout overrides the approval being undone
 	// wrote with "approve and always allow" (as its trail records them),
@@ -49,7 +50,7 @@ type AlwaysAllowed struct {
 type UndoRecord struct {
 	Actions  []ActionRun
 	Policies []PolicyChange
-	Audit    []AuditEvent
+	Audit    []scouts.AuditEvent
 }
 
 // PolicyChange is one mode set (or removed, Mode "") for an action:
@@ -157,12 +158,12 @@ func (e *Engine) recoverActions(ctx context.Context) error {
 	}
 	for _, r := range running {
 		now := e.cfg.Now()
-		got, err := e.cfg.Store.UpdateActionRun(ctx, r.Key, func(r ActionRun) (ActionRun, []AuditEvent, error) {
+		got, err := e.cfg.Store.UpdateActionRun(ctx, r.Key, func(r ActionRun) (ActionRun, []scouts.AuditEvent, error) {
 			if r.State != ActionRunning {
 				return r, nil, ErrNoChange
 			}
 			r.State, r.NextAt, r.UpdatedAt = ActionQueued, now, now
-			return r, []AuditEvent{{TraceID: r.TraceID, Stage: StageExecute, Type: AuditActionInterrupted, Outcome: OutcomeSkipped,
+			return r, []scouts.AuditEvent{{TraceID: r.TraceID, Stage: scouts.StageExecute, Type: scouts.AuditActionInterrupted, Outcome: scouts.OutcomeSkipped,
 				Summary: fmt.Sprintf("Attempt %d of %s was interrupted (the agent stopped before it reported); it runs again with the same idempotency key",
 					r.Attempts, describeAction(r)),
 				Refs: actionRefs(r), At: now}}, nil
@@ -171,7 +172,7 @@ func (e *Engine) recoverActions(ctx context.Context) error {
 			return err
 		}
 		if err == nil {
-			e.emit(Event{Type: EventActionUpdated, Data: got})
+			e.emit(scouts.Event{Type: scouts.EventActionUpdated, Data: got})
 		}
 	}
 	return nil
@@ -181,12 +182,12 @@ func (e *Engine) recoverActions(ctx context.Context) error {
 // audited), run it, record the outcome (audited).
 func (e *Engine) runAction(ctx context.Context, r ActionRun) {
 	now := e.cfg.Now()
-	claimed, err := e.cfg.Store.UpdateActionRun(ctx, r.Key, func(r ActionRun) (ActionRun, []AuditEvent, error) {
+	claimed, err := e.cfg.Store.UpdateActionRun(ctx, r.Key, func(r ActionRun) (ActionRun, []scouts.AuditEvent, error) {
 		if r.State != ActionQueued {
 			return r, nil, ErrNoChange
 		}
 		r.State, r.Attempts, r.UpdatedAt = ActionRunning, r.Attempts+1, now
-		return r, []AuditEvent{{TraceID: r.TraceID, Stage: StageExecute, Type: AuditActionAttempt, Outcome: OutcomeOK,
+		return r, []scouts.AuditEvent{{TraceID: r.TraceID, Stage: scouts.StageExecute, Type: scouts.AuditActionAttempt, Outcome: scouts.OutcomeOK,
 			Summary: fmt.Sprintf("Attempt %d of %s started (%s)", r.Attempts, describeAction(r), modeWords(r.Mode, r.ModeSource)),
 			Refs:    actionRefs(r, "attempt", fmt.Sprint(r.Attempts)), At: now}}, nil
 	})
@@ -197,7 +198,7 @@ func (e *Engine) runAction(ctx context.Context, r ActionRun) {
 		e.log.Error("outbox: claim", "key", r.Key, "err", err)
 		return
 	}
-	e.emit(Event{Type: EventActionUpdated, Data: claimed})
+	e.emit(scouts.Event{Type: scouts.EventActionUpdated, Data: claimed})
 	result, runErr := e.execute(ctx, claimed)
 	if ctx.Err() != nil {
 		// Stopping: whether it took effect is unknown. It stays running
@@ -210,7 +211,7 @@ func (e *Engine) runAction(ctx context.Context, r ActionRun) {
 func (e *Engine) execute(ctx context.Context, r ActionRun) (json.RawMessage, error) {
 	x := e.cfg.Executors[r.Action]
 	if x == nil {
-		return nil, Errorf(EInvalid, "this desktop cannot run %s", r.Action)
+		return nil, scouts.Errorf(scouts.EInvalid, "this desktop cannot run %s", r.Action)
 	}
 	sug, err := e.cfg.Store.GetSuggestion(ctx, r.SuggestionID)
 	if err != nil {
@@ -221,7 +222,7 @@ func (e *Engine) execute(ctx context.Context, r ActionRun) (json.RawMessage, err
 		return nil, err
 	}
 	if sc.Kind == "" {
-		return nil, Errorf(ENotFound, "scout %s was deleted", r.ScoutID)
+		return nil, scouts.Errorf(scouts.ENotFound, "scout %s was deleted", r.ScoutID)
 	}
 	inv := Invocation{Key: r.Key, Action: r.Action, Params: r.Params, Scout: sc, Suggestion: sug, Attempt: r.Attempts}
 	ctx, cancel := context.WithTimeout(ctx, actionTimeout)
@@ -237,8 +238,8 @@ func (e *Engine) execute(ctx context.Context, r ActionRun) (json.RawMessage, err
 // permanent reports whether retrying cannot help: the remote side refused
 // the request itself.
 func permanent(err error) bool {
-	switch ErrorCode(err) {
-	case EInvalid, ENotFound, EConflict:
+	switch scouts.ErrorCode(err) {
+	case scouts.EInvalid, scouts.ENotFound, scouts.EConflict:
 		return true
 	}
 	return false
@@ -246,7 +247,7 @@ func permanent(err error) bool {
 
 func (e *Engine) finishAction(ctx context.Context, claimed ActionRun, result json.RawMessage, runErr error) {
 	now := e.cfg.Now()
-	got, err := e.cfg.Store.UpdateActionRun(context.WithoutCancel(ctx), claimed.Key, func(r ActionRun) (ActionRun, []AuditEvent, error) {
+	got, err := e.cfg.Store.UpdateActionRun(context.WithoutCancel(ctx), claimed.Key, func(r ActionRun) (ActionRun, []scouts.AuditEvent, error) {
 		if r.State != ActionRunning && r.State != ActionCancelled {
 			return r, nil, ErrNoChange
 		}
@@ -259,7 +260,7 @@ func (e *Engine) finishAction(ctx context.Context, claimed ActionRun, result jso
 			if cancelled {
 				summary += "; it had started before the approval was undone"
 			}
-			return r, []AuditEvent{{TraceID: r.TraceID, Stage: StageExecute, Type: AuditActionDone, Outcome: OutcomeOK,
+			return r, []scouts.AuditEvent{{TraceID: r.TraceID, Stage: scouts.StageExecute, Type: scouts.AuditActionDone, Outcome: scouts.OutcomeOK,
 				Summary: summary, Refs: refs, At: now}}, nil
 		}
 		msg := errorText(runErr)
@@ -277,7 +278,7 @@ func (e *Engine) finishAction(ctx context.Context, claimed ActionRun, result jso
 			summary = fmt.Sprintf("%s failed (attempt %d): %s; next attempt at %s", capitalise(describeAction(r)), r.Attempts, msg,
 				r.NextAt.Format(time.RFC3339))
 		}
-		return r, []AuditEvent{{TraceID: r.TraceID, Stage: StageExecute, Type: AuditActionFailed, Outcome: OutcomeError,
+		return r, []scouts.AuditEvent{{TraceID: r.TraceID, Stage: scouts.StageExecute, Type: scouts.AuditActionFailed, Outcome: scouts.OutcomeError,
 			Summary: summary, Refs: refs, At: now}}, nil
 	})
 	if errors.Is(err, ErrNoChange) {
@@ -290,13 +291,13 @@ func (e *Engine) finishAction(ctx context.Context, claimed ActionRun, result jso
 	if runErr != nil {
 		e.log.Warn("outbox: action failed", "key", got.Key, "action", got.Action, "state", got.State, "err", runErr)
 	}
-	e.emit(Event{Type: EventActionUpdated, Data: got})
+	e.emit(scouts.Event{Type: scouts.EventActionUpdated, Data: got})
 }
 
 // errorText is what the card and the trail say about a failure.
 func errorText(err error) string {
-	if ErrorCode(err) != EInternal {
-		return ErrorMessage(err)
+	if scouts.ErrorCode(err) != scouts.EInternal {
+		return scouts.ErrorMessage(err)
 	}
 	return clip(err.Error(), 500)
 }
@@ -304,32 +305,32 @@ func errorText(err error) string {
 // RetryAction queues a failing action (failed for good, or waiting to
 // retry) for an attempt now, with a fresh budget of attempts.
 func (e *Engine) RetryAction(ctx context.Context, suggestionID string, n int, actor string) (ActionRun, error) {
-	return e.changeAction(ctx, suggestionID, n, func(r ActionRun, now time.Time) (ActionRun, AuditEvent, error) {
+	return e.changeAction(ctx, suggestionID, n, func(r ActionRun, now time.Time) (ActionRun, scouts.AuditEvent, error) {
 		if !r.Failing() {
-			return r, AuditEvent{}, Errorf(EConflict, "action %d (%s) is %s: only a failing action can be retried", r.N, r.Action, r.State)
+			return r, scouts.AuditEvent{}, scouts.Errorf(scouts.EConflict, "action %d (%s) is %s: only a failing action can be retried", r.N, r.Action, r.State)
 		}
 		r.State, r.NextAt, r.Attempts = ActionQueued, now, 0
-		return r, AuditEvent{Type: AuditActionRetried, Outcome: OutcomeOK,
+		return r, scouts.AuditEvent{Type: scouts.AuditActionRetried, Outcome: scouts.OutcomeOK,
 			Summary: fmt.Sprintf("%s: another attempt asked for by %s", capitalise(describeAction(r)), actor)}, nil
 	}, actor)
 }
 
 // DropAction gives up on an action that has not run: it will never run.
 func (e *Engine) DropAction(ctx context.Context, suggestionID string, n int, actor string) (ActionRun, error) {
-	return e.changeAction(ctx, suggestionID, n, func(r ActionRun, now time.Time) (ActionRun, AuditEvent, error) {
+	return e.changeAction(ctx, suggestionID, n, func(r ActionRun, now time.Time) (ActionRun, scouts.AuditEvent, error) {
 		if r.State != ActionQueued && r.State != ActionFailed {
-			return r, AuditEvent{}, Errorf(EConflict, "action %d (%s) is %s: only a queued or failed action can be dropped", r.N, r.Action, r.State)
+			return r, scouts.AuditEvent{}, scouts.Errorf(scouts.EConflict, "action %d (%s) is %s: only a queued or failed action can be dropped", r.N, r.Action, r.State)
 		}
 		summary := fmt.Sprintf("%s dropped by %s: it will not run", capitalise(describeAction(r)), actor)
 		if r.LastError != "" {
 			summary += " (last error: " + r.LastError + ")"
 		}
 		r.State = ActionDropped
-		return r, AuditEvent{Type: AuditActionDropped, Outcome: OutcomeSkipped, Summary: summary}, nil
+		return r, scouts.AuditEvent{Type: scouts.AuditActionDropped, Outcome: scouts.OutcomeSkipped, Summary: summary}, nil
 	}, actor)
 }
 
-func (e *Engine) changeAction(ctx context.Context, suggestionID string, n int, change func(ActionRun, time.Time) (ActionRun, AuditEvent, error), actor string) (ActionRun, error) {
+func (e *Engine) changeAction(ctx context.Context, suggestionID string, n int, change func(ActionRun, time.Time) (ActionRun, scouts.AuditEvent, error), actor string) (ActionRun, error) {
 	if actor == "" {
 		actor = "user"
 	}
@@ -337,22 +338,22 @@ func (e *Engine) changeAction(ctx context.Context, suggestionID string, n int, c
 		return ActionRun{}, err
 	}
 	now := e.cfg.Now()
-	got, err := e.cfg.Store.UpdateActionRun(ctx, ActionKey(suggestionID, n), func(r ActionRun) (ActionRun, []AuditEvent, error) {
+	got, err := e.cfg.Store.UpdateActionRun(ctx, ActionKey(suggestionID, n), func(r ActionRun) (ActionRun, []scouts.AuditEvent, error) {
 		r, ev, err := change(r, now)
 		if err != nil {
 			return r, nil, err
 		}
 		r.UpdatedAt = now
-		ev.TraceID, ev.Stage, ev.At, ev.Refs = r.TraceID, StageDecision, now, actionRefs(r, "actor", actor)
-		return r, []AuditEvent{ev}, nil
+		ev.TraceID, ev.Stage, ev.At, ev.Refs = r.TraceID, scouts.StageDecision, now, actionRefs(r, "actor", actor)
+		return r, []scouts.AuditEvent{ev}, nil
 	})
-	if ErrorCode(err) == ENotFound {
-		return ActionRun{}, Errorf(ENotFound, "suggestion %s has no action %d", suggestionID, n)
+	if scouts.ErrorCode(err) == scouts.ENotFound {
+		return ActionRun{}, scouts.Errorf(scouts.ENotFound, "suggestion %s has no action %d", suggestionID, n)
 	}
 	if err != nil {
 		return ActionRun{}, err
 	}
-	e.emit(Event{Type: EventActionUpdated, Data: got})
+	e.emit(scouts.Event{Type: scouts.EventActionUpdated, Data: got})
 	if got.State == ActionQueued {
 		e.kickActions()
 	}
@@ -362,7 +363,7 @@ func (e *Engine) changeAction(ctx context.Context, suggestionID string, n int, c
 // undoActions settles a suggestion's actions when its approval is undone:
 // what has not run is cancelled; what ran in the outside world stays done
 // (undo does not reach into a mailbox or a folder), and the trail says so.
-func undoActions(runs []ActionRun, actor string, now time.Time, audit []AuditEvent) ([]ActionRun, []AuditEvent) {
+func undoActions(runs []ActionRun, actor string, now time.Time, audit []scouts.AuditEvent) ([]ActionRun, []scouts.AuditEvent) {
 	var changed []ActionRun
 	for _, r := range runs {
 		if r.Phase != PhaseApproval {
@@ -376,13 +377,13 @@ func undoActions(runs []ActionRun, actor string, now time.Time, audit []AuditEve
 				changed = append(changed, r)
 				continue
 			}
-			audit = append(audit, AuditEvent{TraceID: r.TraceID, Stage: StageExecute, Type: AuditItemNote, Outcome: OutcomeOK,
+			audit = append(audit, scouts.AuditEvent{TraceID: r.TraceID, Stage: scouts.StageExecute, Type: scouts.AuditItemNote, Outcome: scouts.OutcomeOK,
 				Summary: fmt.Sprintf("%s had already run; undo does not reach outside Scouts, so it stays done", capitalise(describeAction(r))),
 				Refs:    actionRefs(r, "actor", actor), At: now})
 		case ActionQueued, ActionRunning, ActionFailed:
 			r.State, r.UpdatedAt = ActionCancelled, now
 			changed = append(changed, r)
-			audit = append(audit, AuditEvent{TraceID: r.TraceID, Stage: StageExecute, Type: AuditActionCancelled, Outcome: OutcomeSkipped,
+			audit = append(audit, scouts.AuditEvent{TraceID: r.TraceID, Stage: scouts.StageExecute, Type: scouts.AuditActionCancelled, Outcome: scouts.OutcomeSkipped,
 				Summary: fmt.Sprintf("%s cancelled: the approval was undone before it ran", capitalise(describeAction(r))),
 				Refs:    actionRefs(r, "actor", actor), At: now})
 		}

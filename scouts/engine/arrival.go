@@ -1,4 +1,4 @@
-package scouts
+package engine
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/actions"
 )
 
@@ -42,7 +43,7 @@ func (as *assessor) planContext(ctx context.Context) (*planContext, error) {
 //     always allow") — and then its plan's allowed actions are queued;
 //   - otherwise the card waits, and only the actions rules proposed that
 //     resolve to allow are queued now; denied ones are recorded as denied.
-func (e *Engine) onArrival(ctx context.Context, as *assessor, s Scout, rec *ItemRecord, body string, now time.Time) error {
+func (e *Engine) onArrival(ctx context.Context, as *assessor, s scouts.Scout, rec *ItemRecord, body string, now time.Time) error {
 	pc, err := as.planContext(ctx)
 	if err != nil {
 		return err
@@ -71,11 +72,11 @@ func (e *Engine) onArrival(ctx context.Context, as *assessor, s Scout, rec *Item
 	}
 	// Only what reaches the inbox is auto-created: screened and spam items
 	// wait for a person whatever the policies.
-	if sug.Lane == LaneInbox && res.Mode == actions.Allow {
-		ent := Entity{Kind: kind, ID: NewEntityID(kind), Title: sug.Title, Body: body,
+	if sug.Lane == scouts.LaneInbox && res.Mode == actions.Allow {
+		ent := scouts.Entity{Kind: kind, ID: scouts.NewEntityID(kind), Title: sug.Title, Body: body,
 			SourceSuggestionID: sug.ID, CreatedAt: now, UpdatedAt: now}
 		rec.Entity = &ent
-		rec.Suggestion.Status = StatusApproved
+		rec.Suggestion.Status = scouts.StatusApproved
 		rec.Suggestion.ResolvedAt = now
 		rec.Suggestion.ResolvedKind = kind
 		rec.Suggestion.ResolvedEntityID = ent.ID
@@ -90,10 +91,10 @@ func (e *Engine) onArrival(ctx context.Context, as *assessor, s Scout, rec *Item
 		r.Result, _ = json.Marshal(map[string]string{"entity_id": ent.ID, "kind": string(kind)})
 		rec.Actions = append(rec.Actions, r)
 		rec.Audit = append(rec.Audit,
-			AuditEvent{TraceID: sug.TraceID, Stage: StageDecision, Type: AuditAutoApproved, Outcome: OutcomeOK,
+			scouts.AuditEvent{TraceID: sug.TraceID, Stage: scouts.StageDecision, Type: scouts.AuditAutoApproved, Outcome: scouts.OutcomeOK,
 				Summary: fmt.Sprintf("Auto-created as %s: %s", kind, why), Refs: refs("actor", "policy", "action", create.Name,
 					"mode", string(res.Mode), "mode_source", string(res.Source)), At: now},
-			AuditEvent{TraceID: sug.TraceID, Stage: StageExecute, Type: AuditEntityCreated, Outcome: OutcomeOK,
+			scouts.AuditEvent{TraceID: sug.TraceID, Stage: scouts.StageExecute, Type: scouts.AuditEntityCreated, Outcome: scouts.OutcomeOK,
 				Summary: fmt.Sprintf("Created %s %q", kind, ent.Title), Refs: actionRefs(r, "entity_id", ent.ID, "entity_kind", string(kind), "actor", "policy"), At: now})
 		for _, st := range e.proposePlan(s, sug, kind, pc.pol, pc.defs, nil)[1:] {
 			e.arrivalStep(ctx, s, sug, st, PhaseApproval, rec, newRun, now)
@@ -111,12 +112,12 @@ func (e *Engine) onArrival(ctx context.Context, as *assessor, s Scout, rec *Item
 
 // arrivalStep queues one action that no person approves when its mode is
 // allow, and records why it does or does not run.
-func (e *Engine) arrivalStep(ctx context.Context, s Scout, sug Suggestion, st PlanStep, phase string, rec *ItemRecord,
+func (e *Engine) arrivalStep(ctx context.Context, s scouts.Scout, sug scouts.Suggestion, st PlanStep, phase string, rec *ItemRecord,
 	newRun func(PlanStep, string) ActionRun, now time.Time) {
 	refs := map[string]string{"scout_id": s.ID, "suggestion_id": sug.ID, "action": st.Action, "mode": string(st.Mode),
 		"mode_source": string(st.Source), "origin": st.Origin, "actor": "policy"}
 	note := func(typ, outcome, summary string) {
-		rec.Audit = append(rec.Audit, AuditEvent{TraceID: sug.TraceID, Stage: StageDecision, Type: typ, Outcome: outcome, Summary: summary, Refs: refs, At: now})
+		rec.Audit = append(rec.Audit, scouts.AuditEvent{TraceID: sug.TraceID, Stage: scouts.StageDecision, Type: typ, Outcome: outcome, Summary: summary, Refs: refs, At: now})
 	}
 	by := "the card was created without review"
 	if phase == PhaseArrival {
@@ -124,11 +125,11 @@ func (e *Engine) arrivalStep(ctx context.Context, s Scout, sug Suggestion, st Pl
 	}
 	switch {
 	case st.Mode == actions.Deny:
-		note(AuditActionDenied, OutcomeSkipped, fmt.Sprintf("Not run: %s (%s) is denied (%s)", st.Action, by, modeWords(st.Mode, st.Source)))
+		note(scouts.AuditActionDenied, scouts.OutcomeSkipped, fmt.Sprintf("Not run: %s (%s) is denied (%s)", st.Action, by, modeWords(st.Mode, st.Source)))
 		return
 	case st.Mode != actions.Allow:
 		if phase == PhaseApproval {
-			note(AuditActionLeftOut, OutcomeSkipped, fmt.Sprintf("Not run: %s requires approval (%s), and %s", st.Action, modeWords(st.Mode, st.Source), by))
+			note(scouts.AuditActionLeftOut, scouts.OutcomeSkipped, fmt.Sprintf("Not run: %s requires approval (%s), and %s", st.Action, modeWords(st.Mode, st.Source), by))
 		}
 		return // a rule's proposal waits on the card for the person
 	case !st.Enabled:
@@ -136,13 +137,13 @@ func (e *Engine) arrivalStep(ctx context.Context, s Scout, sug Suggestion, st Pl
 	}
 	if x := e.cfg.Executors[st.Action]; x != nil {
 		if err := x.Check(ctx, Invocation{Action: st.Action, Params: st.Params, Scout: s, Suggestion: sug}); err != nil {
-			note(AuditActionFailed, OutcomeError, fmt.Sprintf("Not run: %s (%s): %s", st.Action, by, errorText(err)))
+			note(scouts.AuditActionFailed, scouts.OutcomeError, fmt.Sprintf("Not run: %s (%s): %s", st.Action, by, errorText(err)))
 			return
 		}
 	}
 	r := newRun(st, phase)
 	rec.Actions = append(rec.Actions, r)
-	rec.Audit = append(rec.Audit, AuditEvent{TraceID: sug.TraceID, Stage: StageDecision, Type: AuditActionQueued, Outcome: OutcomeOK,
+	rec.Audit = append(rec.Audit, scouts.AuditEvent{TraceID: sug.TraceID, Stage: scouts.StageDecision, Type: scouts.AuditActionQueued, Outcome: scouts.OutcomeOK,
 		Summary: fmt.Sprintf("Queued %s without approval: %s, and a policy allows it (%s)", describeAction(r), by, modeWords(st.Mode, st.Source)),
 		Refs:    actionRefs(r, "actor", "policy"), At: now})
 }

@@ -1,4 +1,4 @@
-package scouts_test
+package engine_test
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 )
 
 // 7 is Sunday in the day-of-week field, as 0 is (Vixie cron and most
@@ -27,14 +28,14 @@ func TestCronSevenIsSunday(t *testing.T) {
 		{"0 9 * * 7-7", "10 17 24"},
 	} {
 		s := scouts.Schedule{Cron: tc.cron, TimeZone: "UTC"}
-		if err := scouts.ValidateSchedule(s); err != nil {
+		if err := engine.ValidateSchedule(s); err != nil {
 			t.Errorf("%q: %v", tc.cron, err)
 			continue
 		}
 		var days []string
 		at := from
 		for range 3 {
-			at = scouts.NextScheduled(s, at)
+			at = engine.NextScheduled(s, at)
 			days = append(days, at.Format("2"))
 		}
 		if got := strings.Join(days, " "); got != tc.days {
@@ -42,7 +43,7 @@ func TestCronSevenIsSunday(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"0 9 * * 8", "0 9 * * 5-8", "0 9 * * 7/2"} {
-		if err := scouts.ValidateSchedule(scouts.Schedule{Cron: bad}); err == nil {
+		if err := engine.ValidateSchedule(scouts.Schedule{Cron: bad}); err == nil {
 			t.Errorf("%q is accepted", bad)
 		}
 	}

@@ -1,4 +1,4 @@
-package scouts_test
+package engine_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/actions"
+	"github.com/scouts-hq/scouts/scouts/engine"
 )
 
 // fakeExec is a remote action's executor that records each call by key
@@ -31,9 +32,9 @@ func newFakeExec() *fakeExec {
 	return &fakeExec{calls: map[string]int{}, got: make(chan string, 100)}
 }
 
-func (f *fakeExec) Check(context.Context, scouts.Invocation) error { return nil }
+func (f *fakeExec) Check(context.Context, engine.Invocation) error { return nil }
 
-func (f *fakeExec) Execute(ctx context.Context, inv scouts.Invocation) (json.RawMessage, error) {
+func (f *fakeExec) Execute(ctx context.Context, inv engine.Invocation) (json.RawMessage, error) {
 	f.mu.Lock()
 	f.calls[inv.Key]++
 	var err error
@@ -66,10 +67,10 @@ func (f *fakeExec) count(key string) int {
 type planHarness struct {
 	*harness
 	exec *fakeExec
-	opts []func(*scouts.EngineConfig)
+	opts []func(*engine.Config)
 }
 
-func newPlanHarness(t *testing.T, review bool, opts ...func(*scouts.EngineConfig)) *planHarness {
+func newPlanHarness(t *testing.T, review bool, opts ...func(*engine.Config)) *planHarness {
 	t.Helper()
 	ctx := context.Background()
 	db, err := localdb.Open(ctx, filepath.Join(t.TempDir(), "scouts.db"))
@@ -90,13 +91,13 @@ func newPlanHarness(t *testing.T, review bool, opts ...func(*scouts.EngineConfig
 	return p
 }
 
-func (p *planHarness) newEngine() *scouts.Engine {
+func (p *planHarness) newEngine() *engine.Engine {
 	h := p.harness
-	execs := map[string]scouts.ActionExecutor{}
+	execs := map[string]engine.ActionExecutor{}
 	for _, a := range []string{actions.GmailArchive, actions.GmailLabel, actions.GmailTrash, actions.WebhookPost} {
 		execs[a] = p.exec
 	}
-	cfg := scouts.EngineConfig{
+	cfg := engine.Config{
 		Store: h.db,
 		Openers: map[scouts.Kind]scouts.Opener{scouts.KindGmail: func(context.Context, scouts.Scout) (scouts.SourceConnector, error) {
 			return h.src, nil
@@ -110,7 +111,7 @@ func (p *planHarness) newEngine() *scouts.Engine {
 	for _, o := range p.opts {
 		o(&cfg)
 	}
-	return scouts.NewEngine(cfg)
+	return engine.New(cfg)
 }
 
 func (s *source) addKind(ref, title string, kind scouts.EntityKind) {
@@ -128,9 +129,9 @@ func (h *harness) advance(d time.Duration) {
 }
 
 // waitAction waits until the suggestion's nth action is in state.
-func (h *harness) waitAction(id string, n int, state scouts.ActionState) scouts.ActionRun {
+func (h *harness) waitAction(id string, n int, state engine.ActionState) engine.ActionRun {
 	h.t.Helper()
-	return h.waitActionWith(id, n, func(r scouts.ActionRun) bool { return r.State == state })
+	return h.waitActionWith(id, n, func(r engine.ActionRun) bool { return r.State == state })
 }
 
 func (h *harness) audit(trace string) []scouts.AuditEvent {
@@ -158,7 +159,7 @@ func checkActionAudit(t *testing.T, evs []scouts.AuditEvent) {
 	}
 }
 
-func steps(plan scouts.SuggestionPlan) []string {
+func steps(plan engine.SuggestionPlan) []string {
 	var out []string
 	for _, s := range plan.Proposed {
 		out = append(out, fmt.Sprintf("%s %s/%s enabled=%v %s", s.Action, s.Mode, s.Source, s.Enabled, s.Origin))
@@ -183,10 +184,10 @@ func TestPlanProposesTheEntityAndTheDefaultsWithTheirModes(t *testing.T) {
 	}
 
 	// The user's defaults add a label; policies change the modes.
-	if err := h.engine.SetPlanDefaults(ctx, scouts.PlanDefaults{GmailArchive: true, GmailLabel: "Scouts"}, "test"); err != nil {
+	if err := h.engine.SetPlanDefaults(ctx, engine.PlanDefaults{GmailArchive: true, GmailLabel: "Scouts"}, "test"); err != nil {
 		t.Fatal(err)
 	}
-	err = h.engine.SetPolicies(ctx, []scouts.PolicyChange{
+	err = h.engine.SetPolicies(ctx, []engine.PolicyChange{
 		{Action: "gmail.label", Mode: actions.Allow},
 		{ScoutID: h.scout.ID, Action: "gmail.archive", Mode: actions.Deny},
 		{Action: "gmail.archive", Mode: actions.Allow},
@@ -217,7 +218,7 @@ func TestApprovalRecordsThePlanInTheDecisionAndTheOutboxRunsItOnce(t *testing.T)
 	h.start()
 	s := h.suggestions(scouts.StatusPending)[0]
 
-	ent, created, err := h.engine.Approve(ctx, s.ID, scouts.Approval{As: scouts.EntityTask})
+	ent, created, err := h.engine.Approve(ctx, s.ID, engine.Approval{As: scouts.EntityTask})
 	if err != nil || !created {
 		t.Fatal(created, err)
 	}
@@ -227,18 +228,18 @@ func TestApprovalRecordsThePlanInTheDecisionAndTheOutboxRunsItOnce(t *testing.T)
 	}
 	// Written with the decision: the entity's action done, the archive
 	// in the outbox.
-	if len(runs) != 2 || runs[0].Action != "task.create" || runs[0].State != scouts.ActionDone || runs[1].Action != "gmail.archive" {
+	if len(runs) != 2 || runs[0].Action != "task.create" || runs[0].State != engine.ActionDone || runs[1].Action != "gmail.archive" {
 		t.Fatalf("actions after the approval: %+v", runs)
 	}
 	if !strings.Contains(string(runs[0].Result), ent.ID) {
 		t.Errorf("the entity action's result %s does not name %s", runs[0].Result, ent.ID)
 	}
-	done := h.waitAction(s.ID, 2, scouts.ActionDone)
-	if done.Key != scouts.ActionKey(s.ID, 2) || h.exec.count(done.Key) != 1 || done.Attempts != 1 {
+	done := h.waitAction(s.ID, 2, engine.ActionDone)
+	if done.Key != engine.ActionKey(s.ID, 2) || h.exec.count(done.Key) != 1 || done.Attempts != 1 {
 		t.Fatalf("archive ran %d times, key %s, %d attempts", h.exec.count(done.Key), done.Key, done.Attempts)
 	}
 	// Approving again changes nothing and queues nothing.
-	if _, created, err := h.engine.Approve(ctx, s.ID, scouts.Approval{As: scouts.EntityTask}); err != nil || created {
+	if _, created, err := h.engine.Approve(ctx, s.ID, engine.Approval{As: scouts.EntityTask}); err != nil || created {
 		t.Fatal(created, err)
 	}
 	if runs, _ := h.db.ActionRuns(ctx, s.ID); len(runs) != 2 {
@@ -269,17 +270,17 @@ func TestUntickedActionsDoNotRunAndChoicesAreChecked(t *testing.T) {
 	a, b := list[0], list[1]
 
 	bad := []struct {
-		plan []scouts.PlanChoice
+		plan []engine.PlanChoice
 		says string
 	}{
-		{[]scouts.PlanChoice{{Action: "gmail.delete", Enabled: true}}, "unknown action"},
-		{[]scouts.PlanChoice{{Action: "gmail.label", Params: json.RawMessage(`{}`), Enabled: true}}, "label"},
-		{[]scouts.PlanChoice{{Action: "note.create", Enabled: true}}, "does not match approving as a task"},
-		{[]scouts.PlanChoice{{Action: "task.create", Enabled: false}}, "cannot be unticked"},
-		{[]scouts.PlanChoice{{Action: "file.move", Params: json.RawMessage(`{"to":"/tmp"}`), Enabled: true}}, "folder cards only"},
+		{[]engine.PlanChoice{{Action: "gmail.delete", Enabled: true}}, "unknown action"},
+		{[]engine.PlanChoice{{Action: "gmail.label", Params: json.RawMessage(`{}`), Enabled: true}}, "label"},
+		{[]engine.PlanChoice{{Action: "note.create", Enabled: true}}, "does not match approving as a task"},
+		{[]engine.PlanChoice{{Action: "task.create", Enabled: false}}, "cannot be unticked"},
+		{[]engine.PlanChoice{{Action: "file.move", Params: json.RawMessage(`{"to":"/tmp"}`), Enabled: true}}, "folder cards only"},
 	}
 	for _, tc := range bad {
-		_, _, err := h.engine.Approve(ctx, a.ID, scouts.Approval{As: scouts.EntityTask, Plan: tc.plan})
+		_, _, err := h.engine.Approve(ctx, a.ID, engine.Approval{As: scouts.EntityTask, Plan: tc.plan})
 		if scouts.ErrorCode(err) != scouts.EInvalid || !strings.Contains(err.Error(), tc.says) {
 			t.Errorf("plan %+v: %v, want an invalid error saying %q", tc.plan, err, tc.says)
 		}
@@ -288,8 +289,8 @@ func TestUntickedActionsDoNotRunAndChoicesAreChecked(t *testing.T) {
 		t.Fatalf("a refused plan decided the card: %s", got.Status)
 	}
 
-	plan := []scouts.PlanChoice{{Action: "gmail.archive", Enabled: false}, {Action: "gmail.label", Params: json.RawMessage(`{"label":"Later"}`), Enabled: true}}
-	if _, _, err := h.engine.Approve(ctx, b.ID, scouts.Approval{As: scouts.EntityNote, Plan: plan}); err != nil {
+	plan := []engine.PlanChoice{{Action: "gmail.archive", Enabled: false}, {Action: "gmail.label", Params: json.RawMessage(`{"label":"Later"}`), Enabled: true}}
+	if _, _, err := h.engine.Approve(ctx, b.ID, engine.Approval{As: scouts.EntityNote, Plan: plan}); err != nil {
 		t.Fatal(err)
 	}
 	runs, _ := h.db.ActionRuns(ctx, b.ID)
@@ -300,7 +301,7 @@ func TestUntickedActionsDoNotRunAndChoicesAreChecked(t *testing.T) {
 	if !slices.Equal(names, []string{"note.create kind", "gmail.label user"}) {
 		t.Fatalf("recorded %v", names)
 	}
-	h.waitAction(b.ID, 2, scouts.ActionDone)
+	h.waitAction(b.ID, 2, engine.ActionDone)
 	left := false
 	for _, e := range h.audit(b.TraceID) {
 		if e.Type == scouts.AuditActionLeftOut {
@@ -328,31 +329,31 @@ func TestDenyIsNeverUpgraded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	must(h.engine.SetPolicies(ctx, []scouts.PolicyChange{{Action: "gmail.trash", Mode: actions.Deny}}, "test"))
-	must(h.engine.SetPolicies(ctx, []scouts.PolicyChange{{ScoutID: h.scout.ID, Action: "gmail.archive", Mode: actions.Deny}}, "test"))
+	must(h.engine.SetPolicies(ctx, []engine.PolicyChange{{Action: "gmail.trash", Mode: actions.Deny}}, "test"))
+	must(h.engine.SetPolicies(ctx, []engine.PolicyChange{{ScoutID: h.scout.ID, Action: "gmail.archive", Mode: actions.Deny}}, "test"))
 
-	trash := []scouts.PlanChoice{{Action: "gmail.trash", Enabled: true}}
+	trash := []engine.PlanChoice{{Action: "gmail.trash", Enabled: true}}
 	for _, always := range []bool{false, true} {
-		_, _, err := h.engine.Approve(ctx, s.ID, scouts.Approval{As: scouts.EntityTask, Plan: trash, Always: always})
+		_, _, err := h.engine.Approve(ctx, s.ID, engine.Approval{As: scouts.EntityTask, Plan: trash, Always: always})
 		if scouts.ErrorCode(err) != scouts.EInvalid || !strings.Contains(err.Error(), "denied by the global policy") {
 			t.Fatalf("approving a denied action (always=%v): %v", always, err)
 		}
-		archive := []scouts.PlanChoice{{Action: "gmail.archive", Enabled: true}}
-		_, _, err = h.engine.Approve(ctx, s.ID, scouts.Approval{As: scouts.EntityTask, Plan: archive, Always: always})
+		archive := []engine.PlanChoice{{Action: "gmail.archive", Enabled: true}}
+		_, _, err = h.engine.Approve(ctx, s.ID, engine.Approval{As: scouts.EntityTask, Plan: archive, Always: always})
 		if scouts.ErrorCode(err) != scouts.EInvalid || !strings.Contains(err.Error(), "denied by the scout policy") {
 			t.Fatalf("approving an action the scout denies (always=%v): %v", always, err)
 		}
 	}
 	// A scout override cannot lift the global deny, even in the same
 	// request that would remove it afterwards.
-	err := h.engine.SetPolicies(ctx, []scouts.PolicyChange{{ScoutID: h.scout.ID, Action: "gmail.trash", Mode: actions.Allow}}, "test")
+	err := h.engine.SetPolicies(ctx, []engine.PolicyChange{{ScoutID: h.scout.ID, Action: "gmail.trash", Mode: actions.Allow}}, "test")
 	if scouts.ErrorCode(err) != scouts.EInvalid || !strings.Contains(err.Error(), "remove the global deny first") {
 		t.Fatalf("override over a global deny: %v", err)
 	}
 	// Approve and always allow, with the denied actions unticked: only
 	// what required approval becomes allowed; the denies stay.
-	_, _, err = h.engine.Approve(ctx, s.ID, scouts.Approval{As: scouts.EntityTask, Always: true,
-		Plan: []scouts.PlanChoice{{Action: "gmail.archive", Enabled: false}, {Action: "gmail.label", Params: json.RawMessage(`{"label":"X"}`), Enabled: true}}})
+	_, _, err = h.engine.Approve(ctx, s.ID, engine.Approval{As: scouts.EntityTask, Always: true,
+		Plan: []engine.PlanChoice{{Action: "gmail.archive", Enabled: false}, {Action: "gmail.label", Params: json.RawMessage(`{"label":"X"}`), Enabled: true}}})
 	must(err)
 	for action, want := range map[string]actions.Resolution{
 		"gmail.trash":   {Mode: actions.Deny, Source: actions.SourceGlobal},
@@ -372,7 +373,7 @@ func TestApproveAndAlwaysAllowIsVisibleAndRevocable(t *testing.T) {
 	h.src.add("m1", "One")
 	h.start()
 	s := h.suggestions(scouts.StatusPending)[0]
-	if _, _, err := h.engine.Approve(ctx, s.ID, scouts.Approval{As: scouts.EntityTask, Always: true}); err != nil {
+	if _, _, err := h.engine.Approve(ctx, s.ID, engine.Approval{As: scouts.EntityTask, Always: true}); err != nil {
 		t.Fatal(err)
 	}
 	// Visible: on the card's trail, and as live events.
@@ -387,7 +388,7 @@ func TestApproveAndAlwaysAllowIsVisibleAndRevocable(t *testing.T) {
 		t.Fatalf("policy changes on the trail: %v", changed)
 	}
 	checkActionAudit(t, h.audit(s.TraceID))
-	ev := h.waitEvent(scouts.EventPolicyChanged).Data.(scouts.PolicyChange)
+	ev := h.waitEvent(scouts.EventPolicyChanged).Data.(engine.PolicyChange)
 	if ev.ScoutID != h.scout.ID || ev.Mode != actions.Allow {
 		t.Fatalf("event %+v", ev)
 	}
@@ -414,7 +415,7 @@ func TestApproveAndAlwaysAllowIsVisibleAndRevocable(t *testing.T) {
 	if err != nil || m3.Status != scouts.StatusApproved || m3.ResolvedBy != "policy" {
 		t.Fatalf("m3 = %+v %v", m3, err)
 	}
-	h.waitAction(m3.ID, 2, scouts.ActionDone)
+	h.waitAction(m3.ID, 2, engine.ActionDone)
 	evs := h.audit(m3.TraceID)
 	checkActionAudit(t, evs)
 	found := false
@@ -426,7 +427,7 @@ func TestApproveAndAlwaysAllowIsVisibleAndRevocable(t *testing.T) {
 	}
 
 	// Revocable: removing the overrides brings approval back.
-	err = h.engine.SetPolicies(ctx, []scouts.PolicyChange{{ScoutID: h.scout.ID, Action: "task.create"}, {ScoutID: h.scout.ID, Action: "gmail.archive"}}, "test")
+	err = h.engine.SetPolicies(ctx, []engine.PolicyChange{{ScoutID: h.scout.ID, Action: "task.create"}, {ScoutID: h.scout.ID, Action: "gmail.archive"}}, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -453,12 +454,12 @@ func TestFailingActionsAreVisibleAndCanBeRetriedOrDropped(t *testing.T) {
 
 	// A transient failure: queued again with its error and next attempt.
 	h.exec.fail = []error{errors.New("connection reset")}
-	if _, _, err := h.engine.Approve(ctx, a.ID, scouts.Approval{As: scouts.EntityTask}); err != nil {
+	if _, _, err := h.engine.Approve(ctx, a.ID, engine.Approval{As: scouts.EntityTask}); err != nil {
 		t.Fatal(err)
 	}
 	<-h.exec.got
-	r := h.waitActionWith(a.ID, 2, func(r scouts.ActionRun) bool { return r.LastError != "" })
-	if r.State != scouts.ActionQueued || !r.Failing() || !r.NextAt.After(*h.now.Load()) || !strings.Contains(r.LastError, "connection reset") {
+	r := h.waitActionWith(a.ID, 2, func(r engine.ActionRun) bool { return r.LastError != "" })
+	if r.State != engine.ActionQueued || !r.Failing() || !r.NextAt.After(*h.now.Load()) || !strings.Contains(r.LastError, "connection reset") {
 		t.Fatalf("after a transient failure: %+v", r)
 	}
 	if n, _ := h.db.FailingActions(ctx); n != 1 {
@@ -466,16 +467,16 @@ func TestFailingActionsAreVisibleAndCanBeRetriedOrDropped(t *testing.T) {
 	}
 	h.advance(time.Minute)
 	h.engine.KickActions()
-	if r := h.waitAction(a.ID, 2, scouts.ActionDone); r.Attempts != 2 || r.LastError != "" {
+	if r := h.waitAction(a.ID, 2, engine.ActionDone); r.Attempts != 2 || r.LastError != "" {
 		t.Fatalf("after the retry: %+v", r)
 	}
 
 	// A refusal: failed for good, until the person retries it.
 	h.exec.fail = []error{scouts.Errorf(scouts.EInvalid, "no such label"), scouts.Errorf(scouts.EInvalid, "still no")}
-	if _, _, err := h.engine.Approve(ctx, b.ID, scouts.Approval{As: scouts.EntityTask}); err != nil {
+	if _, _, err := h.engine.Approve(ctx, b.ID, engine.Approval{As: scouts.EntityTask}); err != nil {
 		t.Fatal(err)
 	}
-	r = h.waitAction(b.ID, 2, scouts.ActionFailed)
+	r = h.waitAction(b.ID, 2, engine.ActionFailed)
 	if r.LastError != "no such label" {
 		t.Fatalf("failed: %+v", r)
 	}
@@ -484,7 +485,7 @@ func TestFailingActionsAreVisibleAndCanBeRetriedOrDropped(t *testing.T) {
 	}
 	<-h.exec.got
 	<-h.exec.got
-	r = h.waitActionWith(b.ID, 2, func(r scouts.ActionRun) bool { return r.State == scouts.ActionFailed && r.LastError == "still no" })
+	r = h.waitActionWith(b.ID, 2, func(r engine.ActionRun) bool { return r.State == engine.ActionFailed && r.LastError == "still no" })
 	if _, err := h.engine.DropAction(ctx, b.ID, 2, "test"); err != nil {
 		t.Fatal(err)
 	}
@@ -512,7 +513,7 @@ func TestFailingActionsAreVisibleAndCanBeRetriedOrDropped(t *testing.T) {
 // engine announces every change of an action run once it is stored, so the
 // store is read again after each event (any event: an announced change may
 // have been consumed by an earlier wait).
-func (h *harness) waitActionWith(id string, n int, ok func(scouts.ActionRun) bool) scouts.ActionRun {
+func (h *harness) waitActionWith(id string, n int, ok func(engine.ActionRun) bool) engine.ActionRun {
 	h.t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
@@ -540,12 +541,12 @@ func TestAnInterruptedAttemptRunsAgainAfterARestart(t *testing.T) {
 	h.start()
 	s := h.suggestions(scouts.StatusPending)[0]
 	h.exec.block = make(chan struct{})
-	if _, _, err := h.engine.Approve(ctx, s.ID, scouts.Approval{As: scouts.EntityTask}); err != nil {
+	if _, _, err := h.engine.Approve(ctx, s.ID, engine.Approval{As: scouts.EntityTask}); err != nil {
 		t.Fatal(err)
 	}
 	<-h.exec.got // the attempt started and hangs
 	h.engine.Stop()
-	if r := h.waitAction(s.ID, 2, scouts.ActionRunning); r.Attempts != 1 {
+	if r := h.waitAction(s.ID, 2, engine.ActionRunning); r.Attempts != 1 {
 		t.Fatalf("%+v", r)
 	}
 	// A new agent on the same database: the attempt is queued again and
@@ -557,7 +558,7 @@ func TestAnInterruptedAttemptRunsAgainAfterARestart(t *testing.T) {
 	if err := h.engine.Start(ctx2); err != nil {
 		t.Fatal(err)
 	}
-	r := h.waitAction(s.ID, 2, scouts.ActionDone)
+	r := h.waitAction(s.ID, 2, engine.ActionDone)
 	if h.exec.count(r.Key) != 2 || r.Attempts != 2 {
 		t.Fatalf("key %s called %d times, %d attempts", r.Key, h.exec.count(r.Key), r.Attempts)
 	}
@@ -574,23 +575,23 @@ func TestUndoCancelsWhatHasNotRun(t *testing.T) {
 	h.start()
 	s := h.suggestions(scouts.StatusPending)[0]
 	h.exec.fail = []error{errors.New("timeout")}
-	if _, _, err := h.engine.Approve(ctx, s.ID, scouts.Approval{As: scouts.EntityTask}); err != nil {
+	if _, _, err := h.engine.Approve(ctx, s.ID, engine.Approval{As: scouts.EntityTask}); err != nil {
 		t.Fatal(err)
 	}
-	h.waitActionWith(s.ID, 2, func(r scouts.ActionRun) bool { return r.LastError != "" })
+	h.waitActionWith(s.ID, 2, func(r engine.ActionRun) bool { return r.LastError != "" })
 	if _, err := h.engine.Undo(ctx, s.ID, "test"); err != nil {
 		t.Fatal(err)
 	}
 	runs, _ := h.db.ActionRuns(ctx, s.ID)
-	if runs[0].State != scouts.ActionUndone || runs[1].State != scouts.ActionCancelled {
+	if runs[0].State != engine.ActionUndone || runs[1].State != engine.ActionCancelled {
 		t.Fatalf("after undo: %+v", runs)
 	}
 	// Approving again numbers the new plan after the old one.
-	if _, _, err := h.engine.Approve(ctx, s.ID, scouts.Approval{As: scouts.EntityNote}); err != nil {
+	if _, _, err := h.engine.Approve(ctx, s.ID, engine.Approval{As: scouts.EntityNote}); err != nil {
 		t.Fatal(err)
 	}
-	r := h.waitAction(s.ID, 4, scouts.ActionDone)
-	if r.Key != scouts.ActionKey(s.ID, 4) || r.Action != "gmail.archive" {
+	r := h.waitAction(s.ID, 4, engine.ActionDone)
+	if r.Key != engine.ActionKey(s.ID, 4) || r.Action != "gmail.archive" {
 		t.Fatalf("%+v", r)
 	}
 	if !slices.Contains(h.trail(s.TraceID), scouts.AuditActionCancelled) {
@@ -605,16 +606,16 @@ func TestADeniedKindCannotBeApproved(t *testing.T) {
 	h.src.add("m1", "One")
 	h.start()
 	s := h.suggestions(scouts.StatusPending)[0]
-	if err := h.engine.SetPolicies(ctx, []scouts.PolicyChange{{ScoutID: h.scout.ID, Action: "task.create", Mode: actions.Deny}}, "test"); err != nil {
+	if err := h.engine.SetPolicies(ctx, []engine.PolicyChange{{ScoutID: h.scout.ID, Action: "task.create", Mode: actions.Deny}}, "test"); err != nil {
 		t.Fatal(err)
 	}
-	for _, plan := range [][]scouts.PlanChoice{nil, {{Action: "gmail.archive", Enabled: true}}} {
-		_, _, err := h.engine.Approve(ctx, s.ID, scouts.Approval{As: scouts.EntityTask, Plan: plan})
+	for _, plan := range [][]engine.PlanChoice{nil, {{Action: "gmail.archive", Enabled: true}}} {
+		_, _, err := h.engine.Approve(ctx, s.ID, engine.Approval{As: scouts.EntityTask, Plan: plan})
 		if scouts.ErrorCode(err) != scouts.EInvalid || !strings.Contains(err.Error(), "task.create is denied by the scout policy") {
 			t.Fatalf("approving as a denied kind (plan %v): %v", plan, err)
 		}
 	}
-	if _, _, err := h.engine.Approve(ctx, s.ID, scouts.Approval{As: scouts.EntityNote}); err != nil {
+	if _, _, err := h.engine.Approve(ctx, s.ID, engine.Approval{As: scouts.EntityNote}); err != nil {
 		t.Fatal(err)
 	}
 }

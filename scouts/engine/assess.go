@@ -1,4 +1,4 @@
-package scouts
+package engine
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/learn"
 )
 
@@ -19,18 +20,18 @@ type LearningConfig struct {
 	Salt uint64
 	// Propose reads what an item's content alone suggests (kind, dates,
 	// project); nil proposes nothing. It must be fast and never fail.
-	Propose func(ctx context.Context, s Scout, meta ItemMetadata, text string) ContentProposal
+	Propose func(ctx context.Context, s scouts.Scout, meta scouts.ItemMetadata, text string) ContentProposal
 	// Categorise asks a model what the item should become (kind, title,
 	// dates, project), after Propose; nil (no model configured) skips the
 	// step. The fields it fills win over the content's; a learned kind
 	// still wins over its kind. A failure never holds the item back: it is
 	// noted on the item's trail and the content's proposal stands.
-	Categorise func(ctx context.Context, s Scout, meta ItemMetadata, text string) (ContentProposal, error)
+	Categorise func(ctx context.Context, s scouts.Scout, meta scouts.ItemMetadata, text string) (ContentProposal, error)
 }
 
 // ContentProposal is what an item's content suggests before any learning.
 type ContentProposal struct {
-	Kind      EntityKind
+	Kind      scouts.EntityKind
 	Due       time.Time
 	StartsAt  time.Time
 	EndsAt    time.Time
@@ -50,12 +51,12 @@ const minKindDecisions = 10
 // once per page.
 type assessor struct {
 	e     *Engine
-	s     Scout
+	s     scouts.Scout
 	state *LearnState
 	plan  *planContext // read on the page's first item (arrival.go)
 
 	// rules are the scout's rules, read on the page's first item.
-	rules     RuleSet
+	rules     scouts.RuleSet
 	rulesRead bool
 }
 
@@ -63,7 +64,7 @@ type assessor struct {
 // the Assessment the suggestion keeps, and what only the item's trail and
 // its card's making need.
 type assessment struct {
-	Assessment
+	scouts.Assessment
 	// title is the rule's title for the card, applied when the
 	// suggestion is made; ruleSummary says on the item's trail what the
 	// rule did.
@@ -80,8 +81,8 @@ type assessment struct {
 
 // assess decides an item's lane, kind and explanation, and returns the
 // hashes of its features for the store.
-func (a *assessor) assess(ctx context.Context, meta ItemMetadata, kind EntityKind) (assessment, EntityKind, []uint64, error) {
-	as := assessment{Assessment: Assessment{Lane: LaneInbox, Approve: -1, Spam: -1, KindFrom: "source"}}
+func (a *assessor) assess(ctx context.Context, meta scouts.ItemMetadata, kind scouts.EntityKind) (assessment, scouts.EntityKind, []uint64, error) {
+	as := assessment{Assessment: scouts.Assessment{Lane: scouts.LaneInbox, Approve: -1, Spam: -1, KindFrom: "source"}}
 	if meta.Lane.Valid() {
 		as.Lane, as.LaneReason = meta.Lane, meta.LaneReason
 		as.Trashed = meta.Trashed
@@ -112,9 +113,9 @@ func (a *assessor) assess(ctx context.Context, meta ItemMetadata, kind EntityKin
 	if ruleDecides(rule) {
 		// What the rule says of the lane is what the model is asked
 		// about (or not: nobody files what a rule put aside).
-		meta.Lane = LaneSpam
-		if rule.Verdict == RuleShow {
-			meta.Lane = LaneInbox
+		meta.Lane = scouts.LaneSpam
+		if rule.Verdict == scouts.RuleShow {
+			meta.Lane = scouts.LaneInbox
 		}
 	}
 	kind = a.categorise(ctx, meta, text, kind, &as)
@@ -156,27 +157,27 @@ func (a *assessor) assess(ctx context.Context, meta ItemMetadata, kind EntityKin
 	switch {
 	case as.RuleID != "":
 		// The user's rule decided the lane; the learner cannot overrule it.
-	case as.Lane == LaneSpam:
+	case as.Lane == scouts.LaneSpam:
 		// The source's own triage (a rule, a heuristic) said spam.
 	case spamReady && pred.Spam.P >= set.SpamAbove:
 		why = learn.Explain(pred.Spam, "marked as spam", "kept")
-		as.Lane = LaneSpam
+		as.Lane = scouts.LaneSpam
 		as.LaneReason = fmt.Sprintf("Spam: it looks like what you marked as spam (%s)", percent(pred.Spam.P))
 	case st.Trained() && pred.Approve.P >= 0 && pred.Approve.P < set.ScreenBelow:
 		why = learn.Explain(pred.Approve, "approved", "rejected")
-		as.Lane = LaneScreened
+		as.Lane = scouts.LaneScreened
 		as.LaneReason = fmt.Sprintf("Screened: you are unlikely to approve it (%s)", percent(pred.Approve.P))
 	default:
 		if pred.Approve.P >= 0 {
 			why = learn.Explain(pred.Approve, "approved", "rejected")
 		}
 	}
-	if len(why) > 0 && as.LaneReason != "" && as.Lane != LaneInbox {
+	if len(why) > 0 && as.LaneReason != "" && as.Lane != scouts.LaneInbox {
 		as.LaneReason += " — " + strings.Join(why, "; ")
 	}
 	as.Why = append(why, as.Why...)
 	if k := pred.Kind; k.Kind != "" && k.Decisions >= minKindDecisions && k.P >= 0.6 && as.KindFrom != "rule" {
-		as.LearnedKind, as.LearnedKindP = EntityKind(k.Kind), round3(k.P)
+		as.LearnedKind, as.LearnedKindP = scouts.EntityKind(k.Kind), round3(k.P)
 		if as.LearnedKind != kind {
 			as.Why = append(as.Why, learn.ExplainKind(k)...)
 		}
@@ -187,7 +188,7 @@ func (a *assessor) assess(ctx context.Context, meta ItemMetadata, kind EntityKin
 
 // learnItem is what the learner reads of an item: the source's evidence,
 // or the card's fields.
-func learnItem(s Scout, meta ItemMetadata) learn.Item {
+func learnItem(s scouts.Scout, meta scouts.ItemMetadata) learn.Item {
 	if meta.Evidence != nil {
 		it := learn.Item(*meta.Evidence)
 		it.Source = string(s.Kind)

@@ -1,4 +1,4 @@
-package scouts_test
+package engine_test
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 )
 
 func TestScheduleValidate(t *testing.T) {
@@ -36,7 +37,7 @@ func TestScheduleValidate(t *testing.T) {
 		{scouts.Schedule{Overlap: "sometimes"}, "want skip, queue-one or allow"},
 		{scouts.Schedule{Cron: "@hourly", CatchUp: "all"}, "want skip or run-once"},
 	} {
-		err := scouts.ValidateSchedule(tc.s)
+		err := engine.ValidateSchedule(tc.s)
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%+v: %v", tc.s, err)
@@ -53,49 +54,15 @@ func TestScheduleValidate(t *testing.T) {
 func TestScheduleNextInZone(t *testing.T) {
 	s := scouts.Schedule{Cron: "0 9 * * *", TimeZone: "Europe/Paris"}
 	// 2026-03-29 is the night Paris moves from UTC+1 to UTC+2.
-	got := scouts.NextScheduled(s, time.Date(2026, 3, 28, 12, 0, 0, 0, time.UTC))
+	got := engine.NextScheduled(s, time.Date(2026, 3, 28, 12, 0, 0, 0, time.UTC))
 	if want := time.Date(2026, 3, 29, 7, 0, 0, 0, time.UTC); !got.Equal(want) {
 		t.Fatalf("next 09:00 Paris after 28 March noon UTC: %s, want %s", got.UTC(), want)
 	}
-	if !scouts.NextScheduled(scouts.Schedule{}, time.Now()).IsZero() {
+	if !engine.NextScheduled(scouts.Schedule{}, time.Now()).IsZero() {
 		t.Fatal("a schedule without cron has a next time")
 	}
-	n, err := scouts.NormalizeSchedule(scouts.Schedule{Cron: "@hourly"})
+	n, err := engine.NormalizeSchedule(scouts.Schedule{Cron: "@hourly"})
 	if err != nil || n.Overlap != scouts.OverlapQueueOne || n.CatchUp != scouts.CatchUpRunOnce {
 		t.Fatalf("Normalize: %+v %v, want the defaults spelt out", n, err)
-	}
-}
-
-func TestBudgetValidate(t *testing.T) {
-	const hard = 200_000
-	for _, tc := range []struct {
-		b    scouts.Budget
-		want string
-	}{
-		{scouts.Budget{}, ""},
-		{scouts.Budget{RunTokens: 5000, DayTokens: 50_000}, ""},
-		{scouts.Budget{DayTokens: hard}, ""},
-		{scouts.Budget{DayTokens: hard + 1}, "above the global hard cap of 200000"},
-		{scouts.Budget{RunTokens: hard + 1}, "above the global hard cap"},
-		{scouts.Budget{RunTokens: -1}, "cannot be negative"},
-		{scouts.Budget{RunTokens: 6000, DayTokens: 5000}, "one run could never spend it"},
-	} {
-		err := tc.b.Validate(hard)
-		switch {
-		case tc.want == "" && err != nil:
-			t.Errorf("%+v: %v", tc.b, err)
-		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-			t.Errorf("%+v: error %v, want one saying %q", tc.b, err, tc.want)
-		}
-	}
-	if got := (scouts.Budget{DayTokens: 1000}).DayCap(hard); got != 1000 {
-		t.Errorf("DayCap = %d, want the scout's 1000", got)
-	}
-	if got := (scouts.Budget{}).DayCap(hard); got != hard {
-		t.Errorf("DayCap = %d, want the global %d", got, hard)
-	}
-	// A hard cap lowered after a scout's budget was saved still bounds it.
-	if got := (scouts.Budget{DayTokens: 500_000}).DayCap(hard); got != hard {
-		t.Errorf("DayCap = %d, want the global %d", got, hard)
 	}
 }

@@ -1,4 +1,4 @@
-package scouts
+package engine
 
 import (
 	"strconv"
@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/robfig/cron/v3"
+
+	"github.com/scouts-hq/scouts/scouts"
 )
 
 // MaxParallelRuns bounds the runs of one scout in OverlapAllow: triggers
@@ -23,24 +25,24 @@ const MinEvery = time.Second
 // ValidateSchedule checks a schedule and fills nothing; see
 // NormalizeSchedule. The schedule's type is the domain's; reading its cron
 // expression is the engine's (robfig/cron), which runs it.
-func ValidateSchedule(s Schedule) error {
+func ValidateSchedule(s scouts.Schedule) error {
 	_, err := compileSchedule(s)
 	return err
 }
 
 // NormalizeSchedule checks s and returns it with its defaults spelt out:
 // overlap queue-one and, with a cron expression, catch-up run-once.
-func NormalizeSchedule(s Schedule) (Schedule, error) {
+func NormalizeSchedule(s scouts.Schedule) (scouts.Schedule, error) {
 	s.Cron = strings.TrimSpace(s.Cron)
 	s.TimeZone = strings.TrimSpace(s.TimeZone)
 	if err := ValidateSchedule(s); err != nil {
 		return s, err
 	}
 	if s.Overlap == "" {
-		s.Overlap = OverlapQueueOne
+		s.Overlap = scouts.OverlapQueueOne
 	}
 	if s.CatchUp == "" && s.Cron != "" {
-		s.CatchUp = CatchUpRunOnce
+		s.CatchUp = scouts.CatchUpRunOnce
 	}
 	return s, nil
 }
@@ -51,61 +53,61 @@ type compiled struct {
 	loc   *time.Location
 }
 
-func compileSchedule(s Schedule) (*compiled, error) {
+func compileSchedule(s scouts.Schedule) (*compiled, error) {
 	switch s.Overlap {
-	case "", OverlapSkip, OverlapQueueOne, OverlapAllow:
+	case "", scouts.OverlapSkip, scouts.OverlapQueueOne, scouts.OverlapAllow:
 	default:
-		return nil, Errorf(EInvalid, "schedule overlap %q: want skip, queue-one or allow", s.Overlap)
+		return nil, scouts.Errorf(scouts.EInvalid, "schedule overlap %q: want skip, queue-one or allow", s.Overlap)
 	}
 	switch s.CatchUp {
-	case "", CatchUpSkip, CatchUpRunOnce:
+	case "", scouts.CatchUpSkip, scouts.CatchUpRunOnce:
 	default:
-		return nil, Errorf(EInvalid, "schedule catch_up %q: want skip or run-once", s.CatchUp)
+		return nil, scouts.Errorf(scouts.EInvalid, "schedule catch_up %q: want skip or run-once", s.CatchUp)
 	}
 	loc := time.Local
 	if tz := strings.TrimSpace(s.TimeZone); tz != "" {
 		if strings.EqualFold(tz, "local") {
-			return nil, Errorf(EInvalid, "schedule time_zone: name a zone such as Europe/Paris or UTC, or leave it empty for this machine's zone")
+			return nil, scouts.Errorf(scouts.EInvalid, "schedule time_zone: name a zone such as Europe/Paris or UTC, or leave it empty for this machine's zone")
 		}
 		l, err := time.LoadLocation(tz)
 		if err != nil {
-			return nil, Errorf(EInvalid, "schedule time_zone %q is not a known IANA time zone (such as Europe/Paris or UTC)", tz)
+			return nil, scouts.Errorf(scouts.EInvalid, "schedule time_zone %q is not a known IANA time zone (such as Europe/Paris or UTC)", tz)
 		}
 		loc = l
 	}
 	expr := strings.TrimSpace(s.Cron)
 	if expr == "" {
 		if s.TimeZone != "" || s.CatchUp != "" {
-			return nil, Errorf(EInvalid, "schedule: a time zone or catch-up policy needs a cron expression")
+			return nil, scouts.Errorf(scouts.EInvalid, "schedule: a time zone or catch-up policy needs a cron expression")
 		}
 		return nil, nil
 	}
 	if len(expr) > 200 {
-		return nil, Errorf(EInvalid, "schedule cron is longer than 200 characters")
+		return nil, scouts.Errorf(scouts.EInvalid, "schedule cron is longer than 200 characters")
 	}
 	if strings.HasPrefix(expr, "TZ=") || strings.HasPrefix(expr, "CRON_TZ=") {
-		return nil, Errorf(EInvalid, "schedule cron: set the zone in time_zone, not in the expression")
+		return nil, scouts.Errorf(scouts.EInvalid, "schedule cron: set the zone in time_zone, not in the expression")
 	}
 	// The interval is checked here: robfig/cron silently turns anything
 	// under a second (0s, -5m) into one second and drops fractions.
 	if rest, ok := strings.CutPrefix(expr, "@every "); ok {
 		if d, err := time.ParseDuration(strings.TrimSpace(rest)); err == nil {
 			if d < MinEvery {
-				return nil, Errorf(EInvalid, "schedule cron %q: @every must be at least %s", expr, MinEvery)
+				return nil, scouts.Errorf(scouts.EInvalid, "schedule cron %q: @every must be at least %s", expr, MinEvery)
 			}
 			if d%time.Second != 0 {
-				return nil, Errorf(EInvalid, "schedule cron %q: @every takes a whole number of seconds", expr)
+				return nil, scouts.Errorf(scouts.EInvalid, "schedule cron %q: @every takes a whole number of seconds", expr)
 			}
 		}
 	}
 	sched, err := cronParser.Parse(sundayAsZero(expr))
 	if err != nil {
-		return nil, Errorf(EInvalid, "schedule cron %q: %v (want five fields: minute hour day-of-month month day-of-week, e.g. \"*/15 * * * *\", or @hourly, @daily, @every 10m)", expr, err)
+		return nil, scouts.Errorf(scouts.EInvalid, "schedule cron %q: %v (want five fields: minute hour day-of-month month day-of-week, e.g. \"*/15 * * * *\", or @hourly, @daily, @every 10m)", expr, err)
 	}
 	// A calendar with no date in it (31 February) never fires; say so
 	// rather than wait forever.
 	if sched.Next(time.Date(2000, 1, 1, 0, 0, 0, 0, loc)).IsZero() {
-		return nil, Errorf(EInvalid, "schedule cron %q never fires", expr)
+		return nil, scouts.Errorf(scouts.EInvalid, "schedule cron %q never fires", expr)
 	}
 	return &compiled{sched: sched, loc: loc}, nil
 }
@@ -155,7 +157,7 @@ func sundayAsZero(expr string) string {
 
 // NextScheduled is the first scheduled time of s strictly after t, or the
 // zero time without a cron expression (or with an invalid one).
-func NextScheduled(s Schedule, t time.Time) time.Time {
+func NextScheduled(s scouts.Schedule, t time.Time) time.Time {
 	c, err := compileSchedule(s)
 	if err != nil || c == nil {
 		return time.Time{}

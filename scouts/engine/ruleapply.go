@@ -1,17 +1,19 @@
-package scouts
+package engine
 
 import (
 	"context"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/scouts-hq/scouts/scouts"
 )
 
 // applyRule makes a rule's outcome the item's assessment: its verdict
 // sets the lane (the learner and the source's triage cannot override it)
 // and its fields win over the content's, a model's and the learner's. It
 // returns the kind to propose.
-func applyRule(r *RuleOutcome, kind EntityKind, as *assessment) EntityKind {
+func applyRule(r *scouts.RuleOutcome, kind scouts.EntityKind, as *assessment) scouts.EntityKind {
 	as.notes = append(as.notes, r.Notes...)
 	as.tooSlow, as.tooSlowWhy = r.TooSlow, r.TooSlowWhy
 	if r.RuleID == "" {
@@ -21,14 +23,14 @@ func applyRule(r *RuleOutcome, kind EntityKind, as *assessment) EntityKind {
 	why := name + ": " + r.Why
 	as.RuleID = r.RuleID
 	switch r.Verdict {
-	case RuleShow:
-		as.Lane, as.LaneReason = LaneInbox, ""
-	case RuleScreen:
-		as.Lane, as.LaneReason = LaneScreened, "Screened by "+why
-	case RuleSpam:
-		as.Lane, as.LaneReason = LaneSpam, "Spam: "+why
-	case RuleSkip:
-		as.Lane, as.LaneReason = LaneScreened, "Skipped by "+why
+	case scouts.RuleShow:
+		as.Lane, as.LaneReason = scouts.LaneInbox, ""
+	case scouts.RuleScreen:
+		as.Lane, as.LaneReason = scouts.LaneScreened, "Screened by "+why
+	case scouts.RuleSpam:
+		as.Lane, as.LaneReason = scouts.LaneSpam, "Spam: "+why
+	case scouts.RuleSkip:
+		as.Lane, as.LaneReason = scouts.LaneScreened, "Skipped by "+why
 	}
 	as.Why = append([]string{why}, as.Why...)
 	did := []string{"the " + string(r.Verdict) + " verdict (" + string(as.Lane) + ")"}
@@ -52,7 +54,7 @@ func applyRule(r *RuleOutcome, kind EntityKind, as *assessment) EntityKind {
 		kind, as.KindFrom = r.Kind, "rule"
 	}
 	if r.Title != "" {
-		as.title = clip(r.Title, MaxTitleBytes)
+		as.title = clip(r.Title, scouts.MaxTitleBytes)
 	}
 	if r.ProjectID != "" {
 		as.ProjectID = r.ProjectID
@@ -68,10 +70,10 @@ func applyRule(r *RuleOutcome, kind EntityKind, as *assessment) EntityKind {
 }
 
 // ruleDecides reports an outcome of a rule that matched.
-func ruleDecides(r *RuleOutcome) bool { return r != nil && r.RuleID != "" }
+func ruleDecides(r *scouts.RuleOutcome) bool { return r != nil && r.RuleID != "" }
 
 // rule tries the scout's rules on an item; nil when none matched.
-func (a *assessor) rule(ctx context.Context, meta ItemMetadata) (*RuleOutcome, error) {
+func (a *assessor) rule(ctx context.Context, meta scouts.ItemMetadata) (*scouts.RuleOutcome, error) {
 	load := a.e.cfg.Rules
 	if load == nil {
 		return nil, nil
@@ -95,14 +97,14 @@ func (a *assessor) rule(ctx context.Context, meta ItemMetadata) (*RuleOutcome, e
 
 // ruleAudits are the trail's entries for the user's rules on an item: the
 // rule that decided it, or the one too slow to be tried to the end.
-func ruleAudits(as assessment, trace string, refs func(extra ...string) map[string]string, now time.Time) []AuditEvent {
-	var out []AuditEvent
+func ruleAudits(as assessment, trace string, refs func(extra ...string) map[string]string, now time.Time) []scouts.AuditEvent {
+	var out []scouts.AuditEvent
 	if as.tooSlow != "" {
-		out = append(out, AuditEvent{TraceID: trace, Stage: StageTriage, Type: AuditRuleTooSlow, Outcome: OutcomeSkipped,
+		out = append(out, scouts.AuditEvent{TraceID: trace, Stage: scouts.StageTriage, Type: scouts.AuditRuleTooSlow, Outcome: scouts.OutcomeSkipped,
 			Summary: as.tooSlowWhy, Refs: refs("rule_id", as.tooSlow), At: now})
 	}
 	if as.RuleID != "" {
-		out = append(out, AuditEvent{TraceID: trace, Stage: StageTriage, Type: AuditRuleMatched, Outcome: OutcomeOK,
+		out = append(out, scouts.AuditEvent{TraceID: trace, Stage: scouts.StageTriage, Type: scouts.AuditRuleMatched, Outcome: scouts.OutcomeOK,
 			Summary: as.ruleSummary, Refs: refs("rule_id", as.RuleID), At: now})
 	}
 	return out

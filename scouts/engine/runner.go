@@ -1,4 +1,4 @@
-package scouts
+package engine
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/scouts-hq/scouts/scouts"
 )
 
 // runner runs one scout: a single goroutine waits for triggers (the
@@ -16,12 +18,12 @@ import (
 // not at all across a crash: a lock whose holder died is taken over.
 type runner struct {
 	e      *Engine
-	scout  Scout
-	conn   SourceConnector
+	scout  scouts.Scout
+	conn   scouts.SourceConnector
 	sched  *compiled // nil: no cron
-	policy Overlap
-	kick   chan RunTrigger // one run waiting, and what asked first for it
-	sem    chan struct{}   // runs in progress under allow
+	policy scouts.Overlap
+	kick   chan scouts.RunTrigger // one run waiting, and what asked first for it
+	sem    chan struct{}          // runs in progress under allow
 	cancel context.CancelFunc
 	done   chan struct{}
 
@@ -32,29 +34,29 @@ type runner struct {
 	skipNoted bool      // a skip was audited during the current runs
 }
 
-func newRunner(e *Engine, s Scout, conn SourceConnector) *runner {
+func newRunner(e *Engine, s scouts.Scout, conn scouts.SourceConnector) *runner {
 	r := &runner{e: e, scout: s, conn: conn, policy: s.Schedule.OverlapOrDefault(),
-		kick: make(chan RunTrigger, 1), sem: make(chan struct{}, MaxParallelRuns), done: make(chan struct{})}
+		kick: make(chan scouts.RunTrigger, 1), sem: make(chan struct{}, MaxParallelRuns), done: make(chan struct{})}
 	c, err := compileSchedule(s.Schedule)
 	if err != nil {
 		// Checked when saved: a schedule that no longer reads (a time zone
 		// gone from this machine) is reported and the scout runs unscheduled.
 		e.log.Warn("scout schedule unreadable; running without it", "scout", s.ID, "err", err)
-		r.policy = OverlapQueueOne
+		r.policy = scouts.OverlapQueueOne
 	}
 	r.sched = c
 	return r
 }
 
 // trigger asks for a run now; trig says what asks.
-func (r *runner) trigger(trig RunTrigger) { r.fire(time.Time{}, trig, "") }
+func (r *runner) trigger(trig scouts.RunTrigger) { r.fire(time.Time{}, trig, "") }
 
 // fire asks for a run; at is the scheduled time it serves (zero for other
 // triggers), trig what asks (of triggers that coalesce into one run, its
 // history names the first) and why names the trigger in a skip's audit.
-func (r *runner) fire(at time.Time, trig RunTrigger, why string) {
+func (r *runner) fire(at time.Time, trig scouts.RunTrigger, why string) {
 	r.mu.Lock()
-	if r.policy == OverlapSkip && r.active > 0 {
+	if r.policy == scouts.OverlapSkip && r.active > 0 {
 		noted := r.skipNoted
 		r.skipNoted = true
 		r.mu.Unlock()
@@ -68,7 +70,7 @@ func (r *runner) fire(at time.Time, trig RunTrigger, why string) {
 				why = "A trigger"
 			}
 			note := why + " came while a run was in progress; skipped (the scout's overlap policy is skip)"
-			r.audit(AuditRunSkipped, OutcomeSkipped, note)
+			r.audit(scouts.AuditRunSkipped, scouts.OutcomeSkipped, note)
 			r.e.skippedRun(r.scout.ID, trig, note)
 		}
 		return
@@ -101,7 +103,7 @@ func (r *runner) loop(ctx context.Context) {
 		defer bg.Done()
 		r.watch(ctx, log)
 	}()
-	if wm, ok := r.conn.(WatchManager); ok {
+	if wm, ok := r.conn.(scouts.WatchManager); ok {
 		bg.Add(1)
 		go func() {
 			defer bg.Done()
@@ -116,10 +118,10 @@ func (r *runner) loop(ctx context.Context) {
 		}()
 	} else {
 		// Catch up on whatever arrived while the scout was not running.
-		r.trigger(TriggerStart)
+		r.trigger(scouts.TriggerStart)
 	}
 	for {
-		var why RunTrigger
+		var why scouts.RunTrigger
 		select {
 		case <-ctx.Done():
 			return
@@ -133,7 +135,7 @@ func (r *runner) loop(ctx context.Context) {
 			r.mu.Unlock()
 			continue
 		}
-		if r.policy != OverlapAllow {
+		if r.policy != scouts.OverlapAllow {
 			fired := r.begin()
 			r.run(ctx, log, fired, why)
 			if ctx.Err() != nil {
@@ -185,7 +187,7 @@ func (r *runner) end() {
 // longer counted in RunStatus. A window answers "scout.run" by reading the
 // scout again; announced earlier, it read the run as still in progress and
 // kept showing it so.
-func (r *runner) run(ctx context.Context, log *slog.Logger, fired time.Time, trig RunTrigger) {
+func (r *runner) run(ctx context.Context, log *slog.Logger, fired time.Time, trig scouts.RunTrigger) {
 	done, ok := r.runLocked(ctx, log, fired, trig)
 	r.end()
 	if ok {
@@ -196,7 +198,7 @@ func (r *runner) run(ctx context.Context, log *slog.Logger, fired time.Time, tri
 // runLocked is run up to its announcement: it returns the run as recorded,
 // and false when there is nothing to announce (the scout stopped while the
 // run waited for its lock).
-func (r *runner) runLocked(ctx context.Context, log *slog.Logger, fired time.Time, trig RunTrigger) (Run, bool) {
+func (r *runner) runLocked(ctx context.Context, log *slog.Logger, fired time.Time, trig scouts.RunTrigger) (scouts.Run, bool) {
 	runCtx, release, instead := r.lock(ctx, log, trig)
 	if runCtx == nil {
 		return instead, instead.ID != ""
@@ -214,16 +216,16 @@ func (r *runner) runLocked(ctx context.Context, log *slog.Logger, fired time.Tim
 	}
 	if ctx.Err() != nil {
 		// Stopped mid-run: the cursor did not advance, nothing is lost.
-		run.Outcome = RunStopped
+		run.Outcome = scouts.RunStopped
 		return r.e.storeRun(ctx, run), true
 	}
 	if err != nil && runCtx.Err() != nil && errors.Is(context.Cause(runCtx), ErrLockLost) {
 		err = fmt.Errorf("run abandoned: %w", ErrLockLost)
 	}
-	run.Outcome = RunOK
+	run.Outcome = scouts.RunOK
 	if err != nil {
 		log.Warn("scout run failed", "err", err)
-		run.Outcome, run.Error = RunFailed, err.Error()
+		run.Outcome, run.Error = scouts.RunFailed, err.Error()
 	}
 	run = r.e.storeRun(ctx, run)
 	if !fired.IsZero() {
@@ -238,10 +240,10 @@ func (r *runner) runLocked(ctx context.Context, log *slog.Logger, fired time.Tim
 // run that is no longer the holder stops before it moves any cursor.
 // Without the lock the context is nil, and instead is the run recorded in
 // its place (failed, skipped) for the caller to announce, zero if none.
-func (r *runner) lock(ctx context.Context, log *slog.Logger, trig RunTrigger) (_ context.Context, release func(), instead Run) {
+func (r *runner) lock(ctx context.Context, log *slog.Logger, trig scouts.RunTrigger) (_ context.Context, release func(), instead scouts.Run) {
 	rs := r.e.cfg.RunState
-	if rs == nil || r.policy == OverlapAllow {
-		return ctx, func() {}, Run{}
+	if rs == nil || r.policy == scouts.OverlapAllow {
+		return ctx, func() {}, scouts.Run{}
 	}
 	waited := false
 	for {
@@ -250,21 +252,21 @@ func (r *runner) lock(ctx context.Context, log *slog.Logger, trig RunTrigger) (_
 			if ctx.Err() == nil {
 				log.Warn("scout run lock unavailable; run not started", "err", err)
 				run := r.e.startRun(ctx, r.scout.ID, trig)
-				run.Outcome, run.Error = RunFailed, fmt.Errorf("the run lock could not be taken: %w", err).Error()
+				run.Outcome, run.Error = scouts.RunFailed, fmt.Errorf("the run lock could not be taken: %w", err).Error()
 				return nil, nil, r.e.storeRun(ctx, run)
 			}
-			return nil, nil, Run{}
+			return nil, nil, scouts.Run{}
 		}
 		if g.Acquired {
 			if g.TookOver != "" {
 				log.Warn("scout run lock taken over from a dead holder", "was", g.TookOver)
-				r.audit(AuditLockTakenOver, OutcomeOK, "Took over the run lock: "+g.TookOver)
+				r.audit(scouts.AuditLockTakenOver, scouts.OutcomeOK, "Took over the run lock: "+g.TookOver)
 			}
 			break
 		}
-		if r.policy == OverlapSkip {
+		if r.policy == scouts.OverlapSkip {
 			note := "Another process (" + g.Holder + ") is running the scout; skipped (the scout's overlap policy is skip)"
-			r.audit(AuditRunSkipped, OutcomeSkipped, note)
+			r.audit(scouts.AuditRunSkipped, scouts.OutcomeSkipped, note)
 			return nil, nil, r.e.storeSkipped(r.scout.ID, trig, note)
 		}
 		if !waited {
@@ -275,7 +277,7 @@ func (r *runner) lock(ctx context.Context, log *slog.Logger, trig RunTrigger) (_
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return nil, nil, Run{}
+			return nil, nil, scouts.Run{}
 		case <-t.C:
 		}
 	}
@@ -312,7 +314,7 @@ func (r *runner) lock(ctx context.Context, log *slog.Logger, trig RunTrigger) (_
 			log.Warn("scout run lock release failed; it goes stale", "err", err)
 		}
 	}
-	return runCtx, release, Run{}
+	return runCtx, release, scouts.Run{}
 }
 
 // schedule fires the scout at its cron times, after catching up a run
@@ -343,14 +345,14 @@ func (r *runner) schedule(ctx context.Context, log *slog.Logger) {
 	r.e.mu.Unlock()
 	if missed := r.sched.next(last); !missed.IsZero() && !missed.After(now) && !missed.After(started) {
 		when := missed.In(r.sched.loc).Format("2006-01-02 15:04 MST")
-		if r.scout.Schedule.CatchUpOrDefault() == CatchUpRunOnce {
-			r.audit(AuditRunCaughtUp, OutcomeOK, "The run scheduled for "+when+" was missed while the agent was off; running once now (catch-up run-once)")
-			r.fire(now, TriggerCatchUp, "")
+		if r.scout.Schedule.CatchUpOrDefault() == scouts.CatchUpRunOnce {
+			r.audit(scouts.AuditRunCaughtUp, scouts.OutcomeOK, "The run scheduled for "+when+" was missed while the agent was off; running once now (catch-up run-once)")
+			r.fire(now, scouts.TriggerCatchUp, "")
 		} else {
 			note := "The run scheduled for " + when + " was missed while the agent was off; waiting for the next scheduled time (catch-up skip)"
-			r.audit(AuditRunSkipped, OutcomeSkipped, note)
+			r.audit(scouts.AuditRunSkipped, scouts.OutcomeSkipped, note)
 			r.setLastScheduled(now)
-			r.e.skippedRun(r.scout.ID, TriggerCatchUp, note)
+			r.e.skippedRun(r.scout.ID, scouts.TriggerCatchUp, note)
 		}
 	}
 	prev := now
@@ -367,7 +369,7 @@ func (r *runner) schedule(ctx context.Context, log *slog.Logger) {
 		case <-t.C:
 		}
 		prev = next
-		r.fire(next, TriggerSchedule, "The run scheduled for "+next.In(r.sched.loc).Format("15:04:05 MST"))
+		r.fire(next, scouts.TriggerSchedule, "The run scheduled for "+next.In(r.sched.loc).Format("15:04:05 MST"))
 	}
 }
 
@@ -390,7 +392,7 @@ func (r *runner) setLastScheduled(at time.Time) {
 
 // audit records an event about the scout's runs under a trace of its own.
 func (r *runner) audit(typ, outcome, summary string) {
-	ev := AuditEvent{TraceID: NewID("tr"), Stage: StageRun, Type: typ, Outcome: outcome, Summary: summary,
+	ev := scouts.AuditEvent{TraceID: scouts.NewID("tr"), Stage: scouts.StageRun, Type: typ, Outcome: outcome, Summary: summary,
 		Refs: map[string]string{"scout_id": r.scout.ID, "actor": "scout"}, At: r.e.cfg.Now()}
 	if err := r.e.cfg.Store.AppendAudit(context.Background(), ev); err != nil {
 		r.e.log.Warn("audit a scout run event", "scout", r.scout.ID, "type", typ, "err", err)
@@ -401,19 +403,19 @@ func (r *runner) audit(typ, outcome, summary string) {
 // whose watch fails, is polled: on the scout's schedule when it has one,
 // else every poll interval.
 func (r *runner) watch(ctx context.Context, log *slog.Logger) {
-	err := r.conn.Watch(ctx, func() { r.trigger(TriggerSource) })
+	err := r.conn.Watch(ctx, func() { r.trigger(scouts.TriggerSource) })
 	if ctx.Err() != nil {
 		return
 	}
 	if r.sched != nil {
-		if err != nil && !errors.Is(err, ErrCannotWatch) {
+		if err != nil && !errors.Is(err, scouts.ErrCannotWatch) {
 			log.Warn("watch failed; running on the schedule only", "err", err)
 			r.e.recordRun(ctx, r.scout.ID, 0, fmt.Errorf("live watch failed, running on the schedule (%s) only: %w", r.scout.Schedule.Cron, err))
 		}
 		<-ctx.Done()
 		return
 	}
-	if err != nil && !errors.Is(err, ErrCannotWatch) {
+	if err != nil && !errors.Is(err, scouts.ErrCannotWatch) {
 		log.Warn("watch failed; polling instead", "err", err, "every", r.e.cfg.PollInterval)
 		r.e.recordRun(ctx, r.scout.ID, 0, fmt.Errorf("live watch failed, polling every %s instead: %w", r.e.cfg.PollInterval, err))
 	}
@@ -424,7 +426,7 @@ func (r *runner) watch(ctx context.Context, log *slog.Logger) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			r.trigger(TriggerPoll)
+			r.trigger(scouts.TriggerPoll)
 		}
 	}
 }
@@ -432,7 +434,7 @@ func (r *runner) watch(ctx context.Context, log *slog.Logger) {
 // manageWatch sets up the source's push subscription and renews it a day
 // before it expires, retrying failures with backoff and reporting them in
 // the scout's health so an expired watch is never silent.
-func (r *runner) manageWatch(ctx context.Context, wm WatchManager, log *slog.Logger) {
+func (r *runner) manageWatch(ctx context.Context, wm scouts.WatchManager, log *slog.Logger) {
 	const renewBefore = 24 * time.Hour
 	backoff := time.Minute
 	for {

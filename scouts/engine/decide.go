@@ -1,4 +1,4 @@
-package scouts
+package engine
 
 import (
 	"context"
@@ -7,15 +7,16 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/actions"
 )
 
 // Approval is a person's decision to turn a suggestion into an entity.
 type Approval struct {
-	As EntityKind
+	As scouts.EntityKind
 	// Edits override the fields taken from the suggestion (title, body,
 	// due date, …), as edited in the card's preview.
-	Edits EntityPatch
+	Edits scouts.EntityPatch
 	// Actor records who decided: "user" (default), "cli", "policy".
 	Actor string
 	// Plan is the plan as the card showed it, with the person's toggles;
@@ -33,10 +34,10 @@ type Approval struct {
 // so a crash leaves either all of it or none. Approving again as the same
 // kind returns the entity created the first time (created=false): a double
 // click or a retried request never makes two, nor queues anything twice.
-func (e *Engine) Approve(ctx context.Context, id string, a Approval) (Entity, bool, error) {
-	kind, err := ParseEntityKind(string(a.As))
+func (e *Engine) Approve(ctx context.Context, id string, a Approval) (scouts.Entity, bool, error) {
+	kind, err := scouts.ParseEntityKind(string(a.As))
 	if err != nil {
-		return Entity{}, false, err
+		return scouts.Entity{}, false, err
 	}
 	actor := a.Actor
 	if actor == "" {
@@ -44,42 +45,42 @@ func (e *Engine) Approve(ctx context.Context, id string, a Approval) (Entity, bo
 	}
 	cur, err := e.cfg.Store.GetSuggestion(ctx, id)
 	if err != nil {
-		return Entity{}, false, err
+		return scouts.Entity{}, false, err
 	}
 	// Read the source and check the plan before the write transaction,
 	// and only for a pending suggestion, so a slow or absent source never
 	// holds the writer.
-	var content *ItemContent
+	var content *scouts.ItemContent
 	var contentNote string
 	var steps, left []PlanStep
-	if cur.Status == StatusPending {
+	if cur.Status == scouts.StatusPending {
 		sc, pol, defs, err := e.planContext(ctx, cur.ScoutID)
 		if err != nil {
-			return Entity{}, false, err
+			return scouts.Entity{}, false, err
 		}
 		runs, err := e.cfg.Store.ActionRuns(ctx, id)
 		if err != nil {
-			return Entity{}, false, err
+			return scouts.Entity{}, false, err
 		}
 		steps, left, err = e.choosePlan(ctx, sc, cur, kind, a.Plan, e.proposePlan(sc, cur, kind, pol, defs, runs))
 		if err != nil {
-			return Entity{}, false, err
+			return scouts.Entity{}, false, err
 		}
 		content, contentNote = e.fetchForApproval(ctx, cur)
 	}
 	now := e.cfg.Now()
 	var rec ApprovalRecord
-	sug, ent, created, err := e.cfg.Store.ApproveSuggestion(ctx, id, kind, actor, now, func(s Suggestion, existing []ActionRun) (ApprovalRecord, error) {
+	sug, ent, created, err := e.cfg.Store.ApproveSuggestion(ctx, id, kind, actor, now, func(s scouts.Suggestion, existing []ActionRun) (ApprovalRecord, error) {
 		if steps == nil {
 			// It was decided when read and is pending again now (an undo
 			// in between): its plan was never checked.
-			return ApprovalRecord{}, Errorf(EConflict, "suggestion %s changed while being approved; try again", id)
+			return ApprovalRecord{}, scouts.Errorf(scouts.EConflict, "suggestion %s changed while being approved; try again", id)
 		}
 		body := s.Excerpt
 		if content != nil && content.Text != "" {
-			body = clip(content.Text, MaxBodyBytes)
+			body = clip(content.Text, scouts.MaxBodyBytes)
 		}
-		ent := Entity{Kind: kind, ID: NewEntityID(kind), Title: s.Title, Body: body,
+		ent := scouts.Entity{Kind: kind, ID: scouts.NewEntityID(kind), Title: s.Title, Body: body,
 			SourceSuggestionID: s.ID, CreatedAt: now, UpdatedAt: now}
 		ent = s.Assessment.ProposedFields(kind).Apply(ent)
 		ent = a.Edits.Apply(ent)
@@ -95,16 +96,16 @@ func (e *Engine) Approve(ctx context.Context, id string, a Approval) (Entity, bo
 			summary += ", and always allowed for this scout"
 		}
 		rec = ApprovalRecord{Entity: ent}
-		rec.Audit = []AuditEvent{{TraceID: s.TraceID, Stage: StageDecision, Type: AuditApproved, Outcome: OutcomeOK, Summary: summary, Refs: refs, At: now}}
+		rec.Audit = []scouts.AuditEvent{{TraceID: s.TraceID, Stage: scouts.StageDecision, Type: scouts.AuditApproved, Outcome: scouts.OutcomeOK, Summary: summary, Refs: refs, At: now}}
 		if contentNote != "" {
-			rec.Audit = append(rec.Audit, AuditEvent{TraceID: s.TraceID, Stage: StageExecute, Type: AuditItemNote, Outcome: OutcomeOK, Summary: contentNote, Refs: refs, At: now})
+			rec.Audit = append(rec.Audit, scouts.AuditEvent{TraceID: s.TraceID, Stage: scouts.StageExecute, Type: scouts.AuditItemNote, Outcome: scouts.OutcomeOK, Summary: contentNote, Refs: refs, At: now})
 		}
 		rec.Actions, rec.Audit = e.recordPlan(s, ent, steps, existing, actor, now, rec.Audit)
 		// One entry per action left out, each with the mode it would have
 		// run under: the trail says what the person chose not to run, and
 		// what would have allowed it.
 		for _, st := range left {
-			rec.Audit = append(rec.Audit, AuditEvent{TraceID: s.TraceID, Stage: StageDecision, Type: AuditActionLeftOut, Outcome: OutcomeSkipped,
+			rec.Audit = append(rec.Audit, scouts.AuditEvent{TraceID: s.TraceID, Stage: scouts.StageDecision, Type: scouts.AuditActionLeftOut, Outcome: scouts.OutcomeSkipped,
 				Summary: "Left out of the plan by " + actor + ": " + st.Action,
 				Refs: map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "actor": actor, "action": st.Action,
 					"mode": string(st.Mode), "mode_source": string(st.Source), "origin": st.Origin}, At: now})
@@ -115,11 +116,11 @@ func (e *Engine) Approve(ctx context.Context, id string, a Approval) (Entity, bo
 		return rec, nil
 	})
 	if err != nil {
-		return Entity{}, false, err
+		return scouts.Entity{}, false, err
 	}
 	if created {
-		e.emit(Event{Type: EventSuggestionResolved, Data: sug})
-		e.emit(Event{Type: EventEntityCreated, Data: ent})
+		e.emit(scouts.Event{Type: scouts.EventSuggestionResolved, Data: sug})
+		e.emit(scouts.Event{Type: scouts.EventEntityCreated, Data: ent})
 		e.announce(rec)
 	}
 	return ent, created, nil
@@ -128,7 +129,7 @@ func (e *Engine) Approve(ctx context.Context, id string, a Approval) (Entity, bo
 // recordPlan turns the chosen steps into the suggestion's actions: the
 // entity's (done, here) and the remote ones (queued), numbered after the
 // ones it already has, each audited with its mode and where it came from.
-func (e *Engine) recordPlan(s Suggestion, ent Entity, steps []PlanStep, existing []ActionRun, by string, now time.Time, audit []AuditEvent) ([]ActionRun, []AuditEvent) {
+func (e *Engine) recordPlan(s scouts.Suggestion, ent scouts.Entity, steps []PlanStep, existing []ActionRun, by string, now time.Time, audit []scouts.AuditEvent) ([]ActionRun, []scouts.AuditEvent) {
 	n := 0
 	for _, r := range existing {
 		n = max(n, r.N)
@@ -143,11 +144,11 @@ func (e *Engine) recordPlan(s Suggestion, ent Entity, steps []PlanStep, existing
 			r.State = ActionDone
 			r.Attempts = 1
 			r.Result, _ = json.Marshal(map[string]string{"entity_id": ent.ID, "kind": string(ent.Kind)})
-			audit = append(audit, AuditEvent{TraceID: s.TraceID, Stage: StageExecute, Type: AuditEntityCreated, Outcome: OutcomeOK,
+			audit = append(audit, scouts.AuditEvent{TraceID: s.TraceID, Stage: scouts.StageExecute, Type: scouts.AuditEntityCreated, Outcome: scouts.OutcomeOK,
 				Summary: fmt.Sprintf("Created %s %q (%s; %s)", ent.Kind, ent.Title, st.Action, modeWords(st.Mode, st.Source)),
 				Refs:    actionRefs(r, "entity_id", ent.ID, "entity_kind", string(ent.Kind), "actor", by), At: now})
 		} else {
-			audit = append(audit, AuditEvent{TraceID: s.TraceID, Stage: StageDecision, Type: AuditActionQueued, Outcome: OutcomeOK,
+			audit = append(audit, scouts.AuditEvent{TraceID: s.TraceID, Stage: scouts.StageDecision, Type: scouts.AuditActionQueued, Outcome: scouts.OutcomeOK,
 				Summary: fmt.Sprintf("Queued %s (action %d), approved by %s; %s", describeAction(r), n, by, modeWords(st.Mode, st.Source)),
 				Refs:    actionRefs(r, "actor", by), At: now})
 		}
@@ -160,14 +161,14 @@ func (e *Engine) recordPlan(s Suggestion, ent Entity, steps []PlanStep, existing
 // that needed the approval is allowed for the scout from now on. Denied
 // actions never reach here (an enabled denied action refuses the whole
 // approval), so nothing denied is ever upgraded.
-func alwaysAllow(s Suggestion, steps []PlanStep, actor string, now time.Time, audit []AuditEvent) ([]PolicyChange, []AuditEvent) {
+func alwaysAllow(s scouts.Suggestion, steps []PlanStep, actor string, now time.Time, audit []scouts.AuditEvent) ([]PolicyChange, []scouts.AuditEvent) {
 	var out []PolicyChange
 	for _, st := range steps {
 		if st.Mode != actions.RequireApproval {
 			continue
 		}
 		out = append(out, PolicyChange{ScoutID: s.ScoutID, Action: st.Action, Mode: actions.Allow, By: actor, At: now})
-		audit = append(audit, AuditEvent{TraceID: s.TraceID, Stage: StageDecision, Type: AuditPolicyChanged, Outcome: OutcomeOK,
+		audit = append(audit, scouts.AuditEvent{TraceID: s.TraceID, Stage: scouts.StageDecision, Type: scouts.AuditPolicyChanged, Outcome: scouts.OutcomeOK,
 			Summary: fmt.Sprintf("%s is now always allowed for this scout (was %s), by %s with \"approve and always allow\"; undo it in Settings → Policies",
 				st.Action, modeWords(st.Mode, st.Source), actor),
 			Refs: map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "action": st.Action, "mode": string(actions.Allow),
@@ -181,11 +182,11 @@ func alwaysAllow(s Suggestion, steps []PlanStep, actor string, now time.Time, au
 func (e *Engine) announce(rec ApprovalRecord) {
 	queued := false
 	for _, r := range rec.Actions {
-		e.emit(Event{Type: EventActionUpdated, Data: r})
+		e.emit(scouts.Event{Type: scouts.EventActionUpdated, Data: r})
 		queued = queued || r.State == ActionQueued
 	}
 	for _, p := range rec.Policies {
-		e.emit(Event{Type: EventPolicyChanged, Data: p})
+		e.emit(scouts.Event{Type: scouts.EventPolicyChanged, Data: p})
 	}
 	if queued {
 		e.kickActions()
@@ -195,9 +196,9 @@ func (e *Engine) announce(rec ApprovalRecord) {
 // fetchForApproval reads the item's text so that the entity gets the whole
 // of it rather than the card's excerpt. It never fails the approval: when
 // the source is unreachable it says so and the excerpt is used.
-func (e *Engine) fetchForApproval(ctx context.Context, s Suggestion) (*ItemContent, string) {
+func (e *Engine) fetchForApproval(ctx context.Context, s scouts.Suggestion) (*scouts.ItemContent, string) {
 	if body, ok := storedBody(s); ok {
-		return &ItemContent{Text: body, ContentType: "text/plain"}, ""
+		return &scouts.ItemContent{Text: body, ContentType: "text/plain"}, ""
 	}
 	conn := e.connector(s.ScoutID)
 	if conn == nil {
@@ -216,20 +217,20 @@ func (e *Engine) fetchForApproval(ctx context.Context, s Suggestion) (*ItemConte
 }
 
 // Reject rejects a pending suggestion. Rejecting twice is harmless.
-func (e *Engine) Reject(ctx context.Context, id, actor string) (Suggestion, error) {
+func (e *Engine) Reject(ctx context.Context, id, actor string) (scouts.Suggestion, error) {
 	if actor == "" {
 		actor = "user"
 	}
 	now := e.cfg.Now()
-	sug, changed, err := e.cfg.Store.RejectSuggestion(ctx, id, actor, now, func(s Suggestion) []AuditEvent {
-		return []AuditEvent{{TraceID: s.TraceID, Stage: StageDecision, Type: AuditRejected, Outcome: OutcomeOK,
+	sug, changed, err := e.cfg.Store.RejectSuggestion(ctx, id, actor, now, func(s scouts.Suggestion) []scouts.AuditEvent {
+		return []scouts.AuditEvent{{TraceID: s.TraceID, Stage: scouts.StageDecision, Type: scouts.AuditRejected, Outcome: scouts.OutcomeOK,
 			Summary: "Rejected by " + actor, Refs: map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "actor": actor}, At: now}}
 	})
 	if err != nil {
-		return Suggestion{}, err
+		return scouts.Suggestion{}, err
 	}
 	if changed {
-		e.emit(Event{Type: EventSuggestionResolved, Data: sug})
+		e.emit(scouts.Event{Type: scouts.EventSuggestionResolved, Data: sug})
 	}
 	return sug, nil
 }
@@ -238,21 +239,21 @@ func (e *Engine) Reject(ctx context.Context, id, actor string) (Suggestion, erro
 // is pending again, the entity its approval created is deleted, what has
 // not run of its plan is cancelled, and the overrides its "approve and
 // always allow" wrote are taken back.
-func (e *Engine) Undo(ctx context.Context, id, actor string) (Suggestion, error) {
+func (e *Engine) Undo(ctx context.Context, id, actor string) (scouts.Suggestion, error) {
 	if actor == "" {
 		actor = "user"
 	}
 	now := e.cfg.Now()
 	var rec UndoRecord
 	sug, deleted, err := e.cfg.Store.UndoDecision(ctx, id,
-		func(s Suggestion) error { return s.CanUndo(now, e.cfg.UndoWindow) },
+		func(s scouts.Suggestion) error { return s.CanUndo(now, e.cfg.UndoWindow) },
 		func(st UndoState) UndoRecord {
 			s := st.Suggestion
 			refs := map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "actor": actor}
-			events := []AuditEvent{{TraceID: s.TraceID, Stage: StageDecision, Type: AuditUndone, Outcome: OutcomeOK,
+			events := []scouts.AuditEvent{{TraceID: s.TraceID, Stage: scouts.StageDecision, Type: scouts.AuditUndone, Outcome: scouts.OutcomeOK,
 				Summary: fmt.Sprintf("Undone by %s: the %s decision is withdrawn and the card is pending again", actor, s.Status), Refs: refs, At: now}}
-			if s.Status == StatusApproved && s.ResolvedEntityID != "" {
-				events = append(events, AuditEvent{TraceID: s.TraceID, Stage: StageExecute, Type: AuditEntityDeleted, Outcome: OutcomeOK,
+			if s.Status == scouts.StatusApproved && s.ResolvedEntityID != "" {
+				events = append(events, scouts.AuditEvent{TraceID: s.TraceID, Stage: scouts.StageExecute, Type: scouts.AuditEntityDeleted, Outcome: scouts.OutcomeOK,
 					Summary: fmt.Sprintf("Deleted %s %s created by the undone approval", s.ResolvedKind, s.ResolvedEntityID),
 					Refs:    map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "entity_id": s.ResolvedEntityID, "actor": actor}, At: now})
 			}
@@ -261,18 +262,18 @@ func (e *Engine) Undo(ctx context.Context, id, actor string) (Suggestion, error)
 			return rec
 		})
 	if err != nil {
-		return Suggestion{}, err
+		return scouts.Suggestion{}, err
 	}
 	if deleted != nil {
-		e.emit(Event{Type: EventEntityDeleted, Data: map[string]string{"id": deleted.ID, "kind": string(deleted.Kind)}})
+		e.emit(scouts.Event{Type: scouts.EventEntityDeleted, Data: map[string]string{"id": deleted.ID, "kind": string(deleted.Kind)}})
 	}
 	for _, r := range rec.Actions {
-		e.emit(Event{Type: EventActionUpdated, Data: r})
+		e.emit(scouts.Event{Type: scouts.EventActionUpdated, Data: r})
 	}
 	for _, p := range rec.Policies {
-		e.emit(Event{Type: EventPolicyChanged, Data: p})
+		e.emit(scouts.Event{Type: scouts.EventPolicyChanged, Data: p})
 	}
-	e.emit(Event{Type: EventSuggestionUndone, Data: sug})
+	e.emit(scouts.Event{Type: scouts.EventSuggestionUndone, Data: sug})
 	return sug, nil
 }
 
@@ -281,7 +282,7 @@ func (e *Engine) Undo(ctx context.Context, id, actor string) (Suggestion, error)
 // earlier override restored) when it is still the one the approval wrote.
 // One changed or removed since is the person's, and stays as it is; the
 // trail says which.
-func undoAlwaysAllow(s Suggestion, written []AlwaysAllowed, actor string, now time.Time, audit []AuditEvent) ([]PolicyChange, []AuditEvent) {
+func undoAlwaysAllow(s scouts.Suggestion, written []AlwaysAllowed, actor string, now time.Time, audit []scouts.AuditEvent) ([]PolicyChange, []scouts.AuditEvent) {
 	var out []PolicyChange
 	for _, w := range written {
 		refs := map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "action": w.Action, "actor": actor,
@@ -291,7 +292,7 @@ func undoAlwaysAllow(s Suggestion, written []AlwaysAllowed, actor string, now ti
 			if w.Mode != "" {
 				since = "set to " + string(w.Mode)
 			}
-			audit = append(audit, AuditEvent{TraceID: s.TraceID, Stage: StageDecision, Type: AuditPolicyChanged, Outcome: OutcomeSkipped,
+			audit = append(audit, scouts.AuditEvent{TraceID: s.TraceID, Stage: scouts.StageDecision, Type: scouts.AuditPolicyChanged, Outcome: scouts.OutcomeSkipped,
 				Summary: fmt.Sprintf("%s stays as it is for this scout: the override \"approve and always allow\" wrote has been %s since, so undo leaves it", w.Action, since),
 				Refs:    refs, At: now})
 			continue
@@ -305,7 +306,7 @@ func undoAlwaysAllow(s Suggestion, written []AlwaysAllowed, actor string, now ti
 		// The mode the action resolves to again, as before the approval.
 		refs["mode"], refs["mode_source"], refs["previous_mode"] = string(w.PreviousMode), string(w.PreviousSource), string(actions.Allow)
 		out = append(out, c)
-		audit = append(audit, AuditEvent{TraceID: s.TraceID, Stage: StageDecision, Type: AuditPolicyChanged, Outcome: OutcomeOK,
+		audit = append(audit, scouts.AuditEvent{TraceID: s.TraceID, Stage: scouts.StageDecision, Type: scouts.AuditPolicyChanged, Outcome: scouts.OutcomeOK,
 			Summary: fmt.Sprintf("%s is %s (was allow, by the undone \"approve and always allow\"), by %s", w.Action, back, actor),
 			Refs:    refs, At: now})
 	}
@@ -315,29 +316,29 @@ func undoAlwaysAllow(s Suggestion, written []AlwaysAllowed, actor string, now ti
 // Content reads a suggestion's item from its source, on demand and
 // transiently ("open the full email", "show the file"): nothing of it is
 // stored.
-func (e *Engine) Content(ctx context.Context, id string) (ItemContent, error) {
+func (e *Engine) Content(ctx context.Context, id string) (scouts.ItemContent, error) {
 	s, err := e.cfg.Store.GetSuggestion(ctx, id)
 	if err != nil {
-		return ItemContent{}, err
+		return scouts.ItemContent{}, err
 	}
 	if body, ok := storedBody(s); ok {
-		return ItemContent{Text: body, ContentType: "text/plain"}, nil
+		return scouts.ItemContent{Text: body, ContentType: "text/plain"}, nil
 	}
 	conn := e.connector(s.ScoutID)
 	if conn == nil {
-		return ItemContent{}, Errorf(EUnavailable, "the scout of suggestion %s is not running, so its source cannot be read", id)
+		return scouts.ItemContent{}, scouts.Errorf(scouts.EUnavailable, "the scout of suggestion %s is not running, so its source cannot be read", id)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	c, err := conn.FetchContent(ctx, s.SourceRef)
-	var skip *SkipError
+	var skip *scouts.SkipError
 	switch {
 	case errors.As(err, &skip):
-		return ItemContent{}, Errorf(ENotFound, "%s", skip.Reason)
-	case ErrorCode(err) != EInternal && err != nil:
-		return ItemContent{}, err
+		return scouts.ItemContent{}, scouts.Errorf(scouts.ENotFound, "%s", skip.Reason)
+	case scouts.ErrorCode(err) != scouts.EInternal && err != nil:
+		return scouts.ItemContent{}, err
 	case err != nil:
-		return ItemContent{}, Errorf(EUnavailable, "the source could not be read: %v", err)
+		return scouts.ItemContent{}, scouts.Errorf(scouts.EUnavailable, "the source could not be read: %v", err)
 	}
 	return c, nil
 }
@@ -350,7 +351,7 @@ func (e *Engine) SweepExpired(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("engine: sweep expired: %w", err)
 	}
 	for _, s := range expired {
-		e.emit(Event{Type: EventSuggestionResolved, Data: s})
+		e.emit(scouts.Event{Type: scouts.EventSuggestionResolved, Data: s})
 	}
 	return len(expired), nil
 }
@@ -361,23 +362,23 @@ func (e *Engine) SweepExpired(ctx context.Context) (int, error) {
 // (its Ref names the item), so that its expired card says what was lost
 // rather than nothing. A card already decided stays as it is (changed is
 // false).
-func (e *Engine) ExpireItem(ctx context.Context, s Scout, missing ItemRef, summary string) (Suggestion, bool, error) {
+func (e *Engine) ExpireItem(ctx context.Context, s scouts.Scout, missing scouts.ItemRef, summary string) (scouts.Suggestion, bool, error) {
 	sug, err := e.cfg.Store.SuggestionByRef(ctx, s.ID, missing.Ref)
-	if ErrorCode(err) == ENotFound {
-		if _, err := e.Ingest(ctx, s, []ItemRef{missing}); err != nil {
-			return Suggestion{}, false, err
+	if scouts.ErrorCode(err) == scouts.ENotFound {
+		if _, err := e.Ingest(ctx, s, []scouts.ItemRef{missing}); err != nil {
+			return scouts.Suggestion{}, false, err
 		}
 		sug, err = e.cfg.Store.SuggestionByRef(ctx, s.ID, missing.Ref)
 	}
 	if err != nil {
-		return Suggestion{}, false, fmt.Errorf("engine: expire %s: %w", missing.Ref, err)
+		return scouts.Suggestion{}, false, fmt.Errorf("engine: expire %s: %w", missing.Ref, err)
 	}
 	got, changed, err := e.cfg.Store.ExpireSuggestion(ctx, sug.ID, e.cfg.Now(), summary)
 	if err != nil {
-		return Suggestion{}, false, fmt.Errorf("engine: expire %s: %w", missing.Ref, err)
+		return scouts.Suggestion{}, false, fmt.Errorf("engine: expire %s: %w", missing.Ref, err)
 	}
 	if changed {
-		e.emit(Event{Type: EventSuggestionResolved, Data: got})
+		e.emit(scouts.Event{Type: scouts.EventSuggestionResolved, Data: got})
 	}
 	return got, changed, nil
 }
@@ -404,21 +405,21 @@ func (e *Engine) sweepLoop(ctx context.Context) {
 
 // MarkSpam decides that a pending suggestion is spam: it is rejected into
 // the Spam lane, and the learner learns it (undo takes it back).
-func (e *Engine) MarkSpam(ctx context.Context, id, actor string) (Suggestion, error) {
+func (e *Engine) MarkSpam(ctx context.Context, id, actor string) (scouts.Suggestion, error) {
 	if actor == "" {
 		actor = "user"
 	}
 	now := e.cfg.Now()
-	sug, changed, err := e.cfg.Store.MarkSpam(ctx, id, now, func(s Suggestion) []AuditEvent {
-		return []AuditEvent{{TraceID: s.TraceID, Stage: StageDecision, Type: AuditMarkedSpam, Outcome: OutcomeOK,
+	sug, changed, err := e.cfg.Store.MarkSpam(ctx, id, now, func(s scouts.Suggestion) []scouts.AuditEvent {
+		return []scouts.AuditEvent{{TraceID: s.TraceID, Stage: scouts.StageDecision, Type: scouts.AuditMarkedSpam, Outcome: scouts.OutcomeOK,
 			Summary: "Marked as spam by " + actor + "; the learner learns from it",
-			Refs:    map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "actor": actor, "lane": string(LaneSpam)}, At: now}}
+			Refs:    map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "actor": actor, "lane": string(scouts.LaneSpam)}, At: now}}
 	})
 	if err != nil {
-		return Suggestion{}, err
+		return scouts.Suggestion{}, err
 	}
 	if changed {
-		e.emit(Event{Type: EventSuggestionResolved, Data: sug})
+		e.emit(scouts.Event{Type: scouts.EventSuggestionResolved, Data: sug})
 	}
 	return sug, nil
 }
@@ -427,36 +428,36 @@ func (e *Engine) MarkSpam(ctx context.Context, id, actor string) (Suggestion, er
 // the person says it belongs there, and the learner learns that. A mail
 // its scout moved to Gmail's Trash as spam is taken out of it again, by an
 // action queued with the move (restore.go).
-func (e *Engine) BringBack(ctx context.Context, id, actor string) (Suggestion, error) {
+func (e *Engine) BringBack(ctx context.Context, id, actor string) (scouts.Suggestion, error) {
 	if actor == "" {
 		actor = "user"
 	}
 	cur, err := e.cfg.Store.GetSuggestion(ctx, id)
 	if err != nil {
-		return Suggestion{}, err
+		return scouts.Suggestion{}, err
 	}
-	rescue := RescueScreened
-	if cur.Lane == LaneSpam {
-		rescue = RescueSpam
+	rescue := scouts.RescueScreened
+	if cur.Lane == scouts.LaneSpam {
+		rescue = scouts.RescueSpam
 	}
 	restore, err := e.restoreStep(ctx, cur)
 	if err != nil {
-		return Suggestion{}, err
+		return scouts.Suggestion{}, err
 	}
 	now := e.cfg.Now()
 	var rec LaneRecord
-	sug, changed, err := e.cfg.Store.MoveLane(ctx, id, LaneInbox, rescue, now, func(s Suggestion, runs []ActionRun) LaneRecord {
-		rec = LaneRecord{Audit: []AuditEvent{{TraceID: s.TraceID, Stage: StageDecision, Type: AuditMoved, Outcome: OutcomeOK,
+	sug, changed, err := e.cfg.Store.MoveLane(ctx, id, scouts.LaneInbox, rescue, now, func(s scouts.Suggestion, runs []ActionRun) LaneRecord {
+		rec = LaneRecord{Audit: []scouts.AuditEvent{{TraceID: s.TraceID, Stage: scouts.StageDecision, Type: scouts.AuditMoved, Outcome: scouts.OutcomeOK,
 			Summary: fmt.Sprintf("Brought back from %s to the inbox by %s; the learner learns that it belongs there", s.Lane, actor),
-			Refs:    map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "actor": actor, "from": string(s.Lane), "lane": string(LaneInbox)}, At: now}}}
+			Refs:    map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "actor": actor, "from": string(s.Lane), "lane": string(scouts.LaneInbox)}, At: now}}}
 		e.queueRestore(s, runs, restore, actor, now, &rec)
 		return rec
 	})
 	if err != nil {
-		return Suggestion{}, err
+		return scouts.Suggestion{}, err
 	}
 	if changed {
-		e.emit(Event{Type: EventSuggestionMoved, Data: sug})
+		e.emit(scouts.Event{Type: scouts.EventSuggestionMoved, Data: sug})
 		e.announce(ApprovalRecord{Actions: rec.Actions})
 	}
 	return sug, nil
@@ -465,21 +466,21 @@ func (e *Engine) BringBack(ctx context.Context, id, actor string) (Suggestion, e
 // Screen moves a pending suggestion out of the inbox into Screened without
 // deciding it ("not now, and not like this"). It teaches nothing by
 // itself: rejecting is the decision that teaches.
-func (e *Engine) Screen(ctx context.Context, id, actor string) (Suggestion, error) {
+func (e *Engine) Screen(ctx context.Context, id, actor string) (scouts.Suggestion, error) {
 	if actor == "" {
 		actor = "user"
 	}
 	now := e.cfg.Now()
-	sug, changed, err := e.cfg.Store.MoveLane(ctx, id, LaneScreened, RescueNone, now, func(s Suggestion, _ []ActionRun) LaneRecord {
-		return LaneRecord{Audit: []AuditEvent{{TraceID: s.TraceID, Stage: StageDecision, Type: AuditMoved, Outcome: OutcomeOK,
+	sug, changed, err := e.cfg.Store.MoveLane(ctx, id, scouts.LaneScreened, scouts.RescueNone, now, func(s scouts.Suggestion, _ []ActionRun) LaneRecord {
+		return LaneRecord{Audit: []scouts.AuditEvent{{TraceID: s.TraceID, Stage: scouts.StageDecision, Type: scouts.AuditMoved, Outcome: scouts.OutcomeOK,
 			Summary: fmt.Sprintf("Moved from %s to screened by %s", s.Lane, actor),
-			Refs:    map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "actor": actor, "from": string(s.Lane), "lane": string(LaneScreened)}, At: now}}}
+			Refs:    map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "actor": actor, "from": string(s.Lane), "lane": string(scouts.LaneScreened)}, At: now}}}
 	})
 	if err != nil {
-		return Suggestion{}, err
+		return scouts.Suggestion{}, err
 	}
 	if changed {
-		e.emit(Event{Type: EventSuggestionMoved, Data: sug})
+		e.emit(scouts.Event{Type: scouts.EventSuggestionMoved, Data: sug})
 	}
 	return sug, nil
 }
@@ -490,7 +491,7 @@ func (e *Engine) ResetLearner(ctx context.Context, scoutID, actor string) error 
 	if err := e.cfg.Store.ResetLearner(ctx, scoutID, now); err != nil {
 		return err
 	}
-	return e.cfg.Store.AppendAudit(ctx, AuditEvent{TraceID: NewID("tr"), Stage: StageDecision, Type: "learner.reset", Outcome: OutcomeOK,
+	return e.cfg.Store.AppendAudit(ctx, scouts.AuditEvent{TraceID: scouts.NewID("tr"), Stage: scouts.StageDecision, Type: "learner.reset", Outcome: scouts.OutcomeOK,
 		Summary: "The learner of this scout was reset by " + actor + ": it forgot every decision it had learned",
 		Refs:    map[string]string{"scout_id": scoutID, "actor": actor}, At: now})
 }

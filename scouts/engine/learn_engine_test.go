@@ -1,4 +1,4 @@
-package scouts_test
+package engine_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 	"github.com/scouts-hq/scouts/scouts/learn"
 )
 
@@ -54,7 +55,7 @@ func TestLearnerScreensWhatThePersonRejects(t *testing.T) {
 			if _, err := h.engine.Reject(ctx, s.ID, "user"); err != nil {
 				t.Fatal(err)
 			}
-		} else if _, _, err := h.engine.Approve(ctx, s.ID, scouts.Approval{As: scouts.EntityTask}); err != nil {
+		} else if _, _, err := h.engine.Approve(ctx, s.ID, engine.Approval{As: scouts.EntityTask}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -83,7 +84,7 @@ func TestLearnerScreensWhatThePersonRejects(t *testing.T) {
 	}
 
 	// Bringing the newsletter back teaches; undoing an approval unlearns.
-	counts := func(s scouts.Suggestion) scouts.LearnState {
+	counts := func(s scouts.Suggestion) engine.LearnState {
 		st, err := h.db.LearnState(ctx, h.scout.ID)
 		if err != nil {
 			t.Fatal(err)
@@ -102,7 +103,7 @@ func TestLearnerScreensWhatThePersonRejects(t *testing.T) {
 		t.Fatalf("the move is not on the trail: %v", tr)
 	}
 	mid := counts(boss)
-	if _, _, err := h.engine.Approve(ctx, boss.ID, scouts.Approval{As: scouts.EntityTask}); err != nil {
+	if _, _, err := h.engine.Approve(ctx, boss.ID, engine.Approval{As: scouts.EntityTask}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := h.engine.Undo(ctx, boss.ID, "user"); err != nil {
@@ -146,7 +147,7 @@ func TestLearnerScreensWhatThePersonRejects(t *testing.T) {
 	}
 }
 
-func closeTotals(a, b scouts.LearnState) bool {
+func closeTotals(a, b engine.LearnState) bool {
 	for i := range a.Model.Totals.Docs {
 		d := a.Model.Totals.Docs[i] - b.Model.Totals.Docs[i]
 		if d > 1e-6 || d < -1e-6 {
@@ -162,7 +163,7 @@ func TestApprovalTakesTheProposedFields(t *testing.T) {
 	h := newHarness(t, true)
 	ctx := context.Background()
 	due := time.Date(2026, 5, 8, 0, 0, 0, 0, time.UTC)
-	h.engine = scouts.NewEngine(scouts.EngineConfig{
+	h.engine = engine.New(engine.Config{
 		Store: h.db,
 		Openers: map[scouts.Kind]scouts.Opener{scouts.KindFolder: func(context.Context, scouts.Scout) (scouts.SourceConnector, error) {
 			return h.src, nil
@@ -170,8 +171,8 @@ func TestApprovalTakesTheProposedFields(t *testing.T) {
 		Emit:         func(e scouts.Event) { h.events <- e },
 		Now:          func() time.Time { return *h.now.Load() },
 		PollInterval: time.Hour,
-		Learning: scouts.LearningConfig{Propose: func(context.Context, scouts.Scout, scouts.ItemMetadata, string) scouts.ContentProposal {
-			return scouts.ContentProposal{Kind: scouts.EntityTask, Due: due, Reasons: []string{"mentions a date: Fri 8 May"}}
+		Learning: engine.LearningConfig{Propose: func(context.Context, scouts.Scout, scouts.ItemMetadata, string) engine.ContentProposal {
+			return engine.ContentProposal{Kind: scouts.EntityTask, Due: due, Reasons: []string{"mentions a date: Fri 8 May"}}
 		}},
 	})
 	h.start()
@@ -185,12 +186,12 @@ func TestApprovalTakesTheProposedFields(t *testing.T) {
 	if inv.ProposedKind != scouts.EntityTask || !strings.Contains(inv.Reason, "now proposed as a task from its content") {
 		t.Fatalf("card: kind %s, reason %q", inv.ProposedKind, inv.Reason)
 	}
-	ent, _, err := h.engine.Approve(ctx, inv.ID, scouts.Approval{As: scouts.EntityTask})
+	ent, _, err := h.engine.Approve(ctx, inv.ID, engine.Approval{As: scouts.EntityTask})
 	if err != nil || !ent.Due.Equal(due) {
 		t.Fatalf("approved without edits: due %v (want %v), %v", ent.Due, due, err)
 	}
 	other := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
-	ent, _, err = h.engine.Approve(ctx, h.byRef("inv2").ID, scouts.Approval{As: scouts.EntityTask, Edits: scouts.EntityPatch{Due: &other}})
+	ent, _, err = h.engine.Approve(ctx, h.byRef("inv2").ID, engine.Approval{As: scouts.EntityTask, Edits: scouts.EntityPatch{Due: &other}})
 	if err != nil || !ent.Due.Equal(other) {
 		t.Fatalf("an edited due date: %v, %v", ent.Due, err)
 	}
@@ -227,7 +228,7 @@ func TestLearnerCountsFollowTheDatabase(t *testing.T) {
 		var err error
 		switch i % 3 {
 		case 0:
-			_, _, err = h.engine.Approve(ctx, s.ID, scouts.Approval{As: scouts.EntityNote})
+			_, _, err = h.engine.Approve(ctx, s.ID, engine.Approval{As: scouts.EntityNote})
 		case 1:
 			_, err = h.engine.Reject(ctx, s.ID, "user")
 		case 2:

@@ -1,4 +1,4 @@
-package scouts_test
+package engine_test
 
 import (
 	"context"
@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 	"github.com/scouts-hq/scouts/scouts/rules"
 	"github.com/scouts-hq/scouts/scouts/ruleset"
 )
 
 // withRules rebuilds the harness's engine (not yet started) with the
 // learning configuration and rules for its folder scout, in order.
-func (h *harness) withRules(l scouts.LearningConfig, docs ...string) {
+func (h *harness) withRules(l engine.LearningConfig, docs ...string) {
 	h.t.Helper()
 	var set rules.Set
 	for _, d := range docs {
@@ -26,7 +27,7 @@ func (h *harness) withRules(l scouts.LearningConfig, docs ...string) {
 		set = append(set, c)
 	}
 	h.withLearning(l)
-	h.engine = scouts.NewEngine(scouts.EngineConfig{
+	h.engine = engine.New(engine.Config{
 		Store: h.db,
 		Openers: map[scouts.Kind]scouts.Opener{scouts.KindFolder: func(context.Context, scouts.Scout) (scouts.SourceConnector, error) {
 			return h.src, nil
@@ -73,7 +74,7 @@ func (h *harness) ruleTrail(trace string) (summary string, ruleID string) {
 // so on the card and the trail; items no rule matches keep their lane.
 func TestRulesDecideLanes(t *testing.T) {
 	h := newHarness(t, true)
-	h.withRules(scouts.LearningConfig{},
+	h.withRules(engine.LearningConfig{},
 		`{"id":"tmp","when":{"ext":{"equals":"tmp"}},"then":{"verdict":"screen"}}`,
 		`{"id":"junk","when":{"path":{"starts_with":"junk/"}},"then":{"verdict":"spam"}}`,
 		`{"id":"off","enabled":false,"when":{"name":{"contains":"keep"}},"then":{"verdict":"spam"}}`,
@@ -126,10 +127,10 @@ func TestRulesDecideLanes(t *testing.T) {
 // and the card says what changed its kind.
 func TestRuleSetsKindTitleDueProjectActions(t *testing.T) {
 	h := newHarness(t, true)
-	model := &scriptedModel{answer: func(string) (scouts.ContentProposal, error) {
-		return scouts.ContentProposal{Kind: scouts.EntityEvent, Title: "A model's title", Due: modelDue, ProjectID: "pj_model"}, nil
+	model := &scriptedModel{answer: func(string) (engine.ContentProposal, error) {
+		return engine.ContentProposal{Kind: scouts.EntityEvent, Title: "A model's title", Due: modelDue, ProjectID: "pj_model"}, nil
 	}}
-	h.withRules(scouts.LearningConfig{Off: true, Propose: cues, Categorise: model.categorise},
+	h.withRules(engine.LearningConfig{Off: true, Propose: cues, Categorise: model.categorise},
 		`{"id":"invoices","when":{"$and":[{"ext":{"in":["pdf","txt"]}},{"text":{"contains_word":"invoice"}}]},
 		  "then":{"verdict":"show","kind":"task","title":"Pay {{.name | upper}} ({{.size}} bytes, {{date \"date\" .received}})",
 		  "project":"Finance","due":"+3d","actions":[{"action":"file.move","params":{"to":"paid/{{.name}}"}}]}}`,
@@ -177,7 +178,7 @@ func TestRuleSetsKindTitleDueProjectActions(t *testing.T) {
 // in the inbox, and the learner's kind does not override the rule's.
 func TestRuleShowsDespiteLearner(t *testing.T) {
 	h := newHarness(t, true)
-	h.withRules(scouts.LearningConfig{},
+	h.withRules(engine.LearningConfig{},
 		`{"id":"keep-acme","when":{"text":{"contains":"acme"}},"then":{"verdict":"show","kind":"note"}}`)
 	ctx := context.Background()
 	if err := h.db.SetLearnSettings(ctx, h.scout.ID, scouts.LearnSettings{ColdStart: 6, ScreenBelow: 0.5, SpamAbove: 0.9, MinSpam: 10}); err != nil {
@@ -196,7 +197,7 @@ func TestRuleShowsDespiteLearner(t *testing.T) {
 		if strings.HasPrefix(s.SourceRef, "n") {
 			_, err = h.engine.Reject(ctx, s.ID, "user")
 		} else {
-			_, _, err = h.engine.Approve(ctx, s.ID, scouts.Approval{As: scouts.EntityTask})
+			_, _, err = h.engine.Approve(ctx, s.ID, engine.Approval{As: scouts.EntityTask})
 		}
 		if err != nil {
 			t.Fatal(err)

@@ -1,4 +1,10 @@
-package scouts
+// Package engine runs scouts: one serialised runner per enabled scout, the
+// assessment of each item that arrives (rules, the learner, content cues, a
+// model), the decisions people make about suggestions, their plans and the
+// outbox that runs remote actions. It works on the domain's types (package
+// scouts) and knows nothing of HTTP, SQL or any particular source: storage
+// plugs in through Store and RunState, sources through scouts.Opener.
+package engine
 
 import (
 	"context"
@@ -10,19 +16,20 @@ import (
 	"sync"
 	"time"
 
+	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/actions"
 )
 
-// EngineConfig wires an Engine to its storage and sources.
-type EngineConfig struct {
+// Config wires an Engine to its storage and sources.
+type Config struct {
 	Store   Store
-	Openers map[Kind]Opener
+	Openers map[scouts.Kind]scouts.Opener
 	// Remote lists kinds whose items arrive from elsewhere (the relay)
 	// through Ingest: they have no local runner.
-	Remote map[Kind]bool
+	Remote map[scouts.Kind]bool
 	// Emit receives live events (new suggestions, decisions, runs). It must
 	// not block; nil discards them.
-	Emit   func(Event)
+	Emit   func(scouts.Event)
 	Logger *slog.Logger
 	Now    func() time.Time
 	// PollInterval is how often a source that cannot be watched (or whose
@@ -42,7 +49,7 @@ type EngineConfig struct {
 	Learning LearningConfig
 	// Rules loads a scout's rules (once per page of items); they are tried
 	// on each item before anything else. Nil: no scout has rules.
-	Rules func(ctx context.Context, s Scout) (RuleSet, error)
+	Rules func(ctx context.Context, s scouts.Scout) (scouts.RuleSet, error)
 	// Actions is the action catalogue; nil is the built-in one.
 	Actions *actions.Catalogue
 	// Executors run remote actions, by action name. An action without an
@@ -58,18 +65,18 @@ type EngineConfig struct {
 	LockRetry     time.Duration
 	// RunContext, when set, gives each run its context (the scout's
 	// per-run token allowance rides on it).
-	RunContext func(ctx context.Context, s Scout) context.Context
+	RunContext func(ctx context.Context, s scouts.Scout) context.Context
 	// RunTokens, when set, says what the run carried by ctx (as RunContext
 	// made it) spent on the model; ok is false when that is not known.
-	RunTokens func(ctx context.Context, s Scout) (tokens int, ok bool)
+	RunTokens func(ctx context.Context, s scouts.Scout) (tokens int, ok bool)
 }
 
 // Engine runs scouts: one serialised runner per enabled scout, each fed by
 // its connector's watch, plus the decisions people make about suggestions.
 type Engine struct {
-	cfg  EngineConfig
+	cfg  Config
 	log  *slog.Logger
-	emit func(Event)
+	emit func(scouts.Event)
 
 	mu      sync.Mutex
 	ctx     context.Context // set by Start; runners live under it
@@ -84,8 +91,8 @@ type Engine struct {
 	actions func() *actions.Catalogue // the catalogue, made on first use
 }
 
-// NewEngine returns an engine; call Start to run scouts.
-func NewEngine(cfg EngineConfig) *Engine {
+// New returns an engine; call Start to run scouts.
+func New(cfg Config) *Engine {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -96,7 +103,7 @@ func NewEngine(cfg EngineConfig) *Engine {
 		cfg.PollInterval = 5 * time.Minute
 	}
 	if cfg.Expiry <= 0 {
-		cfg.Expiry = DefaultExpiry
+		cfg.Expiry = scouts.DefaultExpiry
 	}
 	if cfg.SweepInterval <= 0 {
 		// Hourly, or more often when suggestions expire within hours
@@ -107,7 +114,7 @@ func NewEngine(cfg EngineConfig) *Engine {
 		cfg.ContentTimeout = 2 * time.Second
 	}
 	if cfg.UndoWindow <= 0 {
-		cfg.UndoWindow = DefaultUndoWindow
+		cfg.UndoWindow = scouts.DefaultUndoWindow
 	}
 	if cfg.LockHeartbeat <= 0 {
 		cfg.LockHeartbeat = RunLockHeartbeat
@@ -117,7 +124,7 @@ func NewEngine(cfg EngineConfig) *Engine {
 	}
 	emit := cfg.Emit
 	if emit == nil {
-		emit = func(Event) {}
+		emit = func(scouts.Event) {}
 	}
 	e := &Engine{cfg: cfg, log: cfg.Logger, emit: emit, runners: map[string]*runner{}, actionKick: make(chan struct{}, 1)}
 	// The built-in catalogue compiles every action's JSON Schema: on first
@@ -184,7 +191,7 @@ func (e *Engine) Stop() {
 // A definition older (by UpdatedAt) than the one running is ignored: two
 // callers racing with different versions of a scout leave the newer one
 // running, whichever calls last.
-func (e *Engine) Sync(s Scout) {
+func (e *Engine) Sync(s scouts.Scout) {
 	e.mu.Lock()
 	old := e.runners[s.ID]
 	if old != nil && old.scout.UpdatedAt.After(s.UpdatedAt) {
@@ -261,7 +268,7 @@ func (e *Engine) Trigger(scoutID string) bool {
 	if r == nil {
 		return false
 	}
-	r.trigger(TriggerManual)
+	r.trigger(scouts.TriggerManual)
 	return true
 }
 
@@ -270,7 +277,7 @@ func (e *Engine) TriggerAll() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, r := range e.runners {
-		r.trigger(TriggerManual)
+		r.trigger(scouts.TriggerManual)
 	}
 }
 
@@ -286,7 +293,7 @@ func (e *Engine) SetPaused(p bool) {
 	e.mu.Unlock()
 	if !p {
 		for _, r := range rs {
-			r.trigger(TriggerResume)
+			r.trigger(scouts.TriggerResume)
 		}
 	}
 }
@@ -312,7 +319,7 @@ func (e *Engine) Running() int {
 	return len(e.runners)
 }
 
-func (e *Engine) connector(scoutID string) SourceConnector {
+func (e *Engine) connector(scoutID string) scouts.SourceConnector {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if r := e.runners[scoutID]; r != nil {
@@ -335,13 +342,13 @@ func (e *Engine) recordRun(ctx context.Context, scoutID string, n int, err error
 	if err := e.cfg.Store.RecordRun(context.WithoutCancel(ctx), scoutID, res); err != nil {
 		e.log.Error("record scout run", "scout", scoutID, "err", err)
 	}
-	e.emit(Event{Type: EventScoutRun, Data: map[string]any{"scout_id": scoutID, "new": n, "error": res.Error}})
+	e.emit(scouts.Event{Type: scouts.EventScoutRun, Data: map[string]any{"scout_id": scoutID, "new": n, "error": res.Error}})
 }
 
 // runOnce lists the scout's new items and records them, page by page. It
 // returns how many items the source listed and how many were new.
-func (e *Engine) runOnce(ctx context.Context, s Scout, conn SourceConnector) (seen, total int, err error) {
-	err = conn.ListNew(ctx, func(ctx context.Context, items []ItemRef) error {
+func (e *Engine) runOnce(ctx context.Context, s scouts.Scout, conn scouts.SourceConnector) (seen, total int, err error) {
+	err = conn.ListNew(ctx, func(ctx context.Context, items []scouts.ItemRef) error {
 		seen += len(items)
 		n, err := e.processPage(ctx, s, conn, items)
 		total += n
@@ -350,7 +357,7 @@ func (e *Engine) runOnce(ctx context.Context, s Scout, conn SourceConnector) (se
 	return seen, total, err
 }
 
-func (e *Engine) processPage(ctx context.Context, s Scout, conn SourceConnector, items []ItemRef) (int, error) {
+func (e *Engine) processPage(ctx context.Context, s scouts.Scout, conn scouts.SourceConnector, items []scouts.ItemRef) (int, error) {
 	refs := make([]string, 0, len(items))
 	for _, it := range items {
 		if it.Problem == "" {
@@ -363,30 +370,30 @@ func (e *Engine) processPage(ctx context.Context, s Scout, conn SourceConnector,
 	}
 	now := e.cfg.Now()
 	var recs []ItemRecord
-	var loose []AuditEvent
+	var loose []scouts.AuditEvent
 	seen := map[string]bool{}
 	as := &assessor{e: e, s: s}
 	for _, it := range items {
-		trace := NewID("tr")
+		trace := scouts.NewID("tr")
 		refsOf := map[string]string{"scout_id": s.ID, "source_ref": it.Ref}
 		if it.Problem != "" {
-			loose = append(loose, AuditEvent{TraceID: trace, Stage: StageSource, Type: AuditItemSkipped,
-				Outcome: OutcomeSkipped, Summary: it.Problem, Refs: refsOf, At: now})
+			loose = append(loose, scouts.AuditEvent{TraceID: trace, Stage: scouts.StageSource, Type: scouts.AuditItemSkipped,
+				Outcome: scouts.OutcomeSkipped, Summary: it.Problem, Refs: refsOf, At: now})
 			continue
 		}
 		if known[it.Ref] || seen[it.Ref] {
 			continue // already a suggestion: a re-detection after a crash or a rescan
 		}
 		seen[it.Ref] = true
-		var meta ItemMetadata
+		var meta scouts.ItemMetadata
 		if it.Meta != nil {
 			meta = *it.Meta
 		} else {
 			meta, err = conn.FetchMetadata(ctx, it.Ref)
-			var skip *SkipError
+			var skip *scouts.SkipError
 			if errors.As(err, &skip) {
-				loose = append(loose, AuditEvent{TraceID: trace, Stage: StageSource, Type: AuditItemSkipped,
-					Outcome: OutcomeSkipped, Summary: skip.Reason, Refs: refsOf, At: now})
+				loose = append(loose, scouts.AuditEvent{TraceID: trace, Stage: scouts.StageSource, Type: scouts.AuditItemSkipped,
+					Outcome: scouts.OutcomeSkipped, Summary: skip.Reason, Refs: refsOf, At: now})
 				continue
 			}
 			if err != nil {
@@ -404,10 +411,10 @@ func (e *Engine) processPage(ctx context.Context, s Scout, conn SourceConnector,
 		return 0, fmt.Errorf("engine: record items: %w", err)
 	}
 	for _, rec := range inserted {
-		e.emit(Event{Type: EventSuggestionCreated, Data: rec.Suggestion})
+		e.emit(scouts.Event{Type: scouts.EventSuggestionCreated, Data: rec.Suggestion})
 		if rec.Entity != nil {
-			e.emit(Event{Type: EventSuggestionResolved, Data: rec.Suggestion})
-			e.emit(Event{Type: EventEntityCreated, Data: *rec.Entity})
+			e.emit(scouts.Event{Type: scouts.EventSuggestionResolved, Data: rec.Suggestion})
+			e.emit(scouts.Event{Type: scouts.EventEntityCreated, Data: *rec.Entity})
 		}
 		e.announce(ApprovalRecord{Actions: rec.Actions})
 	}
@@ -418,7 +425,7 @@ func (e *Engine) processPage(ctx context.Context, s Scout, conn SourceConnector,
 // s, with the same deduplication, review or auto semantics and audit as
 // items a local runner finds. Every item must carry its Meta. It returns how
 // many were new.
-func (e *Engine) Ingest(ctx context.Context, s Scout, items []ItemRef) (int, error) {
+func (e *Engine) Ingest(ctx context.Context, s scouts.Scout, items []scouts.ItemRef) (int, error) {
 	for _, it := range items {
 		if it.Meta == nil && it.Problem == "" {
 			return 0, fmt.Errorf("engine: ingest %s: item without metadata", it.Ref)
@@ -429,10 +436,10 @@ func (e *Engine) Ingest(ctx context.Context, s Scout, items []ItemRef) (int, err
 
 // newItemRecord turns a detected item into a suggestion and, for scouts
 // that auto-create, the entity with it.
-func (e *Engine) newItemRecord(ctx context.Context, as *assessor, s Scout, it ItemRef, meta ItemMetadata, trace string, now time.Time) (ItemRecord, error) {
+func (e *Engine) newItemRecord(ctx context.Context, as *assessor, s scouts.Scout, it scouts.ItemRef, meta scouts.ItemMetadata, trace string, now time.Time) (ItemRecord, error) {
 	kind := meta.ProposedKind
 	if kind == "" {
-		kind = EntityTask
+		kind = scouts.EntityTask
 	}
 	assessment, kind, features, err := as.assess(ctx, meta, kind)
 	if err != nil {
@@ -445,10 +452,10 @@ func (e *Engine) newItemRecord(ctx context.Context, as *assessor, s Scout, it It
 	if assessment.title != "" {
 		assessment.SourceTitle, title = meta.Title, assessment.title
 	}
-	sug := Suggestion{
-		ID: NewID("sg"), ScoutID: s.ID, SourceType: s.Kind, SourceRef: it.Ref, TraceID: trace,
-		Title: clip(title, MaxTitleBytes), Excerpt: meta.Excerpt, Sender: meta.Sender, Path: meta.Path, URL: meta.URL,
-		ProposedKind: kind, Reason: meta.Reason, Status: StatusPending,
+	sug := scouts.Suggestion{
+		ID: scouts.NewID("sg"), ScoutID: s.ID, SourceType: s.Kind, SourceRef: it.Ref, TraceID: trace,
+		Title: clip(title, scouts.MaxTitleBytes), Excerpt: meta.Excerpt, Sender: meta.Sender, Path: meta.Path, URL: meta.URL,
+		ProposedKind: kind, Reason: meta.Reason, Status: scouts.StatusPending,
 		CreatedAt: now, ExpiresAt: now.Add(e.cfg.Expiry),
 		Lane: assessment.Lane, Assessment: assessment.Assessment,
 	}
@@ -463,12 +470,12 @@ func (e *Engine) newItemRecord(ctx context.Context, as *assessor, s Scout, it It
 	if meta.Path != "" {
 		detected = "New file " + meta.Path
 	}
-	audit := []AuditEvent{{TraceID: trace, Stage: StageSource, Type: AuditItemDetected, Outcome: OutcomeOK, Summary: detected, Refs: refs(), At: now}}
+	audit := []scouts.AuditEvent{{TraceID: trace, Stage: scouts.StageSource, Type: scouts.AuditItemDetected, Outcome: scouts.OutcomeOK, Summary: detected, Refs: refs(), At: now}}
 	for _, n := range it.Notes {
-		audit = append(audit, AuditEvent{TraceID: trace, Stage: StageSource, Type: AuditItemNote, Outcome: OutcomeOK, Summary: n, Refs: refs(), At: now})
+		audit = append(audit, scouts.AuditEvent{TraceID: trace, Stage: scouts.StageSource, Type: scouts.AuditItemNote, Outcome: scouts.OutcomeOK, Summary: n, Refs: refs(), At: now})
 	}
 	for _, n := range assessment.notes {
-		audit = append(audit, AuditEvent{TraceID: trace, Stage: StageTriage, Type: AuditItemNote, Outcome: OutcomeSkipped, Summary: n, Refs: refs(), At: now})
+		audit = append(audit, scouts.AuditEvent{TraceID: trace, Stage: scouts.StageTriage, Type: scouts.AuditItemNote, Outcome: scouts.OutcomeSkipped, Summary: n, Refs: refs(), At: now})
 	}
 	why := meta.Reason
 	if why == "" {
@@ -495,23 +502,23 @@ func (e *Engine) newItemRecord(ctx context.Context, as *assessor, s Scout, it It
 		why += " — " + strings.Join(assessment.Why, "; ")
 	}
 	audit = append(audit, ruleAudits(assessment, trace, refs, now)...)
-	audit = append(audit, AuditEvent{TraceID: trace, Stage: StageTriage, Type: AuditSuggestionCreated, Outcome: OutcomeOK,
+	audit = append(audit, scouts.AuditEvent{TraceID: trace, Stage: scouts.StageTriage, Type: scouts.AuditSuggestionCreated, Outcome: scouts.OutcomeOK,
 		Summary: fmt.Sprintf("Suggested as %s: %s", kind, why), Refs: refs(), At: now})
-	if sug.Lane != LaneInbox {
+	if sug.Lane != scouts.LaneInbox {
 		reason := assessment.LaneReason
 		if reason == "" {
 			reason = "Put in " + string(sug.Lane)
 		}
-		audit = append(audit, AuditEvent{TraceID: trace, Stage: StageTriage, Type: AuditLaned, Outcome: OutcomeOK,
+		audit = append(audit, scouts.AuditEvent{TraceID: trace, Stage: scouts.StageTriage, Type: scouts.AuditLaned, Outcome: scouts.OutcomeOK,
 			Summary: reason, Refs: refs("lane", string(sug.Lane)), At: now})
 	}
 	if meta.Body != "" {
-		sug.Payload, _ = json.Marshal(payload{Body: clip(meta.Body, MaxBodyBytes)})
+		sug.Payload, _ = json.Marshal(payload{Body: clip(meta.Body, scouts.MaxBodyBytes)})
 	}
 	rec := ItemRecord{Suggestion: sug, Audit: audit, Features: features}
 	body := meta.Excerpt
 	if meta.Body != "" {
-		body = clip(meta.Body, MaxBodyBytes)
+		body = clip(meta.Body, scouts.MaxBodyBytes)
 	}
 	if err := e.onArrival(ctx, as, s, &rec, body, now); err != nil {
 		return ItemRecord{}, err
@@ -526,7 +533,7 @@ type payload struct {
 }
 
 // storedBody returns the body kept with a suggestion, if any.
-func storedBody(s Suggestion) (string, bool) {
+func storedBody(s scouts.Suggestion) (string, bool) {
 	if len(s.Payload) == 0 {
 		return "", false
 	}

@@ -1,4 +1,4 @@
-package scouts_test
+package engine_test
 
 import (
 	"context"

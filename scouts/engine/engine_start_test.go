@@ -1,9 +1,9 @@
-package scouts_test
+package engine_test
 
 import (
 	"testing"
 
-	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 )
 
 // TestNewEngineCompilesNoSchema: making the engine compiles nothing of
@@ -12,9 +12,9 @@ import (
 // compiled when an action is first planned.
 func TestNewEngineCompilesNoSchema(t *testing.T) {
 	allocs := testing.AllocsPerRun(1, func() {
-		scouts.NewEngine(scouts.EngineConfig{})
+		engine.New(engine.Config{})
 	})
 	if allocs > 200 {
-		t.Errorf("NewEngine made %.0f allocations, more than 200", allocs)
+		t.Errorf("New made %.0f allocations, more than 200", allocs)
 	}
 }

@@ -1,4 +1,4 @@
-package scouts_test
+package engine_test
 
 import (
 	"context"
@@ -12,12 +12,13 @@ import (
 
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 )
 
 // withLearning rebuilds the harness's engine (not yet started) with a
 // learning configuration.
-func (h *harness) withLearning(l scouts.LearningConfig) {
-	h.engine = scouts.NewEngine(scouts.EngineConfig{
+func (h *harness) withLearning(l engine.LearningConfig) {
+	h.engine = engine.New(engine.Config{
 		Store: h.db,
 		Openers: map[scouts.Kind]scouts.Opener{scouts.KindFolder: func(context.Context, scouts.Scout) (scouts.SourceConnector, error) {
 			return h.src, nil
@@ -46,18 +47,18 @@ var (
 )
 
 // cues proposes a note due cueDue for every item, as content cues would.
-func cues(context.Context, scouts.Scout, scouts.ItemMetadata, string) scouts.ContentProposal {
-	return scouts.ContentProposal{Kind: scouts.EntityNote, Due: cueDue, AllDay: true, Reasons: []string{"mentions a date: 8 May"}}
+func cues(context.Context, scouts.Scout, scouts.ItemMetadata, string) engine.ContentProposal {
+	return engine.ContentProposal{Kind: scouts.EntityNote, Due: cueDue, AllDay: true, Reasons: []string{"mentions a date: 8 May"}}
 }
 
 // scriptedModel answers per item title; it records what it was asked.
 type scriptedModel struct {
 	mu     sync.Mutex
 	asked  []string
-	answer func(title string) (scouts.ContentProposal, error)
+	answer func(title string) (engine.ContentProposal, error)
 }
 
-func (m *scriptedModel) categorise(_ context.Context, _ scouts.Scout, meta scouts.ItemMetadata, text string) (scouts.ContentProposal, error) {
+func (m *scriptedModel) categorise(_ context.Context, _ scouts.Scout, meta scouts.ItemMetadata, text string) (engine.ContentProposal, error) {
 	m.mu.Lock()
 	m.asked = append(m.asked, meta.Title+"|"+text)
 	m.mu.Unlock()
@@ -70,14 +71,14 @@ func (m *scriptedModel) categorise(_ context.Context, _ scouts.Scout, meta scout
 // the cues' proposal and a note on its trail.
 func TestModelCategorisationWinsOverCuesAndNeverBlocks(t *testing.T) {
 	h := newHarness(t, true)
-	m := &scriptedModel{answer: func(title string) (scouts.ContentProposal, error) {
+	m := &scriptedModel{answer: func(title string) (engine.ContentProposal, error) {
 		if strings.Contains(title, "broken") {
-			return scouts.ContentProposal{}, errors.New("model m at http://127.0.0.1/v1/chat/completions: the model's answer is not a valid proposal")
+			return engine.ContentProposal{}, errors.New("model m at http://127.0.0.1/v1/chat/completions: the model's answer is not a valid proposal")
 		}
-		return scouts.ContentProposal{Kind: scouts.EntityTask, Title: "Send the homepage copy", Due: modelDue, ProjectID: "pj_web",
+		return engine.ContentProposal{Kind: scouts.EntityTask, Title: "Send the homepage copy", Due: modelDue, ProjectID: "pj_web",
 			Reasons: []string{"the model: a task for project “Website relaunch” (due 6 May)"}}, nil
 	}}
-	h.withLearning(scouts.LearningConfig{Propose: cues, Categorise: m.categorise})
+	h.withLearning(engine.LearningConfig{Propose: cues, Categorise: m.categorise})
 	h.start()
 	h.addMail("good", "ann@example.com", "Relaunch: homepage copy", "could you send the copy by Wednesday")
 	h.addMail("broken", "bob@example.com", "A broken one", "by Friday")
@@ -126,10 +127,10 @@ func TestModelCategorisationWinsOverCuesAndNeverBlocks(t *testing.T) {
 func TestLearnedKindWinsOverTheModel(t *testing.T) {
 	h := newHarness(t, true)
 	ctx := context.Background()
-	m := &scriptedModel{answer: func(string) (scouts.ContentProposal, error) {
-		return scouts.ContentProposal{Kind: scouts.EntityTask, Due: modelDue, Reasons: []string{"the model: a task (due 6 May)"}}, nil
+	m := &scriptedModel{answer: func(string) (engine.ContentProposal, error) {
+		return engine.ContentProposal{Kind: scouts.EntityTask, Due: modelDue, Reasons: []string{"the model: a task (due 6 May)"}}, nil
 	}}
-	h.withLearning(scouts.LearningConfig{Categorise: m.categorise})
+	h.withLearning(engine.LearningConfig{Categorise: m.categorise})
 	h.start()
 	for i := range 12 {
 		h.addMail(fmt.Sprintf("r%d", i), "reports@corp.example", fmt.Sprintf("Weekly report %d", i), "the figures of the week")
@@ -141,7 +142,7 @@ func TestLearnedKindWinsOverTheModel(t *testing.T) {
 		if s.Assessment.KindFrom != "model" || s.ProposedKind != scouts.EntityTask {
 			t.Fatalf("before learning %s is a %s from %s", s.SourceRef, s.ProposedKind, s.Assessment.KindFrom)
 		}
-		if _, _, err := h.engine.Approve(ctx, s.ID, scouts.Approval{As: scouts.EntityNote}); err != nil {
+		if _, _, err := h.engine.Approve(ctx, s.ID, engine.Approval{As: scouts.EntityNote}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -159,10 +160,10 @@ func TestLearnedKindWinsOverTheModel(t *testing.T) {
 // model.
 func TestSpamIsNotSentToTheModel(t *testing.T) {
 	h := newHarness(t, true)
-	m := &scriptedModel{answer: func(string) (scouts.ContentProposal, error) {
-		return scouts.ContentProposal{Kind: scouts.EntityTask}, nil
+	m := &scriptedModel{answer: func(string) (engine.ContentProposal, error) {
+		return engine.ContentProposal{Kind: scouts.EntityTask}, nil
 	}}
-	h.withLearning(scouts.LearningConfig{Categorise: m.categorise})
+	h.withLearning(engine.LearningConfig{Categorise: m.categorise})
 	h.start()
 	h.src.mu.Lock()
 	h.src.items = append(h.src.items, scouts.ItemRef{Ref: "spam"}, scouts.ItemRef{Ref: "promo"})

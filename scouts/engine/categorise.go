@@ -1,6 +1,10 @@
-package scouts
+package engine
 
-import "context"
+import (
+	"context"
+
+	"github.com/scouts-hq/scouts/scouts"
+)
 
 // categorise asks the configured model what the item should become and
 // merges its proposal into the assessment; it returns the kind to propose.
@@ -10,9 +14,9 @@ import "context"
 // original subject. Items the source already put in Spam or Screened are
 // not sent: nobody is asked to file them, and a model's tokens are capped.
 // A failure is logged and noted on the item's trail, never fatal.
-func (a *assessor) categorise(ctx context.Context, meta ItemMetadata, text string, kind EntityKind, as *assessment) EntityKind {
+func (a *assessor) categorise(ctx context.Context, meta scouts.ItemMetadata, text string, kind scouts.EntityKind, as *assessment) scouts.EntityKind {
 	fn := a.e.cfg.Learning.Categorise
-	if fn == nil || meta.Lane == LaneSpam || meta.Lane == LaneScreened {
+	if fn == nil || meta.Lane == scouts.LaneSpam || meta.Lane == scouts.LaneScreened {
 		return kind
 	}
 	p, err := fn(ctx, a.s, meta, text)
@@ -31,7 +35,7 @@ func (a *assessor) categorise(ctx context.Context, meta ItemMetadata, text strin
 		as.ProjectID = p.ProjectID
 	}
 	if p.Title != "" && p.Title != meta.Title {
-		as.ProposedTitle = clip(p.Title, MaxTitleBytes)
+		as.ProposedTitle = clip(p.Title, scouts.MaxTitleBytes)
 	}
 	as.Why = append(as.Why, p.Reasons...)
 	return kind

@@ -1,9 +1,10 @@
-package scouts
+package engine
 
 import (
 	"context"
 	"time"
 
+	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/actions"
 	"github.com/scouts-hq/scouts/scouts/learn"
 )
@@ -12,7 +13,7 @@ import (
 // step: when it returns nil, what it wrote survives a crash.
 type Store interface {
 	// ListScouts returns every scout.
-	ListScouts(ctx context.Context) ([]Scout, error)
+	ListScouts(ctx context.Context) ([]scouts.Scout, error)
 	// KnownRefs returns which of refs already have a suggestion in scout.
 	KnownRefs(ctx context.Context, scoutID string, refs []string) (map[string]bool, error)
 	// RecordItems stores new items in one transaction: each record's
@@ -20,9 +21,9 @@ type Store interface {
 	// whose (scout, source ref) already exists is skipped whole. Loose audit
 	// events (skipped items) are stored as given. It returns the records
 	// that were inserted.
-	RecordItems(ctx context.Context, recs []ItemRecord, loose []AuditEvent) ([]ItemRecord, error)
+	RecordItems(ctx context.Context, recs []ItemRecord, loose []scouts.AuditEvent) ([]ItemRecord, error)
 	// AppendAudit stores audit events.
-	AppendAudit(ctx context.Context, events ...AuditEvent) error
+	AppendAudit(ctx context.Context, events ...scouts.AuditEvent) error
 	// RecordRun stores the outcome of work for a scout outside its runs (a
 	// watch that failed, a relay's answer) for its health display.
 	RecordRun(ctx context.Context, scoutID string, run RunResult) error
@@ -31,15 +32,15 @@ type Store interface {
 	DefinitionVersion(ctx context.Context, scoutID string) (int, error)
 	// StartRun records a run as running (RunRunning) in its scout's
 	// history, keeping the latest RunsKept.
-	StartRun(ctx context.Context, run Run) error
+	StartRun(ctx context.Context, run scouts.Run) error
 	// AddRun records a finished run in its scout's history — the one
 	// StartRun recorded, finished in place, or a new one — keeping the
 	// latest RunsKept, and — unless it was skipped or stopped — its
 	// health, in one transaction.
-	AddRun(ctx context.Context, run Run) error
+	AddRun(ctx context.Context, run scouts.Run) error
 
 	// GetSuggestion returns one suggestion.
-	GetSuggestion(ctx context.Context, id string) (Suggestion, error)
+	GetSuggestion(ctx context.Context, id string) (scouts.Suggestion, error)
 	// ApproveSuggestion approves a pending suggestion in one transaction:
 	// build is called with the suggestion and its actions as stored, and
 	// what it returns — the entity, the plan's actions (remote ones queued
@@ -49,33 +50,33 @@ type Store interface {
 	// called. by is who decided (Suggestion.ResolvedBy). The decision and
 	// what it teaches the learner (TeachingOf) are one transaction, as in
 	// every decision below.
-	ApproveSuggestion(ctx context.Context, id string, kind EntityKind, by string, at time.Time,
-		build func(Suggestion, []ActionRun) (ApprovalRecord, error)) (s Suggestion, e Entity, created bool, err error)
+	ApproveSuggestion(ctx context.Context, id string, kind scouts.EntityKind, by string, at time.Time,
+		build func(scouts.Suggestion, []ActionRun) (ApprovalRecord, error)) (s scouts.Suggestion, e scouts.Entity, created bool, err error)
 	// RejectSuggestion rejects a pending suggestion, writing the audit events
 	// audit returns. Rejecting a rejected suggestion changes nothing and
 	// returns changed=false.
 	RejectSuggestion(ctx context.Context, id, by string, at time.Time,
-		audit func(Suggestion) []AuditEvent) (s Suggestion, changed bool, err error)
+		audit func(scouts.Suggestion) []scouts.AuditEvent) (s scouts.Suggestion, changed bool, err error)
 	// UndoDecision puts a decided suggestion back to pending in one
 	// transaction, deleting the entity its approval created. check is
 	// called with the suggestion as stored and may refuse; undo is called
 	// with what the decision left (UndoState) and returns the actions it
 	// changed, the policies to write back and the events to write. It
 	// returns the suggestion as it now is and the deleted entity, if any.
-	UndoDecision(ctx context.Context, id string, check func(Suggestion) error,
-		undo func(UndoState) UndoRecord) (Suggestion, *Entity, error)
+	UndoDecision(ctx context.Context, id string, check func(scouts.Suggestion) error,
+		undo func(UndoState) UndoRecord) (scouts.Suggestion, *scouts.Entity, error)
 	// MarkSpam decides a pending (or screened) suggestion is spam: it is
 	// rejected into the Spam lane, which teaches the learner spam.
 	MarkSpam(ctx context.Context, id string, at time.Time,
-		audit func(Suggestion) []AuditEvent) (s Suggestion, changed bool, err error)
+		audit func(scouts.Suggestion) []scouts.AuditEvent) (s scouts.Suggestion, changed bool, err error)
 	// MoveLane moves a pending suggestion to another lane; rescue records
 	// that the person brought it back (which teaches the learner). build
 	// is called with the suggestion and its actions as stored and returns
 	// the audit events and the actions the move queues in the outbox
 	// (taking a brought-back mail out of Gmail's Trash), written with it in
 	// one transaction. Moving to the lane it is in changes nothing.
-	MoveLane(ctx context.Context, id string, to Lane, rescue Rescue, at time.Time,
-		build func(Suggestion, []ActionRun) LaneRecord) (s Suggestion, changed bool, err error)
+	MoveLane(ctx context.Context, id string, to scouts.Lane, rescue scouts.Rescue, at time.Time,
+		build func(scouts.Suggestion, []ActionRun) LaneRecord) (s scouts.Suggestion, changed bool, err error)
 
 	// LearnState returns a scout's learner header and settings (defaults
 	// for a scout that has none yet).
@@ -83,31 +84,31 @@ type Store interface {
 	// LearnCounts returns the stored counts of features in a scout's model.
 	LearnCounts(ctx context.Context, scoutID string, hashes []uint64) ([]learn.Vec, error)
 	// SetLearnSettings stores a scout's learner thresholds.
-	SetLearnSettings(ctx context.Context, scoutID string, s LearnSettings) error
+	SetLearnSettings(ctx context.Context, scoutID string, s scouts.LearnSettings) error
 	// ResetLearner forgets everything a scout's learner was taught.
 	ResetLearner(ctx context.Context, scoutID string, at time.Time) error
 
 	// ExpireSuggestions marks pending suggestions whose ExpiresAt is not
 	// after now as expired, auditing each, and returns them.
-	ExpireSuggestions(ctx context.Context, now time.Time) ([]Suggestion, error)
+	ExpireSuggestions(ctx context.Context, now time.Time) ([]scouts.Suggestion, error)
 	// SuggestionByRef returns the suggestion of one of a scout's items, by
 	// its source ref; ENotFound when the item has none.
-	SuggestionByRef(ctx context.Context, scoutID, ref string) (Suggestion, error)
+	SuggestionByRef(ctx context.Context, scoutID, ref string) (scouts.Suggestion, error)
 	// ExpireSuggestion expires one pending suggestion because its source
 	// said the item expired, auditing it with summary; a decided one is
 	// left as it is and changed is false.
-	ExpireSuggestion(ctx context.Context, id string, at time.Time, summary string) (s Suggestion, changed bool, err error)
+	ExpireSuggestion(ctx context.Context, id string, at time.Time, summary string) (s scouts.Suggestion, changed bool, err error)
 
 	// Policies returns the user's action modes.
 	Policies(ctx context.Context) (actions.Policies, error)
 	// SetPolicies sets (or, with Mode "", removes) modes, with the audit
 	// events, in one transaction.
-	SetPolicies(ctx context.Context, changes []PolicyChange, audit ...AuditEvent) error
+	SetPolicies(ctx context.Context, changes []PolicyChange, audit ...scouts.AuditEvent) error
 	// PlanDefaults returns the user's defaults for what cards propose
 	// (DefaultPlanDefaults until set).
 	PlanDefaults(ctx context.Context) (PlanDefaults, error)
 	// SetPlanDefaults stores them, with the audit events.
-	SetPlanDefaults(ctx context.Context, d PlanDefaults, audit ...AuditEvent) error
+	SetPlanDefaults(ctx context.Context, d PlanDefaults, audit ...scouts.AuditEvent) error
 
 	// ActionRuns returns a suggestion's actions, by N.
 	ActionRuns(ctx context.Context, suggestionID string) ([]ActionRun, error)
@@ -123,14 +124,14 @@ type Store interface {
 	// as stored and returns it changed, with audit events to write, or an
 	// error (ErrNoChange writes nothing) that is returned. An unknown key
 	// is ENotFound.
-	UpdateActionRun(ctx context.Context, key string, change func(ActionRun) (ActionRun, []AuditEvent, error)) (ActionRun, error)
+	UpdateActionRun(ctx context.Context, key string, change func(ActionRun) (ActionRun, []scouts.AuditEvent, error)) (ActionRun, error)
 }
 
 // ItemRecord is one new item as the engine stores it.
 type ItemRecord struct {
-	Suggestion Suggestion
-	Entity     *Entity // set when the scout auto-creates
-	Audit      []AuditEvent
+	Suggestion scouts.Suggestion
+	Entity     *scouts.Entity // set when the scout auto-creates
+	Audit      []scouts.AuditEvent
 	// Features are the hashes of the item's features (learn.Hashes): what
 	// the learner is taught when the person decides.
 	Features []uint64
@@ -142,7 +143,7 @@ type ItemRecord struct {
 
 // LaneRecord is what a lane move writes with the suggestion's new lane.
 type LaneRecord struct {
-	Audit   []AuditEvent
+	Audit   []scouts.AuditEvent
 	Actions []ActionRun
 }
 

@@ -1,4 +1,4 @@
-package scouts_test
+package engine_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/actions"
+	"github.com/scouts-hq/scouts/scouts/engine"
 )
 
 // ruleSet proposes actions for every item.
@@ -26,10 +27,10 @@ func TestRuleActionsRunWithoutApprovalOnlyWhenAllowed(t *testing.T) {
 		{Action: "gmail.trash"},
 		{Action: "webhook.post", Params: json.RawMessage(`{"url":"https://example.com/hook"}`)},
 	}}}
-	h := newPlanHarness(t, true, func(cfg *scouts.EngineConfig) {
+	h := newPlanHarness(t, true, func(cfg *engine.Config) {
 		cfg.Rules = func(context.Context, scouts.Scout) (scouts.RuleSet, error) { return rules, nil }
 	})
-	if err := h.db.SetPolicies(ctx, []scouts.PolicyChange{
+	if err := h.db.SetPolicies(ctx, []engine.PolicyChange{
 		{Action: "gmail.label", Mode: actions.Allow, At: *h.now.Load()},
 		{Action: "gmail.trash", Mode: actions.Deny, At: *h.now.Load()},
 	}); err != nil {
@@ -39,8 +40,8 @@ func TestRuleActionsRunWithoutApprovalOnlyWhenAllowed(t *testing.T) {
 	h.start()
 	s := h.suggestions(scouts.StatusPending)[0]
 	// The allowed label ran on arrival, recorded as the policy's doing.
-	r := h.waitAction(s.ID, 1, scouts.ActionDone)
-	if r.Action != "gmail.label" || r.Phase != scouts.PhaseArrival || r.By != "policy" || r.Origin != "rule:receipts" || r.ModeSource != actions.SourceGlobal {
+	r := h.waitAction(s.ID, 1, engine.ActionDone)
+	if r.Action != "gmail.label" || r.Phase != engine.PhaseArrival || r.By != "policy" || r.Origin != "rule:receipts" || r.ModeSource != actions.SourceGlobal {
 		t.Fatalf("%+v", r)
 	}
 	runs, _ := h.db.ActionRuns(ctx, s.ID)
@@ -68,10 +69,10 @@ func TestRuleActionsRunWithoutApprovalOnlyWhenAllowed(t *testing.T) {
 	if got := steps(plan); !slices.Equal(got, want) {
 		t.Fatalf("plan %q, want %q", got, want)
 	}
-	if _, _, err := h.engine.Approve(ctx, s.ID, scouts.Approval{As: scouts.EntityNote}); err != nil {
+	if _, _, err := h.engine.Approve(ctx, s.ID, engine.Approval{As: scouts.EntityNote}); err != nil {
 		t.Fatal(err)
 	}
-	h.waitAction(s.ID, 4, scouts.ActionDone)
+	h.waitAction(s.ID, 4, engine.ActionDone)
 	runs, _ = h.db.ActionRuns(ctx, s.ID)
 	var got []string
 	for _, r := range runs {

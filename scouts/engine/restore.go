@@ -1,4 +1,4 @@
-package scouts
+package engine
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/actions"
 )
 
@@ -25,20 +26,20 @@ type restorePlan struct {
 
 // restoreStep decides, before the move's transaction, whether bringing s
 // back takes its mail out of the Trash.
-func (e *Engine) restoreStep(ctx context.Context, s Suggestion) (restorePlan, error) {
-	if s.Status != StatusPending || s.Lane == LaneInbox || !s.Assessment.Trashed {
+func (e *Engine) restoreStep(ctx context.Context, s scouts.Suggestion) (restorePlan, error) {
+	if s.Status != scouts.StatusPending || s.Lane == scouts.LaneInbox || !s.Assessment.Trashed {
 		return restorePlan{}, nil
 	}
 	sc, err := e.scout(ctx, s.ScoutID)
 	if err != nil {
 		return restorePlan{}, err
 	}
-	if sc.Kind != KindGmail {
+	if sc.Kind != scouts.KindGmail {
 		return restorePlan{}, nil
 	}
 	d, ok := e.catalogue().Get(actions.GmailRestore)
 	if !ok {
-		return restorePlan{}, Errorf(EInternal, "the catalogue has no %s", actions.GmailRestore)
+		return restorePlan{}, scouts.Errorf(scouts.EInternal, "the catalogue has no %s", actions.GmailRestore)
 	}
 	if e.cfg.Executors[d.Name] == nil {
 		return restorePlan{note: "The email stays in Gmail's Trash: this desktop cannot reach Gmail (connect the account, then bring the card back again)"}, nil
@@ -58,10 +59,10 @@ func (e *Engine) restoreStep(ctx context.Context, s Suggestion) (restorePlan, er
 
 // queueRestore adds the restore to a bring-back's record: queued, numbered
 // after the card's actions, unless one is already queued or done.
-func (e *Engine) queueRestore(s Suggestion, runs []ActionRun, p restorePlan, actor string, now time.Time, rec *LaneRecord) {
+func (e *Engine) queueRestore(s scouts.Suggestion, runs []ActionRun, p restorePlan, actor string, now time.Time, rec *LaneRecord) {
 	refs := map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "actor": actor, "action": actions.GmailRestore}
 	if p.note != "" {
-		rec.Audit = append(rec.Audit, AuditEvent{TraceID: s.TraceID, Stage: StageDecision, Type: AuditActionLeftOut, Outcome: OutcomeSkipped,
+		rec.Audit = append(rec.Audit, scouts.AuditEvent{TraceID: s.TraceID, Stage: scouts.StageDecision, Type: scouts.AuditActionLeftOut, Outcome: scouts.OutcomeSkipped,
 			Summary: p.note, Refs: refs, At: now})
 		return
 	}
@@ -81,7 +82,7 @@ func (e *Engine) queueRestore(s Suggestion, runs []ActionRun, p restorePlan, act
 		Action: st.Action, Params: st.Params, Origin: st.Origin, Mode: st.Mode, ModeSource: st.Source, Phase: PhaseLane, By: actor,
 		State: ActionQueued, NextAt: now, CreatedAt: now, UpdatedAt: now}
 	rec.Actions = append(rec.Actions, r)
-	rec.Audit = append(rec.Audit, AuditEvent{TraceID: s.TraceID, Stage: StageDecision, Type: AuditActionQueued, Outcome: OutcomeOK,
+	rec.Audit = append(rec.Audit, scouts.AuditEvent{TraceID: s.TraceID, Stage: scouts.StageDecision, Type: scouts.AuditActionQueued, Outcome: scouts.OutcomeOK,
 		Summary: fmt.Sprintf("Queued %s (action %d): the scout had moved it to the Trash as spam, and %s brought the card back; %s",
 			describeAction(r), n, actor, modeWords(st.Mode, st.Source)),
 		Refs: actionRefs(r, "actor", actor), At: now})

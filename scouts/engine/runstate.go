@@ -1,4 +1,4 @@
-package scouts
+package engine
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 // RunState keeps what a scout's runs need to outlive the process: the run
 // lock (one run at a time across crashes, with a stale-lock guard) and the
 // last scheduled time (to catch up a run missed while the agent was off).
-// Nil in EngineConfig: runs are serialised in memory only and missed runs
+// Nil in Config: runs are serialised in memory only and missed runs
 // are not known.
 type RunState interface {
 	// AcquireRunLock takes the scout's lock for this process. A lock held
@@ -43,7 +43,7 @@ type LockGrant struct {
 var ErrLockLost = errors.New("the scout's run lock was taken over by another holder")
 
 // RunLockHeartbeat is how often a run renews its lock; a holder is stale
-// after LockStaleAfter without renewing (EngineConfig can change both).
+// after LockStaleAfter without renewing (Config can change both).
 const (
 	RunLockHeartbeat = 20 * time.Second
 	LockStaleAfter   = 2 * time.Minute

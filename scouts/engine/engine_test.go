@@ -1,4 +1,4 @@
-package scouts_test
+package engine_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 )
 
 // source is a scripted SourceConnector: the test decides what is new, and
@@ -98,7 +99,7 @@ func (s *source) Close() error                                   { s.closed.Stor
 type harness struct {
 	t      *testing.T
 	db     *localdb.DB
-	engine *scouts.Engine
+	engine *engine.Engine
 	src    *source
 	scout  scouts.Scout
 	events chan scouts.Event
@@ -121,7 +122,7 @@ func newHarness(t *testing.T, review bool) *harness {
 	if err := db.CreateScout(ctx, h.scout); err != nil {
 		t.Fatal(err)
 	}
-	h.engine = scouts.NewEngine(scouts.EngineConfig{
+	h.engine = engine.New(engine.Config{
 		Store: db,
 		Openers: map[scouts.Kind]scouts.Opener{scouts.KindFolder: func(context.Context, scouts.Scout) (scouts.SourceConnector, error) {
 			return h.src, nil
@@ -329,21 +330,21 @@ func TestApproveIsIdempotentAndDecisionsAreFinal(t *testing.T) {
 		t.Fatalf("pending suggestions not in detection order: %q, %q", a.Title, b.Title)
 	}
 
-	e1, created, err := h.engine.Approve(ctx, a.ID, scouts.Approval{As: scouts.EntityTask})
+	e1, created, err := h.engine.Approve(ctx, a.ID, engine.Approval{As: scouts.EntityTask})
 	if err != nil || !created {
 		t.Fatalf("approve: %v created=%v", err, created)
 	}
 	if e1.Body != "The whole of Alpha." || e1.SourceSuggestionID != a.ID || e1.Kind != scouts.EntityTask {
 		t.Fatalf("entity = %+v", e1)
 	}
-	e2, created, err := h.engine.Approve(ctx, a.ID, scouts.Approval{As: scouts.EntityTask})
+	e2, created, err := h.engine.Approve(ctx, a.ID, engine.Approval{As: scouts.EntityTask})
 	if err != nil || created || e2.ID != e1.ID {
 		t.Fatalf("second approve: %v created=%v id=%s want %s", err, created, e2.ID, e1.ID)
 	}
 	if tasks, _ := h.db.ListEntities(ctx, scouts.EntityTask, localdb.EntityFilter{}); len(tasks) != 1 {
 		t.Fatalf("%d tasks after approving twice, want 1", len(tasks))
 	}
-	if _, _, err := h.engine.Approve(ctx, a.ID, scouts.Approval{As: scouts.EntityNote}); scouts.ErrorCode(err) != scouts.EConflict {
+	if _, _, err := h.engine.Approve(ctx, a.ID, engine.Approval{As: scouts.EntityNote}); scouts.ErrorCode(err) != scouts.EConflict {
 		t.Fatalf("approve as another kind: %v, want conflict", err)
 	}
 	if _, err := h.engine.Reject(ctx, a.ID, ""); scouts.ErrorCode(err) != scouts.EConflict {
@@ -358,7 +359,7 @@ func TestApproveIsIdempotentAndDecisionsAreFinal(t *testing.T) {
 	if _, err := h.engine.Reject(ctx, b.ID, ""); err != nil {
 		t.Fatalf("rejecting twice: %v", err)
 	}
-	if _, _, err := h.engine.Approve(ctx, b.ID, scouts.Approval{As: scouts.EntityTask}); scouts.ErrorCode(err) != scouts.EConflict {
+	if _, _, err := h.engine.Approve(ctx, b.ID, engine.Approval{As: scouts.EntityTask}); scouts.ErrorCode(err) != scouts.EConflict {
 		t.Fatalf("approve rejected: %v, want conflict (denied stays denied)", err)
 	}
 	want := []string{scouts.AuditItemDetected, scouts.AuditSuggestionCreated, scouts.AuditApproved, scouts.AuditEntityCreated}
@@ -377,7 +378,7 @@ func TestApproveWithEditsAndUnreadableSource(t *testing.T) {
 	s := h.suggestions(scouts.StatusPending)[0]
 	title := "Pay the invoice"
 	due := time.Date(2026, 5, 31, 0, 0, 0, 0, time.UTC)
-	e, _, err := h.engine.Approve(context.Background(), s.ID, scouts.Approval{As: scouts.EntityTask,
+	e, _, err := h.engine.Approve(context.Background(), s.ID, engine.Approval{As: scouts.EntityTask,
 		Edits: scouts.EntityPatch{Title: &title, Due: &due}})
 	if err != nil {
 		t.Fatal(err)
@@ -390,7 +391,7 @@ func TestApproveWithEditsAndUnreadableSource(t *testing.T) {
 		t.Fatalf("trail %v: want a note that the source could not be read", got)
 	}
 	empty := ""
-	if _, _, err := h.engine.Approve(context.Background(), s.ID, scouts.Approval{As: scouts.EntityTask, Edits: scouts.EntityPatch{Title: &empty}}); err != nil {
+	if _, _, err := h.engine.Approve(context.Background(), s.ID, engine.Approval{As: scouts.EntityTask, Edits: scouts.EntityPatch{Title: &empty}}); err != nil {
 		t.Fatalf("re-approving an approved suggestion with edits must return the entity, got %v", err)
 	}
 }
@@ -401,7 +402,7 @@ func TestInvalidEditsLeaveTheSuggestionPending(t *testing.T) {
 	h.start()
 	s := h.suggestions(scouts.StatusPending)[0]
 	empty := " "
-	_, _, err := h.engine.Approve(context.Background(), s.ID, scouts.Approval{As: scouts.EntityNote, Edits: scouts.EntityPatch{Title: &empty}})
+	_, _, err := h.engine.Approve(context.Background(), s.ID, engine.Approval{As: scouts.EntityNote, Edits: scouts.EntityPatch{Title: &empty}})
 	if scouts.ErrorCode(err) != scouts.EInvalid {
 		t.Fatalf("err = %v, want invalid", err)
 	}
@@ -432,7 +433,7 @@ func TestExpirySweepKeepsExpiredSuggestionsVisible(t *testing.T) {
 	if got := h.trail(exp[0].TraceID); got[len(got)-1] != scouts.AuditExpired {
 		t.Fatalf("trail %v ends without the expiry", got)
 	}
-	if _, _, err := h.engine.Approve(context.Background(), exp[0].ID, scouts.Approval{As: scouts.EntityTask}); scouts.ErrorCode(err) != scouts.EConflict {
+	if _, _, err := h.engine.Approve(context.Background(), exp[0].ID, engine.Approval{As: scouts.EntityTask}); scouts.ErrorCode(err) != scouts.EConflict {
 		t.Fatalf("approving an expired suggestion: %v, want conflict", err)
 	}
 }
@@ -493,7 +494,7 @@ func TestUndoWithinTheWindowOnly(t *testing.T) {
 	p := h.suggestions(scouts.StatusPending)
 	a, b := p[0], p[1]
 
-	ent, _, err := h.engine.Approve(ctx, a.ID, scouts.Approval{As: scouts.EntityTask})
+	ent, _, err := h.engine.Approve(ctx, a.ID, engine.Approval{As: scouts.EntityTask})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -505,7 +506,7 @@ func TestUndoWithinTheWindowOnly(t *testing.T) {
 		t.Fatalf("entity of an undone approval still exists: %v", err)
 	}
 	// Pending again: it can be decided anew, as another kind.
-	if _, _, err := h.engine.Approve(ctx, a.ID, scouts.Approval{As: scouts.EntityNote}); err != nil {
+	if _, _, err := h.engine.Approve(ctx, a.ID, engine.Approval{As: scouts.EntityNote}); err != nil {
 		t.Fatalf("approve after undo: %v", err)
 	}
 	// (item.note: the scripted source has no content for a, so the
@@ -545,7 +546,7 @@ func TestSyncKeepsTheNewerVersion(t *testing.T) {
 	var mu sync.Mutex
 	var opened []string
 	src := newSource()
-	e := scouts.NewEngine(scouts.EngineConfig{Store: db, PollInterval: time.Hour, SweepInterval: time.Hour,
+	e := engine.New(engine.Config{Store: db, PollInterval: time.Hour, SweepInterval: time.Hour,
 		Openers: map[scouts.Kind]scouts.Opener{scouts.KindFolder: func(_ context.Context, s scouts.Scout) (scouts.SourceConnector, error) {
 			mu.Lock()
 			opened = append(opened, string(s.Config))
