@@ -53,12 +53,13 @@ func (l *Link) applyScoutStatus(ctx context.Context, st protocol.ScoutStatus) {
 	if err := l.saveCloudStatus(ctx, st.ScoutID, next); err != nil {
 		l.log.Warn("relay: keep the scout's status", "scout", st.ScoutID, "err", err)
 	}
-	l.host.RecordHealth(ctx, st.ScoutID, 0, next.err())
 	if st.Message != "" {
 		// Worth keeping even when all is well again ("recovered: the
 		// messages since … were re-read").
 		l.host.AuditScoutStatus(ctx, st.ScoutID, "relay", st.State, st.Message)
 	}
+	// Last: the health's scout.run event announces the audit too.
+	l.host.RecordHealth(ctx, st.ScoutID, 0, next.err())
 }
 
 // ClearHealth forgets the relay's complaint about a scout: the user

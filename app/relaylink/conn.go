@@ -182,7 +182,13 @@ func (c *conn) Commit(ctx context.Context, items []client.Item) error {
 			l.host.RecordHealth(ctx, scoutID, n, l.Health(ctx, scoutID))
 		}
 	}
-	return l.db.AdvanceSyncSeq(ctx, seqKey, maxSeq)
+	if err := l.db.AdvanceSyncSeq(ctx, seqKey, maxSeq); err != nil {
+		return err
+	}
+	// The cursor moves after the batch's cards are announced: say so, or
+	// whoever waits for it (a drain's end) hears nothing.
+	l.publish(ctx)
+	return nil
 }
 
 // item turns a relay proposal into the item a card is made of.
