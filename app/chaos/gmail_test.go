@@ -22,6 +22,7 @@ import (
 	"github.com/scouts-hq/scouts/app/apitype"
 	"github.com/scouts-hq/scouts/app/localclient"
 	"github.com/scouts-hq/scouts/fakegoogle/oauthfake"
+	"github.com/scouts-hq/scouts/internal/wake"
 	"github.com/scouts-hq/scouts/relay/tokenseal"
 )
 
@@ -41,6 +42,8 @@ type pubsub struct {
 
 	published, handled                      atomic.Int64
 	pushes, dups, stale, reordered, retried atomic.Int64
+	// handledNow fires after each notification handled.
+	handledNow wake.Wake
 }
 
 func newPubsub(seed uint64) *pubsub {
@@ -89,6 +92,7 @@ func (p *pubsub) run(ctx context.Context) {
 			}
 			past = append(past, d)
 			p.handled.Add(1)
+			p.handledNow.Fire()
 		}
 		held = held[:0]
 	}
@@ -167,11 +171,11 @@ func gmailPushChaos(t *testing.T, s *scenario) {
 			s.res.kills++
 			killAt = killAt[1:]
 		}
-		untilCount(t, s.ctx, "pushes answered", ps.published.Load(), ps.handled.Load)
+		untilCount(t, s.ctx, "pushes answered", ps.published.Load(), ps.handled.Load, ps.handledNow.Next)
 	}
 	s.logf("%d messages delivered, every push answered", len(ids))
 	answered := time.Now()
-	by, err := waitCards(s.ctx, w.agent, sc.ID, ids)
+	by, err := waitCards(t, s.ctx, w.agent, sc.ID, ids)
 	if err != nil {
 		t.Errorf("not every message became a card: %v", err)
 	}
@@ -185,13 +189,15 @@ func gmailPushChaos(t *testing.T, s *scenario) {
 	hctx, cancel := context.WithTimeout(s.ctx, 45*time.Second)
 	defer cancel()
 	var hints int
-	if err := waitFor(hctx, 100*time.Millisecond, func() bool {
+	// Polled: the relays, killed at random, delete hints in their own
+	// database and tell the test nothing.
+	if err := waitFor(hctx, func() bool {
 		return w.db.QueryRowContext(hctx, `SELECT COUNT(*) FROM push_inbox`).Scan(&hints) == nil && hints == 0
 	}); err != nil {
 		t.Errorf("%d push hints never handled: %v", hints, err)
 	}
 	s.logf("every push hint handled")
-	if by, err = waitCards(s.ctx, w.agent, sc.ID, nil); err != nil {
+	if by, err = waitCards(t, s.ctx, w.agent, sc.ID, nil); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := queueRows(s.ctx, w, sc.ID)
@@ -263,7 +269,7 @@ func approveArchiveKill(t *testing.T, s *scenario) {
 	g.connect(t, s.ctx, a)
 	sc := g.createScout(t, s.ctx, a, "local")
 	ids := g.deliver(t, 0, cards)
-	by, err := waitCards(s.ctx, a, sc.ID, ids)
+	by, err := waitCards(t, s.ctx, a, sc.ID, ids)
 	if err != nil {
 		t.Fatalf("the messages never became cards: %v", err)
 	}
@@ -302,6 +308,7 @@ func approveArchiveKill(t *testing.T, s *scenario) {
 		case 0: // at a random moment of the request
 			res := make(chan error, 1)
 			go func() { res <- approve(card.ID) }()
+			// Not a wait for anything: the kill lands at a random moment.
 			time.Sleep(time.Duration(s.rng.Int64N(int64(took))))
 			a.kill()
 			answered := <-res == nil
@@ -356,7 +363,7 @@ func approveArchiveKill(t *testing.T, s *scenario) {
 		}
 		return out
 	}
-	waitFor(wctx, 50*time.Millisecond, func() bool { return len(inInbox()) == 0 })
+	waitFor(wctx, func() bool { return len(inInbox()) == 0 }, g.gmail.Next)
 	tasks, err := a.client.Entities(s.ctx, "task")
 	if err != nil {
 		t.Fatal(err)

@@ -76,10 +76,10 @@ func (g *google) connect(t *testing.T, ctx context.Context, a *agent) {
 	if _, err := g.oauth.Consent(ctx, c.AuthURL); err != nil {
 		t.Fatal(err)
 	}
-	err = waitFor(ctx, 20*time.Millisecond, func() bool {
+	err = waitFor(ctx, func() bool {
 		list, err := a.client.GmailAccounts(ctx)
 		return err == nil && len(list) == 1 && list[0].Email == gmailUser
-	})
+	}, a.changed(t))
 	if err != nil {
 		t.Fatalf("the account was never connected: %v", err)
 	}
@@ -94,10 +94,10 @@ func (g *google) createScout(t *testing.T, ctx context.Context, a *agent, mode s
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = waitFor(ctx, 20*time.Millisecond, func() bool {
+	err = waitFor(ctx, func() bool {
 		c := g.gmail.Calls(gmailUser)
 		return c["profile"] >= 1 && (mode == "local" || c["watch"] >= 1)
-	})
+	}, g.gmail.Next)
 	if err != nil {
 		t.Fatalf("no baseline (and watch) for the scout; Gmail calls %v: %v", g.gmail.Calls(gmailUser), err)
 	}
@@ -190,11 +190,11 @@ func (m *modifyWatch) count(id string) int {
 // waitCards waits (up to three minutes: a relay that crashed holding a
 // scout's sync lease keeps it two) until the scout has a suggestion
 // for each message id and returns them by id; missing ones are left out.
-func waitCards(ctx context.Context, a *agent, scoutID string, ids []string) (map[string][]apitype.Suggestion, error) {
+func waitCards(t *testing.T, ctx context.Context, a *agent, scoutID string, ids []string) (map[string][]apitype.Suggestion, error) {
 	var by map[string][]apitype.Suggestion
 	wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
-	err := waitFor(wctx, 100*time.Millisecond, func() bool {
+	err := waitFor(wctx, func() bool {
 		list, err := suggestions(ctx, a.client, scoutID)
 		if err != nil {
 			return false
@@ -209,6 +209,6 @@ func waitCards(ctx context.Context, a *agent, scoutID string, ids []string) (map
 			}
 		}
 		return true
-	})
+	}, a.changed(t))
 	return by, err
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/scouts-hq/scouts/app/apitype"
 	"github.com/scouts-hq/scouts/app/localclient"
+	"github.com/scouts-hq/scouts/internal/wake"
 )
 
 const userEmail = "ann@example.com"
@@ -79,14 +80,14 @@ func (w *world) openDB(t *testing.T) {
 func (w *world) waitOnline(t *testing.T, ctx context.Context, more func(apitype.RelayStatus) bool) apitype.RelayStatus {
 	t.Helper()
 	var last apitype.RelayStatus
-	err := waitFor(ctx, 20*time.Millisecond, func() bool {
+	err := waitFor(ctx, func() bool {
 		st, err := w.agent.client.Status(ctx)
 		if err != nil || st.Relay == nil {
 			return false
 		}
 		last = *st.Relay
 		return last.State == "online" && (more == nil || more(last))
-	})
+	}, w.agent.changed(t))
 	if err != nil {
 		t.Fatalf("desktop never online (last %+v): %v\nagent log:\n%s", last, err, w.agent.log.String())
 	}
@@ -122,13 +123,18 @@ func (w *world) relayQueue(ctx context.Context) (maxSeq int64, rows int, err err
 func (w *world) settle(t *testing.T, ctx context.Context) {
 	t.Helper()
 	var max int64
-	err := waitFor(ctx, 50*time.Millisecond, func() bool {
+	// Each commit's cursor is announced (relay.state); a row the relay
+	// queues meanwhile is committed, and announced, in turn. A failed read
+	// of the relay's queue (its database restarting) is tried again soon.
+	var retry wake.Wake
+	err := waitFor(ctx, func() bool {
 		var err error
 		if max, _, err = w.relayQueue(ctx); err != nil {
+			time.AfterFunc(100*time.Millisecond, retry.Fire)
 			return false
 		}
 		return w.lastSeq(ctx) >= max
-	})
+	}, w.agent.changed(t), retry.Next)
 	if err != nil {
 		t.Errorf("the desktop never caught up with the relay (seq %d, desktop at %d): %v\nrelay log:\n%s\nagent log:\n%s",
 			max, w.lastSeq(context.Background()), err, w.relay.log.String(), w.agent.log.String())
@@ -146,7 +152,9 @@ func (w *world) checkAcked(t *testing.T, ctx context.Context) {
 	var open int
 	q := w.query(`SELECT COUNT(*) FROM triage_queue q JOIN users u ON u.id = q.user_id
 		WHERE u.email = ? AND q.status IN ('queued', 'delivered')`)
-	err := waitFor(wctx, 100*time.Millisecond, func() bool {
+	// Polled: the relay marks rows acknowledged in its own database and
+	// tells the test nothing.
+	err := waitFor(wctx, func() bool {
 		return w.db.QueryRowContext(wctx, q, userEmail).Scan(&open) == nil && open == 0
 	})
 	if err != nil {
@@ -239,6 +247,7 @@ type ledger struct {
 	mu        sync.Mutex
 	ids       map[string]string
 	n         atomic.Int64 // keys accepted
+	added     wake.Wake    // fires after each key accepted
 	conflicts atomic.Int64 // a repeated key answered with another item id
 	retries   atomic.Int64
 	repeats   atomic.Int64
@@ -259,6 +268,7 @@ func (l *ledger) record(key, id string) {
 	}
 	l.ids[key] = id
 	l.n.Add(1)
+	l.added.Fire()
 }
 
 func (l *ledger) refuse(msg string) {
@@ -413,10 +423,11 @@ func waitDone(t *testing.T, ctx context.Context, done <-chan struct{}) {
 	}
 }
 
-// untilCount waits until n() reaches at least target.
-func untilCount(t *testing.T, ctx context.Context, what string, target int64, n func() int64) {
+// untilCount waits until n() reaches at least target, looking again each
+// time one of sources fires (none: polled, the caller says why).
+func untilCount(t *testing.T, ctx context.Context, what string, target int64, n func() int64, sources ...wake.Source) {
 	t.Helper()
-	if err := waitFor(ctx, 2*time.Millisecond, func() bool { return n() >= target }); err != nil {
+	if err := waitFor(ctx, func() bool { return n() >= target }, sources...); err != nil {
 		t.Fatalf("%s never reached %d (at %d): %v", what, target, n(), err)
 	}
 }

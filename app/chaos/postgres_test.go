@@ -144,7 +144,7 @@ func postgresRestart(t *testing.T, s *scenario) {
 	l := newLedger()
 	done := w.poster.postAll(s.ctx, l, urls, 0, items, 8)
 	for i, at := range s.points(len(events), items/10, items*9/10) {
-		untilCount(t, s.ctx, "accepted items", int64(at), l.n.Load)
+		untilCount(t, s.ctx, "accepted items", int64(at), l.n.Load, l.added.Next)
 		switch ev := events[i]; ev {
 		case "kill relay A":
 			w.relay.restart(t)

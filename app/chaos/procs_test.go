@@ -16,7 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scouts-hq/scouts/app/internal/streamwake"
 	"github.com/scouts-hq/scouts/app/localclient"
+	"github.com/scouts-hq/scouts/internal/wake"
 )
 
 // bins are the binaries under test, built once for the whole suite from
@@ -147,6 +149,10 @@ type agent struct {
 	env     []string
 	flags   []string
 	client  *localclient.Client
+	// changes fires after each event of the running process's stream,
+	// once watching starts (changed); each start watches anew.
+	changes  wake.Wake
+	watching *sync.Once
 }
 
 func minimalEnv(home string) []string {
@@ -178,6 +184,24 @@ func (a *agent) start(t *testing.T) {
 	}
 	a.proc = p
 	a.client = localclient.NewTCP(url, strings.TrimSpace(string(tok)))
+	a.watching = &sync.Once{}
+}
+
+// changed is a source that fires after each event of the running agent's
+// stream (see streamwake); it opens the stream on the first call after a
+// start. A kill ends it.
+func (a *agent) changed(t *testing.T) wake.Source {
+	t.Helper()
+	a.watching.Do(func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		done, err := streamwake.Follow(ctx, a.client, &a.changes, t.Errorf)
+		if err != nil {
+			cancel()
+			t.Fatalf("watching the agent's stream: %v", err)
+		}
+		t.Cleanup(func() { cancel(); <-done })
+	})
+	return a.changes.Next
 }
 
 // restart kills the agent and starts it again on the same data.
@@ -258,10 +282,18 @@ func (r *relayProc) newDevice(t *testing.T, email string) string {
 	return path
 }
 
-// waitFor polls cond until it holds or ctx ends; polling a condition with
-// a deadline, never sleeping to synchronise.
-func waitFor(ctx context.Context, every time.Duration, cond func() bool) error {
-	tick := time.NewTicker(every)
+// waitFor looks at cond again each time one of sources fires (the
+// agent's stream, the fake Gmail, a test's own counter) until it holds or
+// ctx ends. With no source it polls every 20 ms: only for what nothing
+// announces to the test, each caller saying why.
+func waitFor(ctx context.Context, cond func() bool, sources ...wake.Source) error {
+	if len(sources) > 0 {
+		if err := wake.Until(ctx, cond, sources...); err != nil {
+			return fmt.Errorf("gave up waiting: %w", err)
+		}
+		return nil
+	}
+	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for !cond() {
 		select {

@@ -20,7 +20,7 @@ func relayKillDuringIngest(t *testing.T, s *scenario) {
 	done := w.poster.postAll(s.ctx, l, []string{w.hook.HookURL}, 0, items, 8)
 	var points []string
 	for _, at := range s.points(kills, items/10, items*9/10) {
-		untilCount(t, s.ctx, "accepted items", int64(at), l.n.Load)
+		untilCount(t, s.ctx, "accepted items", int64(at), l.n.Load, l.added.Next)
 		w.relay.restart(t)
 		s.res.kills++
 		points = append(points, fmt.Sprint(at))
@@ -47,7 +47,7 @@ func relayKillDuringDrain(t *testing.T, s *scenario) {
 		w.agent.start(t)
 		from := w.lastSeq(s.ctx)
 		at := min(int64(s.between(int(from)+1, int(maxSeq))), maxSeq)
-		untilCount(t, s.ctx, "the desktop's committed sequence", at, func() int64 { return w.lastSeq(s.ctx) })
+		untilCount(t, s.ctx, "the desktop's committed sequence", at, func() int64 { return w.lastSeq(s.ctx) }, w.agent.changed(t))
 		w.relay.restart(t)
 		s.res.kills++
 		points = append(points, fmt.Sprintf("%d/%d", at-from, maxSeq-from))
@@ -78,7 +78,7 @@ func agentKillDuringDrain(t *testing.T, s *scenario) {
 		w.agent.start(t)
 		from := w.lastSeq(s.ctx)
 		at := min(int64(s.between(int(from)+1, int(maxSeq))), maxSeq)
-		untilCount(t, s.ctx, "the desktop's committed sequence", at, func() int64 { return w.lastSeq(s.ctx) })
+		untilCount(t, s.ctx, "the desktop's committed sequence", at, func() int64 { return w.lastSeq(s.ctx) }, w.agent.changed(t))
 		w.agent.kill()
 		s.res.kills++
 		points = append(points, fmt.Sprintf("%d/%d", at-from, maxSeq-from))

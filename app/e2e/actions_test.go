@@ -90,7 +90,8 @@ func TestActionsRunExactlyOnceAcrossCrashes(t *testing.T) {
 			done <- err
 		}()
 		// A random point around the decision: the approval takes a few
-		// milliseconds, its actions a few more.
+		// milliseconds, its actions a few more. Not a wait for anything:
+		// the kill lands at a random moment on purpose.
 		time.Sleep(time.Duration(rng.IntN(40_000)) * time.Microsecond)
 		a.kill()
 		if err := <-done; err == nil {
@@ -109,7 +110,7 @@ func TestActionsRunExactlyOnceAcrossCrashes(t *testing.T) {
 	// crashes left queued or running).
 	a := w.a
 	for _, card := range cards {
-		waitFake(t, "the actions of "+card.ID+" to be done", func() bool {
+		waitOn(t, on(a.changed()), "the actions of "+card.ID+" to be done", func() bool {
 			p, err := a.client.Plan(ctx, card.ID, "")
 			if err != nil {
 				return false
@@ -235,7 +236,7 @@ func TestCLIPlanApproveAndPolicies(t *testing.T) {
 	if !strings.Contains(out, "Approved "+card.ID+" → task") {
 		t.Fatalf("approve:\n%s", out)
 	}
-	waitFake(t, "the archive", func() bool {
+	waitOn(t, on(w.g.gmail.Next), "the archive", func() bool {
 		labels, _ := w.g.gmail.Message(gmailUser, id)
 		return !slices.Contains(labels, "INBOX")
 	})

@@ -53,7 +53,7 @@ func TestDefinitionsFolderBurstInTheAgent(t *testing.T) {
 		write(fmt.Sprintf("old%d.yaml", i), definitionFile(fmt.Sprintf("old-%d", i), folder(fmt.Sprintf("old%d", i))))
 	}
 	a := startAgent(t, filepath.Join(home, "data"), home, "--definitions", defs)
-	waitFake(t, "the scouts of the files found at start", func() bool {
+	waitOn(t, on(a.changed()), "the scouts of the files found at start", func() bool {
 		st, err := a.client.DefinitionsStatus(ctx)
 		return err == nil && len(st.ManagedBy) == before
 	})
@@ -110,7 +110,7 @@ func TestDefinitionsFolderBurstInTheAgent(t *testing.T) {
 		slices.Sort(failed)
 		return fmt.Sprint(got) == fmt.Sprint(want) && slices.Equal(failed, slices.Sorted(maps.Keys(broken)))
 	}
-	waitFake(t, "the folder reconciled to its valid files", settled, func() string {
+	waitOn(t, on(a.changed()), "the folder reconciled to its valid files", settled, func() string {
 		return fmt.Sprintf("scouts %d, managed %v, errors %+v", len(list), st.ManagedBy, st.DefinitionErrors)
 	})
 

@@ -79,23 +79,6 @@ func (g *google) agentFlags(t *testing.T) []string {
 		"--gmail-api-url", g.gmailURL, "--keyring", "file", "--open-browser=false", "--poll-interval", "2s"}
 }
 
-// waitFake waits for a condition on the in-process fakes.
-func waitFake(t *testing.T, what string, cond func() bool, explain ...func() string) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			for _, e := range explain {
-				t.Log(e())
-			}
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		<-tick.C
-	}
-}
-
 // connect runs "Connect Gmail" as a person would: the agent hands out the
 // consent URL, the test plays the browser.
 func (g *google) connect(t *testing.T, a *agentProc) {
@@ -108,7 +91,7 @@ func (g *google) connect(t *testing.T, a *agentProc) {
 	if _, err := g.oauth.Consent(ctx, c.AuthURL); err != nil {
 		t.Fatal(err)
 	}
-	waitFake(t, "the account to be connected", func() bool {
+	waitOn(t, on(a.changed()), "the account to be connected", func() bool {
 		list, err := a.client.GmailAccounts(ctx)
 		return err == nil && len(list) == 1 && list[0].Email == gmailUser
 	})
@@ -294,7 +277,7 @@ func startGmailWorld(t *testing.T, mode, transport string) *gmailWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFake(t, "the scout's baseline (and watch)", func() bool {
+	waitOn(t, on(g.gmail.Next), "the scout's baseline (and watch)", func() bool {
 		c := g.gmail.Calls(gmailUser)
 		return c["profile"] >= 1 && (mode == "local" || c["watch"] >= 1)
 	}, func() string { return fmt.Sprintf("Gmail calls so far: %v", g.gmail.Calls(gmailUser)) })
@@ -341,7 +324,7 @@ func testGmailMode(t *testing.T, mode, transport string) {
 	id, _, _ := g.gmail.Deliver(gmailUser, personalMail(9, "after-gap"))
 	want = append(want, id)
 	list = waitGmailSuggestions(t, a, stream, w.scout, want)
-	waitFake(t, "the recovered note", func() bool {
+	waitOn(t, on(a.changed()), "the recovered note", func() bool {
 		evs, err := a.client.Audit(ctx, "")
 		return err == nil && slices.ContainsFunc(evs, func(e apitype.AuditEvent) bool { return strings.Contains(e.Summary, "re-read") })
 	})
@@ -360,7 +343,7 @@ func testGmailMode(t *testing.T, mode, transport string) {
 	if _, err := a.client.Approve(ctx, last.ID, apitype.Approve{As: "task", Gmail: &apitype.GmailAction{Archive: true}}); err != nil {
 		t.Fatal(err)
 	}
-	waitFake(t, "the approved mail to leave the Inbox", func() bool {
+	waitOn(t, on(g.gmail.Next), "the approved mail to leave the Inbox", func() bool {
 		labels, _ := g.gmail.Message(gmailUser, id)
 		return !slices.Contains(labels, "INBOX")
 	})
@@ -368,7 +351,7 @@ func testGmailMode(t *testing.T, mode, transport string) {
 	// Access revoked at Google: the scout says to reconnect.
 	g.gmail.RevokeAll(gmailUser)
 	g.gmail.Deliver(gmailUser, personalMail(10, "revoked"))
-	waitFake(t, "the reconnect message on the scout", func() bool {
+	waitOn(t, on(a.changed()), "the reconnect message on the scout", func() bool {
 		s, err := a.client.Scout(ctx, w.scout)
 		return err == nil && strings.Contains(s.Health.LastError, "reconnect")
 	})

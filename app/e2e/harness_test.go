@@ -21,6 +21,7 @@ import (
 	"github.com/scouts-hq/scouts/app/apitype"
 	"github.com/scouts-hq/scouts/app/localclient"
 	"github.com/scouts-hq/scouts/internal/syncbuf"
+	"github.com/scouts-hq/scouts/internal/wake"
 )
 
 // builds holds the binaries built for this test process, by package.
@@ -62,6 +63,10 @@ type agentProc struct {
 	client  *localclient.Client
 	stderr  *syncbuf.Buffer
 	exited  chan struct{}
+	// changes fires after each event of the agent's stream, once
+	// watching starts (changed).
+	changes  wake.Wake
+	watching sync.Once
 }
 
 // env returns a minimal environment with HOME pointing at home, so nothing

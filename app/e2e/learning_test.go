@@ -259,7 +259,7 @@ func testFolderLearning(t *testing.T, a *agentProc) {
 	waitFolder := func(n int) []apitype.Suggestion {
 		t.Helper()
 		var list []apitype.Suggestion
-		waitFake(t, fmt.Sprintf("%d folder cards", n), func() bool {
+		waitOn(t, on(a.changed()), fmt.Sprintf("%d folder cards", n), func() bool {
 			list, err = a.client.Suggestions(ctx, localclient.SuggestionQuery{Status: "all", ScoutID: sc.ID, Limit: 1000})
 			return err == nil && len(list) >= n
 		})

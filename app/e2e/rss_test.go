@@ -17,7 +17,9 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/app/core"
+	"github.com/scouts-hq/scouts/app/internal/streamwake"
 	"github.com/scouts-hq/scouts/app/localclient"
+	"github.com/scouts-hq/scouts/internal/wake"
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/engine"
 )
@@ -77,6 +79,8 @@ func BenchmarkAgentRSS(b *testing.B) {
 				if ready != nil {
 					ready()
 				}
+				// Not a wait for an event: the process idles this long
+				// before its memory is read, on purpose.
 				time.Sleep(rssSettle)
 				st := procStatus(b, cmd.Process.Pid)
 				rss, anon, file = append(rss, st["VmRSS"]), append(anon, st["RssAnon"]), append(file, st["RssFile"])
@@ -95,7 +99,10 @@ func agentCmd(bin, dir string) *exec.Cmd {
 	return exec.Command(bin, "agent", "--data", filepath.Join(dir, "data"), "--inbox", "", "--no-tray", "--log-level", "warn")
 }
 
-// waitServing waits until an HTTP request over the Unix socket is answered.
+// waitServing waits until an HTTP request over the Unix socket is
+// answered. Polled: the process (the agent or the floor server, whose
+// output the benchmark discards) says nothing to the benchmark when it
+// starts serving.
 func waitServing(b *testing.B, sock string) {
 	c := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		var d net.Dialer
@@ -118,29 +125,36 @@ func waitServing(b *testing.B, sock string) {
 
 // waitFirstScans waits until every enabled folder scout has finished a
 // run, and checks that the scans were baselines: the agent still holds
-// the suggestions it started with.
+// the suggestions it started with. A run's end is announced on the
+// agent's stream once recorded.
 func waitFirstScans(b *testing.B, sock string, suggestions int) {
 	cl := localclient.NewSocket(sock)
-	deadline := time.Now().Add(5 * time.Minute)
-	for {
-		list, err := cl.Scouts(context.Background())
-		done := err == nil
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var changes wake.Wake
+	done, err := streamwake.Follow(ctx, cl, &changes, b.Errorf)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { cancel(); <-done }()
+	scanned := func() bool {
+		list, err := cl.Scouts(ctx)
+		if err != nil {
+			return false
+		}
 		for _, s := range list {
 			if s.Kind == string(scouts.KindFolder) && s.Enabled && s.Health.LastRunAt == nil {
-				done = false
+				return false
 			}
 		}
-		if done {
-			st, err := cl.Status(context.Background())
-			if err != nil || st.Suggestions["pending"] != suggestions {
-				b.Fatalf("after the first scans: %d pending suggestions, want %d (%v)", st.Suggestions["pending"], suggestions, err)
-			}
-			return
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("folder scouts' first scans not done within 5 minutes: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return true
+	}
+	if err := wake.Until(ctx, scanned, changes.Next); err != nil {
+		b.Fatalf("folder scouts' first scans not done within 5 minutes: %v", err)
+	}
+	st, err := cl.Status(ctx)
+	if err != nil || st.Suggestions["pending"] != suggestions {
+		b.Fatalf("after the first scans: %d pending suggestions, want %d (%v)", st.Suggestions["pending"], suggestions, err)
 	}
 }
 

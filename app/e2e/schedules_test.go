@@ -17,6 +17,7 @@ import (
 	"github.com/scouts-hq/scouts/app/localclient"
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/fakegoogle/oauthfake"
+	"github.com/scouts-hq/scouts/internal/wake"
 	"github.com/scouts-hq/scouts/relay/relaydb"
 	"github.com/scouts-hq/scouts/relay/tokenseal"
 	"github.com/scouts-hq/scouts/scouts/triage/triagetest"
@@ -30,6 +31,8 @@ type gate struct {
 	open    bool
 	release chan struct{}
 	arrived int // history.list requests seen
+	// came fires after each history.list request counted.
+	came wake.Wake
 }
 
 func newGate() *gate { return &gate{open: true, release: make(chan struct{})} }
@@ -67,6 +70,7 @@ func (g *gate) wrap(next http.Handler) http.Handler {
 				wait = nil
 			}
 			g.mu.Unlock()
+			g.came.Fire()
 			if wait != nil {
 				select {
 				case <-wait:
@@ -110,7 +114,7 @@ func localGmailAgent(t *testing.T, g *google, home, dataDir string, extra ...str
 func waitIdle(t *testing.T, a *agentProc, scoutID, what string) apitype.Scout {
 	t.Helper()
 	var s apitype.Scout
-	waitFake(t, what, func() bool {
+	waitOn(t, on(a.changed()), what, func() bool {
 		var err error
 		s, err = a.client.Scout(context.Background(), scoutID)
 		return err == nil && s.Health.LastRunAt != nil && s.Health.ActiveRuns == 0 && !s.Health.Queued
@@ -191,25 +195,28 @@ func TestOverlapPoliciesInTheAgent(t *testing.T) {
 		if _, err := a.client.PatchScout(ctx, scout, apitype.PatchScout{Schedule: &apitype.Schedule{Overlap: tc.policy}}); err != nil {
 			t.Fatal(err)
 		}
-		waitFake(t, tc.policy+": the first run in progress", func() bool { return gt.count() == before+1 })
+		waitOn(t, on(gt.came.Next), tc.policy+": the first run in progress", func() bool { return gt.count() == before+1 })
 		for range 2 {
 			if err := a.client.RunScout(ctx, scout); err != nil {
 				t.Fatal(err)
 			}
 		}
+		// RunScout returns once the engine took the request: queued, or
+		// skipped and audited, by then.
 		switch tc.policy {
 		case "queue-one":
-			waitFake(t, "one run queued", func() bool {
-				s, err := a.client.Scout(ctx, scout)
-				return err == nil && s.Health.ActiveRuns == 1 && s.Health.Queued
-			})
+			if s, err := a.client.Scout(ctx, scout); err != nil || s.Health.ActiveRuns != 1 || !s.Health.Queued {
+				t.Fatalf("queue-one: %+v (%v), want one run and one queued", s.Health, err)
+			}
 		case "skip":
-			waitFake(t, "the skip audited", func() bool { return len(auditOf(t, a, scout, "scout.run_skipped")) == 1 })
+			if n := len(auditOf(t, a, scout, "scout.run_skipped")); n != 1 {
+				t.Fatalf("skip: %d skips audited, want 1", n)
+			}
 			if s, _ := a.client.Scout(ctx, scout); s.Health.ActiveRuns != 1 || s.Health.Queued {
 				t.Fatalf("skip: %+v, want one run and none queued", s.Health)
 			}
 		case "allow":
-			waitFake(t, "three runs at once", func() bool { return gt.count() == before+3 })
+			waitOn(t, on(gt.came.Next), "three runs at once", func() bool { return gt.count() == before+3 })
 		}
 		gt.openUp()
 		s := waitIdle(t, a, scout, tc.policy+": all runs done")
@@ -244,16 +251,16 @@ func TestAgentKilledHoldingTheRunLock(t *testing.T) {
 	if err := a.client.RunScout(ctx, scout); err != nil {
 		t.Fatal(err)
 	}
-	waitFake(t, "the run in progress", func() bool { return gt.count() == before+1 })
+	waitOn(t, on(gt.came.Next), "the run in progress", func() bool { return gt.count() == before+1 })
 	db, err := localdb.Open(ctx, filepath.Join(dataDir, "scouts.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var held []localdb.RunLock
-	waitFake(t, "the run's lock in the database", func() bool {
-		held, err = db.RunLocks(ctx)
-		return err == nil && len(held) == 1 && held[0].ScoutID == scout
-	})
+	// The run reached Gmail holding its lock.
+	held, err := db.RunLocks(ctx)
+	if err != nil || len(held) != 1 || held[0].ScoutID != scout {
+		t.Fatalf("run locks while the run is in progress: %+v %v", held, err)
+	}
 	db.Close()
 	if held[0].Holder.PID != a.cmd.Process.Pid {
 		t.Fatalf("lock held by %+v, want the agent (pid %d)", held[0].Holder, a.cmd.Process.Pid)
@@ -265,7 +272,7 @@ func TestAgentKilledHoldingTheRunLock(t *testing.T) {
 	}
 
 	a = startAgentEnv(t, dataDir, home, []string{"SCOUTS_KEYRING_PASSPHRASE=e2e keyring passphrase"}, g.agentFlags(t)...)
-	waitFake(t, "every mail as one card", func() bool { return len(sourceRefs(t, a, scout)) == len(ids) },
+	waitOn(t, on(a.changed()), "every mail as one card", func() bool { return len(sourceRefs(t, a, scout)) == len(ids) },
 		func() string { return fmt.Sprintf("cards: %v", sourceRefs(t, a, scout)) })
 	took := auditOf(t, a, scout, "scout.lock_taken_over")
 	if len(took) != 1 || !strings.Contains(took[0].Summary, fmt.Sprintf("process %d is gone", held[0].Holder.PID)) {
@@ -347,7 +354,7 @@ func TestRunFailingHalfWayRetriesWithoutDuplicates(t *testing.T) {
 	if err := a.client.RunScout(ctx, scout); err != nil {
 		t.Fatal(err)
 	}
-	waitFake(t, "the failed run", func() bool {
+	waitOn(t, on(a.changed()), "the failed run", func() bool {
 		s, err := a.client.Scout(ctx, scout)
 		return err == nil && s.Health.LastError != ""
 	})
@@ -358,7 +365,7 @@ func TestRunFailingHalfWayRetriesWithoutDuplicates(t *testing.T) {
 	if err := a.client.RunScout(ctx, scout); err != nil {
 		t.Fatal(err)
 	}
-	waitFake(t, "five cards", func() bool { return len(sourceRefs(t, a, scout)) == 5 })
+	waitOn(t, on(a.changed()), "five cards", func() bool { return len(sourceRefs(t, a, scout)) == 5 })
 	if got, want := sourceRefs(t, a, scout), slices.Sorted(slices.Values(ids)); !slices.Equal(got, want) {
 		t.Fatalf("cards %v, want each mail once %v", got, want)
 	}
@@ -372,7 +379,7 @@ func TestRunFailingHalfWayRetriesWithoutDuplicates(t *testing.T) {
 	if err := a.client.RunScout(ctx, scout); err != nil {
 		t.Fatal(err)
 	}
-	waitFake(t, "the sixth card", func() bool { return len(sourceRefs(t, a, scout)) == 6 })
+	waitOn(t, on(a.changed()), "the sixth card", func() bool { return len(sourceRefs(t, a, scout)) == 6 })
 	for _, id := range ids {
 		if n := g.gmail.MessageCalls(gmailUser, "messages.get", id); n != reads[id] {
 			t.Fatalf("mail %s read again after the cursor moved past it (%d → %d)", id, reads[id], n)
@@ -419,7 +426,8 @@ func TestTwoRelaysSyncOneGmailScoutOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	waitFake(t, "the relay's first sync of the scout", func() bool {
+	// The relays log each sync after storing it.
+	waitOn(t, on(ra.logged(), rb.logged(), g.gmail.Next), "the relay's first sync of the scout", func() bool {
 		c := g.gmail.Calls(gmailUser)
 		rs, err := db.GmailScout(ctx, sc.ID)
 		return err == nil && c["watch"] >= 1 && !rs.Gmail.LastSyncAt.IsZero()
@@ -438,7 +446,9 @@ func TestTwoRelaysSyncOneGmailScoutOnce(t *testing.T) {
 		}
 		ids = append(ids, id)
 	}
-	waitFake(t, "every mail queued and every push handled", func() bool {
+	// Each relay logs a sync after queueing its mail, and its hints
+	// once handled.
+	waitOn(t, on(ra.logged(), rb.logged()), "every mail queued and every push handled", func() bool {
 		for _, id := range ids {
 			if ok, err := db.Queued(ctx, sc.ID, id); err != nil || !ok {
 				return false
@@ -516,7 +526,7 @@ func TestPlantedSecretIsNowhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFake(t, "the card", func() bool {
+	waitOn(t, on(a.changed()), "the card", func() bool {
 		l, err := a.client.Suggestions(ctx, localclient.SuggestionQuery{Status: "all", ScoutID: sc.ID})
 		return err == nil && len(l) == 1
 	})

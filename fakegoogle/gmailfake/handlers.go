@@ -59,6 +59,7 @@ type handler func(c *call) (any, error)
 // then the handler under the lock, then publishing outside it.
 func (s *Server) api(method string, h handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		defer s.changed.Fire()
 		s.mu.Lock()
 		latency := s.latency
 		s.mu.Unlock()

@@ -24,6 +24,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/scouts-hq/scouts/internal/wake"
 )
 
 // Options configures a Server.
@@ -55,6 +57,10 @@ type Options struct {
 type Server struct {
 	o   Options
 	mux *http.ServeMux
+
+	// changed fires after each API call the fake answered and each mail
+	// delivered: what a test waiting on the fake's state looks again on.
+	changed wake.Wake
 
 	mu        sync.Mutex
 	mailboxes map[string]*mailbox // by lower-cased address
@@ -148,8 +154,15 @@ func (s *Server) Deliver(email string, raw []byte, labels ...string) (id string,
 	historyID = mb.historyID
 	s.mu.Unlock()
 	s.flush(context.Background(), mb)
+	s.changed.Fire()
 	return id, historyID, nil
 }
+
+// Next returns a channel closed after the next API call the fake answers
+// or the next mail delivered: take it before looking at the fake's state
+// (Calls, Message, …), and look again when it closes, instead of polling
+// (see internal/wake).
+func (s *Server) Next() <-chan struct{} { return s.changed.Next() }
 
 // newID makes a Gmail-like message id: 16 hex digits, the millisecond
 // clock shifted left 20 bits, unique and increasing on this server.

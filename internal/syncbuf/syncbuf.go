@@ -7,20 +7,29 @@ package syncbuf
 import (
 	"bytes"
 	"sync"
+
+	"github.com/scouts-hq/scouts/internal/wake"
 )
 
 // Buffer is a bytes.Buffer behind a mutex. The zero value is ready to use.
 type Buffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	written wake.Wake
 }
 
 // Write appends p; it never fails.
 func (b *Buffer) Write(p []byte) (int, error) {
+	defer b.written.Fire()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.Write(p)
 }
+
+// Next returns a channel closed by the next Write: a test waiting for
+// what a process logs, or for state the process changes before it logs,
+// looks again each time (see internal/wake).
+func (b *Buffer) Next() <-chan struct{} { return b.written.Next() }
 
 // String returns everything written so far.
 func (b *Buffer) String() string {

@@ -26,3 +26,20 @@ func TestWritesFromManyGoroutines(t *testing.T) {
 		t.Fatalf("%d lines; want 800", got)
 	}
 }
+
+// A write wakes whoever took Next before it, after what it wrote can be
+// read.
+func TestNextClosesAfterAWrite(t *testing.T) {
+	var b syncbuf.Buffer
+	next := b.Next()
+	select {
+	case <-next:
+		t.Fatal("Next closed before any write")
+	default:
+	}
+	go b.Write([]byte("ready\n"))
+	<-next
+	if !strings.Contains(b.String(), "ready") {
+		t.Fatalf("woken before the write landed: %q", b.String())
+	}
+}

@@ -58,7 +58,7 @@ func BenchmarkAgentIdleRSS(b *testing.B) {
 						b.Fatal("the tray did not register")
 					}
 				}
-				time.Sleep(idle)
+				time.Sleep(idle) // not a wait for an event: the idling measured
 				pid := a.cmd.Process.Pid
 				rss = append(rss, float64(statusKB(pid, "VmRSS"))/1024)
 				pss = append(pss, float64(pssKB(pid))/1024)
@@ -101,7 +101,7 @@ func BenchmarkWindow(b *testing.B) {
 		waitRendered(b, s.display, 60*time.Second, nil)
 		// waitRendered returns settle after the last change.
 		settled = append(settled, float64(time.Since(start).Milliseconds()-settle.Milliseconds()))
-		time.Sleep(idle)
+		time.Sleep(idle) // not a wait for an event: the idling measured
 		pid := w.cmd.Process.Pid
 		var r, p int
 		for _, q := range append([]int{pid}, children(pid)...) {
