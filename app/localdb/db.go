@@ -1,6 +1,6 @@
 // Package localdb is the desktop agent's storage: scouts, suggestions,
 // entities, audit, folder cursors and settings in one SQLite file. It
-// implements scouts.Store and the folder scouts' dirindex.Index.
+// implements engine.Store and the folder scouts' dirindex.Index.
 package localdb
 
 import (
