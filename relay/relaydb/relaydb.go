@@ -1,6 +1,7 @@
 // Package relaydb stores the relay's data in SQLite (one node) or
 // PostgreSQL (several nodes sharing the load), with the same schema and the
-// same code; only the migration files and the wake-up mechanism differ.
+// same code; the migrations spell a few column types per dialect
+// (migrations.go), and the wake-up mechanism differs.
 package relaydb
 
 import (
@@ -8,12 +9,10 @@ import (
 	crand "crypto/rand"
 	"crypto/sha256"
 	"database/sql"
-	"embed"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -23,9 +22,6 @@ import (
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/store"
 )
-
-//go:embed migrations/*.sql
-var migrationFiles embed.FS
 
 // DB is the relay database.
 type DB struct {
@@ -66,8 +62,11 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("relaydb: %w", err)
 	}
-	migs, _ := fs.Sub(migrationFiles, "migrations")
-	if _, err := sdb.MigrateLocked(ctx, "relay", migs); err != nil {
+	migs, err := migrations(sdb.Dialect)
+	if err == nil {
+		_, err = sdb.MigrateLocked(ctx, "relay", migs)
+	}
+	if err != nil {
 		sdb.Close()
 		return nil, fmt.Errorf("relaydb: %w", err)
 	}

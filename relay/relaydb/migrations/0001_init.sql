@@ -1,7 +1,9 @@
 -- The relay's tables. It stores no content: a queue row is
 -- {message/item ref, scout, verdict, short reason, status, timestamps};
 -- webhook content exists only sealed to the user's devices.
--- Times are Unix milliseconds. 0001_init.postgres.sql is the same schema.
+-- Times are Unix milliseconds. Written once for both dialects: the words
+-- in braces are the column types each spells its own way (relaydb's
+-- dialectWords).
 
 CREATE TABLE users (
     id         TEXT PRIMARY KEY,
@@ -16,7 +18,7 @@ CREATE TABLE devices (
     user_id      TEXT NOT NULL REFERENCES users(id),
     name         TEXT NOT NULL,
     token_hash   TEXT NOT NULL UNIQUE,
-    public_key   BLOB,
+    public_key   {bytes},
     created_at   BIGINT NOT NULL,
     last_seen_at BIGINT,
     revoked_at   BIGINT,
@@ -36,7 +38,7 @@ CREATE TABLE cloud_scouts (
     auto_trash_spam       BOOLEAN NOT NULL DEFAULT FALSE,
     gmail_history_id      TEXT,
     watch_expires_at      BIGINT,
-    refresh_token_enc     BLOB,
+    refresh_token_enc     {bytes},
     inactivity_pause_days INTEGER NOT NULL DEFAULT 14,
     created_at            BIGINT NOT NULL,
     updated_at            BIGINT NOT NULL
@@ -68,7 +70,7 @@ CREATE INDEX triage_queue_status ON triage_queue (status);
 CREATE TABLE queue_sealed (
     queue_id  TEXT NOT NULL REFERENCES triage_queue(id) ON DELETE CASCADE,
     device_id TEXT NOT NULL,
-    sealed    BLOB NOT NULL,
+    sealed    {bytes} NOT NULL,
     PRIMARY KEY (queue_id, device_id)
 );
 
@@ -93,7 +95,7 @@ CREATE TABLE config_ops (
 );
 
 CREATE TABLE audit (
-    id       INTEGER PRIMARY KEY AUTOINCREMENT,
+    id       {serial_key},
     user_id  TEXT NOT NULL DEFAULT '',
     scout_id TEXT NOT NULL DEFAULT '',
     type     TEXT NOT NULL,

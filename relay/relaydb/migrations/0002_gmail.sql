@@ -11,7 +11,7 @@ CREATE INDEX cloud_scouts_gmail ON cloud_scouts (gmail_email);
 -- Push notifications persisted before Pub/Sub is answered, removed once
 -- the sync they asked for is done: a crash between the two loses nothing.
 CREATE TABLE push_inbox (
-    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    id          {serial_key},
     email       TEXT NOT NULL,
     history_id  TEXT NOT NULL,
     received_at BIGINT NOT NULL
