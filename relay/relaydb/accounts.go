@@ -22,7 +22,7 @@ func (d *DB) AddUser(ctx context.Context, email string) (relay.User, error) {
 	}
 	u := relay.User{ID: scouts.NewID("us"), Email: email, CreatedAt: d.now().UTC().Truncate(time.Millisecond)}
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, d.q(`INSERT INTO users (id, email, created_at) VALUES (?, ?, ?)`), u.ID, u.Email, u.CreatedAt.UnixMilli())
+		_, err := tx.ExecContext(ctx, d.sql.insertUser, u.ID, u.Email, u.CreatedAt.UnixMilli())
 		return err
 	})
 	if isUniqueViolation(err) {
@@ -38,7 +38,7 @@ func (d *DB) AddUser(ctx context.Context, email string) (relay.User, error) {
 func (d *DB) UserByEmail(ctx context.Context, email string) (relay.User, error) {
 	var u relay.User
 	var created int64
-	err := d.db.Read().QueryRowContext(ctx, d.q(`SELECT id, email, created_at FROM users WHERE email = ?`),
+	err := d.db.Read().QueryRowContext(ctx, d.sql.userByEmail,
 		strings.ToLower(strings.TrimSpace(email))).Scan(&u.ID, &u.Email, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return u, notFound("user", email)
@@ -64,7 +64,7 @@ func (d *DB) AddDevice(ctx context.Context, email, name string) (relay.Device, s
 	token := NewToken("sdt_")
 	dev := relay.Device{ID: scouts.NewID("dv"), UserID: u.ID, UserEmail: u.Email, Name: name, CreatedAt: d.now().UTC().Truncate(time.Millisecond)}
 	err = d.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, d.q(`INSERT INTO devices (id, user_id, name, token_hash, created_at) VALUES (?, ?, ?, ?, ?)`),
+		_, err := tx.ExecContext(ctx, d.sql.insertDevice,
 			dev.ID, dev.UserID, dev.Name, HashToken(token), dev.CreatedAt.UnixMilli())
 		return err
 	})
@@ -73,8 +73,6 @@ func (d *DB) AddDevice(ctx context.Context, email, name string) (relay.Device, s
 	}
 	return dev, token, nil
 }
-
-const deviceCols = `d.id, d.user_id, u.email, d.name, d.public_key, d.created_at, d.last_seen_at, d.revoked_at, d.acked_seq, d.seal`
 
 func scanDevice(row interface{ Scan(...any) error }) (relay.Device, error) {
 	var dv relay.Device
@@ -92,8 +90,7 @@ func (d *DB) ListDevices(ctx context.Context, email string) ([]relay.Device, err
 	if err != nil {
 		return nil, err
 	}
-	rows, err := d.db.Read().QueryContext(ctx, d.q(`SELECT `+deviceCols+` FROM devices d JOIN users u ON u.id = d.user_id
-		WHERE d.user_id = ? ORDER BY d.created_at, d.id`), u.ID)
+	rows, err := d.db.Read().QueryContext(ctx, d.sql.devicesOfUser, u.ID)
 	if err != nil {
 		return nil, fmt.Errorf("relaydb: list devices: %w", err)
 	}
@@ -111,8 +108,7 @@ func (d *DB) ListDevices(ctx context.Context, email string) ([]relay.Device, err
 
 // DeviceByToken authenticates a device token.
 func (d *DB) DeviceByToken(ctx context.Context, token string) (relay.Device, error) {
-	dv, err := scanDevice(d.db.Read().QueryRowContext(ctx, d.q(`SELECT `+deviceCols+` FROM devices d JOIN users u ON u.id = d.user_id
-		WHERE d.token_hash = ?`), HashToken(token)))
+	dv, err := scanDevice(d.db.Read().QueryRowContext(ctx, d.sql.deviceByTokenHash, HashToken(token)))
 	if errors.Is(err, sql.ErrNoRows) {
 		return dv, scouts.Errorf(scouts.ENotFound, "unknown device token")
 	}
@@ -124,7 +120,7 @@ func (d *DB) DeviceByToken(ctx context.Context, token string) (relay.Device, err
 
 // Device returns a device by id.
 func (d *DB) Device(ctx context.Context, id string) (relay.Device, error) {
-	dv, err := scanDevice(d.db.Read().QueryRowContext(ctx, d.q(`SELECT `+deviceCols+` FROM devices d JOIN users u ON u.id = d.user_id WHERE d.id = ?`), id))
+	dv, err := scanDevice(d.db.Read().QueryRowContext(ctx, d.sql.deviceByID, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return dv, notFound("device", id)
 	}
@@ -139,8 +135,7 @@ func (d *DB) Device(ctx context.Context, id string) (relay.Device, error) {
 func (d *DB) RevokeDevice(ctx context.Context, id string) error {
 	var user string
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, d.q(`UPDATE devices SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL RETURNING user_id`),
-			d.now().UnixMilli(), id).Scan(&user)
+		err := tx.QueryRowContext(ctx, d.sql.revokeDevice, d.now().UnixMilli(), id).Scan(&user)
 		if errors.Is(err, sql.ErrNoRows) {
 			if _, err := d.Device(ctx, id); err != nil {
 				return err
@@ -160,7 +155,7 @@ func (d *DB) RevokeDevice(ctx context.Context, id string) error {
 
 // RevokedSince lists the devices revoked at or after since.
 func (d *DB) RevokedSince(ctx context.Context, since time.Time) ([]string, error) {
-	rows, err := d.db.Read().QueryContext(ctx, d.q(`SELECT id FROM devices WHERE revoked_at >= ?`), since.UnixMilli())
+	rows, err := d.db.Read().QueryContext(ctx, d.sql.revokedSince, since.UnixMilli())
 	if err != nil {
 		return nil, fmt.Errorf("relaydb: revoked devices: %w", err)
 	}
@@ -186,7 +181,7 @@ func (d *DB) DeviceConnected(ctx context.Context, id string, publicKey []byte, s
 		changedFor = ""
 		var cur []byte
 		var user, curSeal string
-		if err := tx.QueryRowContext(ctx, d.q(`SELECT public_key, seal, user_id FROM devices WHERE id = ?`), id).Scan(&cur, &curSeal, &user); err != nil {
+		if err := tx.QueryRowContext(ctx, d.sql.deviceKey, id).Scan(&cur, &curSeal, &user); err != nil {
 			return fmt.Errorf("relaydb: device connected: %w", err)
 		}
 		if cur != nil && len(publicKey) > 0 && string(cur) != string(publicKey) {
@@ -196,7 +191,7 @@ func (d *DB) DeviceConnected(ctx context.Context, id string, publicKey []byte, s
 		if key == nil && len(publicKey) > 0 {
 			key = publicKey
 		}
-		if _, err := tx.ExecContext(ctx, d.q(`UPDATE devices SET last_seen_at = ?, public_key = ?, seal = ? WHERE id = ?`), d.now().UnixMilli(), key, seal, id); err != nil {
+		if _, err := tx.ExecContext(ctx, d.sql.deviceConnected, d.now().UnixMilli(), key, seal, id); err != nil {
 			return err
 		}
 		// A first key or another seal format changes what webhook items
@@ -217,7 +212,7 @@ func (d *DB) DeviceConnected(ctx context.Context, id string, publicKey []byte, s
 // revoked: nothing can be sealed for the account until a new one is added.
 func (d *DB) EveryDeviceRevoked(ctx context.Context, userID string) (bool, error) {
 	var total, revoked int
-	err := d.db.Read().QueryRowContext(ctx, d.q(`SELECT COUNT(*), COUNT(revoked_at) FROM devices WHERE user_id = ?`), userID).Scan(&total, &revoked)
+	err := d.db.Read().QueryRowContext(ctx, d.sql.countDevices, userID).Scan(&total, &revoked)
 	if err != nil {
 		return false, fmt.Errorf("relaydb: count devices: %w", err)
 	}
@@ -227,8 +222,7 @@ func (d *DB) EveryDeviceRevoked(ctx context.Context, userID string) (bool, error
 // Audit records a content-free event.
 func (d *DB) Audit(ctx context.Context, userID, scoutID, typ, summary string) error {
 	return d.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, d.q(`INSERT INTO audit (user_id, scout_id, type, summary, at) VALUES (?, ?, ?, ?, ?)`),
-			userID, scoutID, typ, summary, d.now().UnixMilli())
+		_, err := tx.ExecContext(ctx, d.sql.insertAudit, userID, scoutID, typ, summary, d.now().UnixMilli())
 		return err
 	})
 }

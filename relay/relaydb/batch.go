@@ -334,7 +334,7 @@ func (d *DB) writeBatchTx(ctx context.Context, tx *sql.Tx, now time.Time, reqs [
 		p.res[i] = writeRes{row: row, dup: true}
 	}
 	for _, k := range p.expired {
-		if _, err := tx.ExecContext(ctx, d.q(`DELETE FROM hook_requests WHERE scout_id = ? AND key_hash = ?`), k.scout, k.key); err != nil {
+		if _, err := tx.ExecContext(ctx, d.sql.forgetKey, k.scout, k.key); err != nil {
 			return nil, nil, fmt.Errorf("forget expired idempotency key: %w", err)
 		}
 	}
@@ -438,7 +438,7 @@ func (d *DB) allocateSeqs(ctx context.Context, tx *sql.Tx, perUser map[string]in
 	first := make(map[string]int64, len(ids))
 	for _, u := range ids {
 		var last int64
-		if err := d.txQueryRow(ctx, tx, `UPDATE users SET next_seq = next_seq + ? WHERE id = ? RETURNING next_seq`, perUser[u], u).Scan(&last); err != nil {
+		if err := d.txQueryRow(ctx, tx, d.sql.allocateSeqs, perUser[u], u).Scan(&last); err != nil {
 			return nil, fmt.Errorf("allocate sequences of user %s: %w", u, err)
 		}
 		first[u] = last - int64(perUser[u]) + 1
@@ -557,7 +557,7 @@ const notifyPayloadMax = 7000
 // would not fit one payload), delivered to every listening instance at
 // commit. The payload is the user ids joined by commas.
 func (d *DB) notifyInTx(ctx context.Context, tx *sql.Tx, users []string) error {
-	if d.db.Dialect != store.Postgres {
+	if d.sql.notify == "" {
 		return nil
 	}
 	for len(users) > 0 {
@@ -566,7 +566,7 @@ func (d *DB) notifyInTx(ctx context.Context, tx *sql.Tx, users []string) error {
 			size += 1 + len(users[n])
 			n++
 		}
-		if _, err := tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, NotifyChannel, strings.Join(users[:n], ",")); err != nil {
+		if _, err := tx.ExecContext(ctx, d.sql.notify, NotifyChannel, strings.Join(users[:n], ",")); err != nil {
 			return fmt.Errorf("notify: %w", err)
 		}
 		users = users[n:]

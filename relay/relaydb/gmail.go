@@ -31,16 +31,10 @@ func (d *DB) setGmail(ctx context.Context, tx *sql.Tx, s relay.CloudScout) error
 	if s.Mode == relay.ModeRelayPing {
 		// Switching to ping mode drops the token: the relay must not keep
 		// a credential it no longer needs.
-		_, err := tx.ExecContext(ctx, d.q(`UPDATE cloud_scouts SET gmail_email = ?, auto_trash_spam = ?, inactivity_pause_days = ?,
-			rules = ?, refresh_token_enc = NULL, model_day_tokens = ?, model_run_tokens = ? WHERE id = ?`),
-			strings.ToLower(g.Email), g.AutoTrashSpam, g.InactivityPauseDays, rules, g.ModelDayTokens, g.ModelRunTokens, s.ID)
+		_, err := tx.ExecContext(ctx, d.sql.setGmailPing, strings.ToLower(g.Email), g.AutoTrashSpam, g.InactivityPauseDays, rules, g.ModelDayTokens, g.ModelRunTokens, s.ID)
 		return err
 	}
-	_, err := tx.ExecContext(ctx, d.q(`UPDATE cloud_scouts SET gmail_email = ?, auto_trash_spam = ?, inactivity_pause_days = ?,
-		rules = ?, refresh_token_enc = COALESCE(?, refresh_token_enc),
-		state = CASE WHEN ? THEN 'ok' ELSE state END,
-		state_message = CASE WHEN ? THEN '' ELSE state_message END, model_day_tokens = ?, model_run_tokens = ? WHERE id = ?`),
-		strings.ToLower(g.Email), g.AutoTrashSpam, g.InactivityPauseDays, rules, token, token != nil, token != nil,
+	_, err := tx.ExecContext(ctx, d.sql.setGmail, strings.ToLower(g.Email), g.AutoTrashSpam, g.InactivityPauseDays, rules, token, token != nil, token != nil,
 		g.ModelDayTokens, g.ModelRunTokens, s.ID)
 	if err != nil {
 		return err
@@ -56,25 +50,19 @@ func (d *DB) setGmail(ctx context.Context, tx *sql.Tx, s relay.CloudScout) error
 // from.
 func (d *DB) setGmailStart(ctx context.Context, tx *sql.Tx, id string, g *relay.GmailScout) error {
 	if !g.CreatedAt.IsZero() {
-		_, err := tx.ExecContext(ctx, d.q(`UPDATE cloud_scouts SET created_at = ?
-			WHERE id = ? AND gmail_history_id IS NULL AND created_at > ?`), g.CreatedAt.UnixMilli(), id, g.CreatedAt.UnixMilli())
+		_, err := tx.ExecContext(ctx, d.sql.setGmailCreated, g.CreatedAt.UnixMilli(), id, g.CreatedAt.UnixMilli())
 		if err != nil {
 			return err
 		}
 	}
 	if g.Baseline > 0 {
-		_, err := tx.ExecContext(ctx, d.q(`UPDATE cloud_scouts SET gmail_history_id = ? WHERE id = ? AND gmail_history_id IS NULL`),
-			strconv.FormatUint(g.Baseline, 10), id)
+		_, err := tx.ExecContext(ctx, d.sql.setGmailBaseline, strconv.FormatUint(g.Baseline, 10), id)
 		if err != nil {
 			return err
 		}
 	}
 	return nil
 }
-
-const gmailColumns = `id, user_id, name, mode, enabled, created_at, updated_at, COALESCE(gmail_email, ''), refresh_token_enc,
-	auto_trash_spam, inactivity_pause_days, rules, COALESCE(gmail_history_id, ''), last_sync_at, watch_expires_at, state, state_message,
-	model_day_tokens, model_run_tokens`
 
 func scanGmail(row interface{ Scan(...any) error }) (relay.CloudScout, error) {
 	s := relay.CloudScout{Kind: relay.KindGmail, Gmail: &relay.GmailScout{}}
@@ -156,17 +144,16 @@ func (d *DB) GmailScout(ctx context.Context, id string) (relay.CloudScout, error
 func (d *DB) AdvanceCursor(ctx context.Context, scoutID string, cursor uint64) error {
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		var cur sql.NullString
-		if err := tx.QueryRowContext(ctx, d.q(`SELECT gmail_history_id FROM cloud_scouts WHERE id = ?`), scoutID).Scan(&cur); err != nil {
+		if err := tx.QueryRowContext(ctx, d.sql.gmailCursor, scoutID).Scan(&cur); err != nil {
 			return err
 		}
 		old, _ := strconv.ParseUint(cur.String, 10, 64)
 		now := d.now().UnixMilli()
 		if cursor <= old {
-			_, err := tx.ExecContext(ctx, d.q(`UPDATE cloud_scouts SET last_sync_at = ? WHERE id = ?`), now, scoutID)
+			_, err := tx.ExecContext(ctx, d.sql.touchSync, now, scoutID)
 			return err
 		}
-		_, err := tx.ExecContext(ctx, d.q(`UPDATE cloud_scouts SET gmail_history_id = ?, last_sync_at = ? WHERE id = ?`),
-			strconv.FormatUint(cursor, 10), now, scoutID)
+		_, err := tx.ExecContext(ctx, d.sql.advanceCursor, strconv.FormatUint(cursor, 10), now, scoutID)
 		return err
 	})
 	if err != nil {
@@ -177,7 +164,7 @@ func (d *DB) AdvanceCursor(ctx context.Context, scoutID string, cursor uint64) e
 
 // SetWatch records when a scout's Gmail watch expires.
 func (d *DB) SetWatch(ctx context.Context, scoutID string, expires time.Time) error {
-	_, err := d.db.Writer().ExecContext(ctx, d.q(`UPDATE cloud_scouts SET watch_expires_at = ? WHERE id = ?`), expires.UnixMilli(), scoutID)
+	_, err := d.db.Writer().ExecContext(ctx, d.sql.setWatch, expires.UnixMilli(), scoutID)
 	if err != nil {
 		return fmt.Errorf("relaydb: set watch of %s: %w", scoutID, err)
 	}
@@ -191,17 +178,17 @@ func (d *DB) SetScoutState(ctx context.Context, scoutID, state, message string, 
 	var user string
 	err = d.tx(ctx, func(tx *sql.Tx) error {
 		var cur, curMsg string
-		if err := tx.QueryRowContext(ctx, d.q(`SELECT state, state_message, user_id FROM cloud_scouts WHERE id = ?`), scoutID).Scan(&cur, &curMsg, &user); err != nil {
+		if err := tx.QueryRowContext(ctx, d.sql.scoutState, scoutID).Scan(&cur, &curMsg, &user); err != nil {
 			return err
 		}
 		changed = cur != state || curMsg != message
-		q := `UPDATE cloud_scouts SET state = ?, state_message = ? WHERE id = ?`
+		q := d.sql.setState
 		args := []any{state, message, scoutID}
 		if disable {
-			q = `UPDATE cloud_scouts SET state = ?, state_message = ?, enabled = ?, updated_at = ? WHERE id = ?`
+			q = d.sql.setStateDisabled
 			args = []any{state, message, false, d.now().UnixMilli(), scoutID}
 		}
-		if _, err := tx.ExecContext(ctx, d.q(q), args...); err != nil {
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 			return err
 		}
 		if disable {
@@ -233,7 +220,7 @@ func (d *DB) AddPushHint(ctx context.Context, email string, historyID uint64) er
 
 // PushHints returns up to limit persisted hints, oldest first.
 func (d *DB) PushHints(ctx context.Context, limit int) ([]relay.PushHint, error) {
-	rows, err := d.db.Read().QueryContext(ctx, d.q(`SELECT id, email, history_id, received_at FROM push_inbox ORDER BY id LIMIT ?`), limit)
+	rows, err := d.db.Read().QueryContext(ctx, d.sql.pushHints, limit)
 	if err != nil {
 		return nil, fmt.Errorf("relaydb: push hints: %w", err)
 	}
@@ -272,7 +259,7 @@ func (d *DB) DeleteHints(ctx context.Context, ids []int64) error {
 // Queued reports whether a scout already has a queue row for an item.
 func (d *DB) Queued(ctx context.Context, scoutID, ref string) (bool, error) {
 	var n int
-	err := d.db.Read().QueryRowContext(ctx, d.q(`SELECT COUNT(*) FROM triage_queue WHERE scout_id = ? AND source_msg_ref = ?`), scoutID, ref).Scan(&n)
+	err := d.db.Read().QueryRowContext(ctx, d.sql.queuedRef, scoutID, ref).Scan(&n)
 	if err != nil {
 		return false, fmt.Errorf("relaydb: queued: %w", err)
 	}
@@ -283,7 +270,7 @@ func (d *DB) Queued(ctx context.Context, scoutID, ref string) (bool, error) {
 // connected (zero if never): the inactivity pause reads it.
 func (d *DB) LastDeviceSeen(ctx context.Context, userID string) (time.Time, error) {
 	var last sql.NullInt64
-	err := d.db.Read().QueryRowContext(ctx, d.q(`SELECT MAX(last_seen_at) FROM devices WHERE user_id = ? AND revoked_at IS NULL`), userID).Scan(&last)
+	err := d.db.Read().QueryRowContext(ctx, d.sql.lastDeviceSeen, userID).Scan(&last)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("relaydb: last device seen: %w", err)
 	}

@@ -158,10 +158,10 @@ func (d *DB) ForgetHookTargets(payload string) {
 // the commit (forgetUser), never before it alone: a request reading
 // between the two would store the old rows again.
 func (d *DB) hookTargetsChanged(ctx context.Context, tx *sql.Tx, userID string) error {
-	if d.db.Dialect != store.Postgres {
+	if d.sql.notify == "" {
 		return nil
 	}
-	if _, err := tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, HookChannel, userID); err != nil {
+	if _, err := tx.ExecContext(ctx, d.sql.notify, HookChannel, userID); err != nil {
 		return fmt.Errorf("notify webhook change: %w", err)
 	}
 	return nil

@@ -20,14 +20,15 @@ type stmts struct {
 	want map[string]bool // to prepare (wstmts only; see txStmt)
 }
 
-// readStmt returns the read pool's prepared statement for query.
+// readStmt returns the read pool's prepared statement for query (one
+// of d.sql's).
 func (d *DB) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	d.stmts.mu.Lock()
 	defer d.stmts.mu.Unlock()
 	if st, ok := d.stmts.m[query]; ok {
 		return st, nil
 	}
-	st, err := d.db.Read().PrepareContext(ctx, d.q(query))
+	st, err := d.db.Read().PrepareContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}
@@ -73,9 +74,7 @@ func (d *DB) HookTarget(ctx context.Context, scoutID string) (relay.CloudScout, 
 
 // readHookTarget reads HookTarget's answer in one query.
 func (d *DB) readHookTarget(ctx context.Context, scoutID string) (relay.CloudScout, map[string]relay.SealTarget, error) {
-	st, err := d.readStmt(ctx, `SELECT s.user_id, s.kind, s.name, s.enabled, s.hook_token_hash, dv.id, dv.public_key, dv.seal
-		FROM cloud_scouts s LEFT JOIN devices dv ON dv.user_id = s.user_id AND dv.revoked_at IS NULL AND dv.public_key IS NOT NULL
-		WHERE s.id = ?`)
+	st, err := d.readStmt(ctx, d.sql.hookTarget)
 	if err != nil {
 		return relay.CloudScout{}, nil, fmt.Errorf("relaydb: hook target: %w", err)
 	}

@@ -11,10 +11,7 @@ import (
 // of instances racing for a free lease exactly one gets it.
 func (d *DB) AcquireSyncLease(ctx context.Context, scoutID, holder string, ttl time.Duration) (bool, error) {
 	now := d.now()
-	res, err := d.db.Writer().ExecContext(ctx, d.q(`INSERT INTO sync_leases (scout_id, holder, expires_at) VALUES (?, ?, ?)
-		ON CONFLICT (scout_id) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-		WHERE sync_leases.expires_at <= ? OR sync_leases.holder = excluded.holder`),
-		scoutID, holder, now.Add(ttl).UnixMilli(), now.UnixMilli())
+	res, err := d.db.Writer().ExecContext(ctx, d.sql.acquireLease, scoutID, holder, now.Add(ttl).UnixMilli(), now.UnixMilli())
 	if err != nil {
 		return false, fmt.Errorf("relaydb: acquire the sync lease of %s: %w", scoutID, err)
 	}
@@ -28,8 +25,7 @@ func (d *DB) AcquireSyncLease(ctx context.Context, scoutID, holder string, ttl t
 // RenewSyncLease extends holder's lease; false when it is no longer
 // holder's (it expired and another instance took it).
 func (d *DB) RenewSyncLease(ctx context.Context, scoutID, holder string, ttl time.Duration) (bool, error) {
-	res, err := d.db.Writer().ExecContext(ctx, d.q(`UPDATE sync_leases SET expires_at = ? WHERE scout_id = ? AND holder = ?`),
-		d.now().Add(ttl).UnixMilli(), scoutID, holder)
+	res, err := d.db.Writer().ExecContext(ctx, d.sql.renewLease, d.now().Add(ttl).UnixMilli(), scoutID, holder)
 	if err != nil {
 		return false, fmt.Errorf("relaydb: renew the sync lease of %s: %w", scoutID, err)
 	}
@@ -42,7 +38,7 @@ func (d *DB) RenewSyncLease(ctx context.Context, scoutID, holder string, ttl tim
 
 // ReleaseSyncLease ends holder's lease, if it still holds it.
 func (d *DB) ReleaseSyncLease(ctx context.Context, scoutID, holder string) error {
-	if _, err := d.db.Writer().ExecContext(ctx, d.q(`DELETE FROM sync_leases WHERE scout_id = ? AND holder = ?`), scoutID, holder); err != nil {
+	if _, err := d.db.Writer().ExecContext(ctx, d.sql.releaseLease, scoutID, holder); err != nil {
 		return fmt.Errorf("relaydb: release the sync lease of %s: %w", scoutID, err)
 	}
 	return nil

@@ -46,9 +46,6 @@ func (d *DB) Enqueue(ctx context.Context, it NewItem) (relay.QueueItem, bool, er
 	return res.row, res.dup, nil
 }
 
-const queueCols = `q.id, q.user_id, q.scout_id, q.source_type, q.source_msg_ref, q.verdict, q.reason, q.path, q.status, q.seq,
-	q.triaged_at, q.delivered_at, q.acked_at, q.expires_at`
-
 func scanQueue(row interface{ Scan(...any) error }, extra ...any) (relay.QueueItem, error) {
 	var r relay.QueueItem
 	var triaged, expires int64
@@ -67,8 +64,7 @@ func (d *DB) queueRow(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
 }, id, deviceID string) (relay.QueueItem, error) {
 	var sealed []byte
-	r, err := scanQueue(q.QueryRowContext(ctx, d.q(`SELECT `+queueCols+`, s.sealed FROM triage_queue q
-		LEFT JOIN queue_sealed s ON s.queue_id = q.id AND s.device_id = ? WHERE q.id = ?`), deviceID, id), &sealed)
+	r, err := scanQueue(q.QueryRowContext(ctx, d.sql.queueRow, deviceID, id), &sealed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, notFound("queue row", id)
 	}
@@ -81,9 +77,7 @@ func (d *DB) queueRow(ctx context.Context, q interface {
 // after acknowledging seq has still to receive. Expired rows are included
 // (the device is told they expired).
 func (d *DB) Pending(ctx context.Context, userID, deviceID string, after int64, limit int) ([]relay.QueueItem, error) {
-	rows, err := d.db.Read().QueryContext(ctx, d.q(`SELECT `+queueCols+`, s.sealed FROM triage_queue q
-		LEFT JOIN queue_sealed s ON s.queue_id = q.id AND s.device_id = ?
-		WHERE q.user_id = ? AND q.seq > ? ORDER BY q.seq LIMIT ?`), deviceID, userID, after, limit)
+	rows, err := d.db.Read().QueryContext(ctx, d.sql.pending, deviceID, userID, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("relaydb: pending: %w", err)
 	}
@@ -119,27 +113,13 @@ func (d *DB) MarkDelivered(ctx context.Context, userID string, seqs []int64) err
 	}
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, d.q(`UPDATE triage_queue SET status = 'delivered', delivered_at = ? WHERE id IN
-			(SELECT id FROM triage_queue WHERE user_id = ? AND status = 'queued' AND seq IN `+inList(len(seqs))+` `+d.lockInOrder()+`)`), args...)
+			(SELECT id FROM triage_queue WHERE user_id = ? AND status = 'queued' AND seq IN `+inList(len(seqs))+` `+d.sql.lockInOrder+`)`), args...)
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("relaydb: mark delivered: %w", err)
 	}
 	return nil
-}
-
-// lockInOrder ends a subquery that picks queue rows to update: on
-// PostgreSQL it locks them in one global order (user, then sequence), so
-// that the delivery loop and the reader of one session, or two instances,
-// updating overlapping rows wait for each other instead of deadlocking (a
-// plain UPDATE locks in whatever order its plan visits rows: the status
-// index's physical order for one, the (user, seq) index for the other).
-// SQLite has a single writer and needs no row locks.
-func (d *DB) lockInOrder() string {
-	if d.db.Dialect == store.Postgres {
-		return `ORDER BY user_id, seq FOR UPDATE`
-	}
-	return `ORDER BY user_id, seq`
 }
 
 // Ack records that a device committed rows of its user (by sequence): the
@@ -162,7 +142,7 @@ func (d *DB) Ack(ctx context.Context, userID, deviceID string, seqs []int64) err
 		pick = append(pick, s)
 		maxSeq = max(maxSeq, s)
 	}
-	rows := `SELECT id FROM triage_queue WHERE user_id = ? AND status IN ('queued','delivered') AND seq IN ` + inList(len(seqs)) + ` ` + d.lockInOrder()
+	rows := `SELECT id FROM triage_queue WHERE user_id = ? AND status IN ('queued','delivered') AND seq IN ` + inList(len(seqs)) + ` ` + d.sql.lockInOrder
 	cursor := []any{maxSeq, deviceID, userID, maxSeq}
 	if d.db.Dialect == store.Postgres {
 		return d.ackPG(ctx, rows, append(append(pick, now, now), cursor...))
@@ -172,7 +152,7 @@ func (d *DB) Ack(ctx context.Context, userID, deviceID string, seqs []int64) err
 			WHERE id IN (`+rows+`)`), append([]any{now, now}, pick...)...); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, d.q(`UPDATE devices SET acked_seq = ? WHERE id = ? AND user_id = ? AND acked_seq < ?`), cursor...)
+		_, err := tx.ExecContext(ctx, d.sql.moveCursor, cursor...)
 		return err
 	})
 	if err != nil {
@@ -223,25 +203,20 @@ func (d *DB) AckThrough(ctx context.Context, userID, deviceID string, seq int64)
 	var acked int64
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		var last int64
-		if err := tx.QueryRowContext(ctx, d.q(`SELECT next_seq FROM users WHERE id = ?`), userID).Scan(&last); err != nil {
+		if err := tx.QueryRowContext(ctx, d.sql.lastSeq, userID).Scan(&last); err != nil {
 			return fmt.Errorf("last sequence: %w", err)
 		}
 		through := min(seq, last)
 		now := d.now().UnixMilli()
-		res, err := tx.ExecContext(ctx, d.q(`UPDATE triage_queue SET status = 'acked', acked_at = ?, delivered_at = COALESCE(delivered_at, ?) WHERE id IN
-			(SELECT id FROM triage_queue WHERE user_id = ? AND status IN ('queued','delivered') AND seq <= ? `+d.lockInOrder()+`)`),
-			now, now, userID, through)
+		res, err := tx.ExecContext(ctx, d.sql.ackThrough, now, now, userID, through)
 		if err != nil {
 			return err
 		}
 		acked, _ = res.RowsAffected()
-		if _, err := tx.ExecContext(ctx, d.q(`UPDATE devices SET acked_seq = ? WHERE id = ? AND user_id = ? AND acked_seq < ?`),
-			through, deviceID, userID, through); err != nil {
+		if _, err := tx.ExecContext(ctx, d.sql.moveCursor, through, deviceID, userID, through); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, d.q(`DELETE FROM queue_sealed WHERE queue_id IN (SELECT q.id FROM triage_queue q
-			WHERE q.user_id = ? AND q.seq <= ? AND q.status = 'acked' AND NOT EXISTS (SELECT 1 FROM devices dv WHERE dv.user_id = q.user_id
-			AND dv.revoked_at IS NULL AND dv.public_key IS NOT NULL AND dv.acked_seq < q.seq))`), userID, through)
+		_, err = tx.ExecContext(ctx, d.sql.dropSealedThrough, userID, through)
 		return err
 	})
 	if err != nil {
@@ -257,7 +232,7 @@ func (d *DB) ExpireDue(ctx context.Context) ([]string, error) {
 	var users []string
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		users = users[:0] // a retried transaction starts again
-		rows, err := tx.QueryContext(ctx, d.q(`SELECT DISTINCT user_id FROM triage_queue WHERE status IN ('queued','delivered') AND expires_at <= ?`), now)
+		rows, err := tx.QueryContext(ctx, d.sql.dueUsers, now)
 		if err != nil {
 			return err
 		}
@@ -274,12 +249,10 @@ func (d *DB) ExpireDue(ctx context.Context) ([]string, error) {
 			return rows.Err()
 		}
 		// The content of an expired row can never be delivered: drop it.
-		if _, err := tx.ExecContext(ctx, d.q(`DELETE FROM queue_sealed WHERE queue_id IN
-			(SELECT id FROM triage_queue WHERE status IN ('queued','delivered') AND expires_at <= ?)`), now); err != nil {
+		if _, err := tx.ExecContext(ctx, d.sql.dropSealedDue, now); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, d.q(`UPDATE triage_queue SET status = 'expired' WHERE id IN
-			(SELECT id FROM triage_queue WHERE status IN ('queued','delivered') AND expires_at <= ? `+d.lockInOrder()+`)`), now); err != nil {
+		if _, err := tx.ExecContext(ctx, d.sql.expireDue, now); err != nil {
 			return err
 		}
 		return d.notifyInTx(ctx, tx, users)
@@ -299,25 +272,21 @@ func (d *DB) ExpireDue(ctx context.Context) ([]string, error) {
 func (d *DB) Purge(ctx context.Context, retention time.Duration) error {
 	now := d.now()
 	return d.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, d.q(`DELETE FROM hook_requests WHERE created_at < ?`), now.Add(-IdempotencyTTL).UnixMilli()); err != nil {
+		if _, err := tx.ExecContext(ctx, d.sql.purgeKeys, now.Add(-IdempotencyTTL).UnixMilli()); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, d.q(`DELETE FROM queue_sealed WHERE queue_id IN (SELECT q.id FROM triage_queue q
-			WHERE q.status = 'acked' AND NOT EXISTS (SELECT 1 FROM devices dv WHERE dv.user_id = q.user_id
-			AND dv.revoked_at IS NULL AND dv.public_key IS NOT NULL AND dv.acked_seq < q.seq))`)); err != nil {
+		if _, err := tx.ExecContext(ctx, d.sql.purgeSealed); err != nil {
 			return err
 		}
-		// Retention counts from the row's end (acknowledged, or expired), so
-		// that devices offline for a while still learn of an expiry.
 		cut := now.Add(-retention).UnixMilli()
-		_, err := tx.ExecContext(ctx, d.q(`DELETE FROM triage_queue WHERE (status = 'acked' AND acked_at < ?) OR (status = 'expired' AND expires_at < ?)`), cut, cut)
+		_, err := tx.ExecContext(ctx, d.sql.purgeRows, cut, cut)
 		return err
 	})
 }
 
 // QueueDepth counts rows by status (metrics).
 func (d *DB) QueueDepth(ctx context.Context) (map[string]int, error) {
-	rows, err := d.db.Read().QueryContext(ctx, `SELECT status, COUNT(*) FROM triage_queue GROUP BY status`)
+	rows, err := d.db.Read().QueryContext(ctx, d.sql.queueDepth)
 	if err != nil {
 		return nil, fmt.Errorf("relaydb: queue depth: %w", err)
 	}

@@ -40,6 +40,8 @@ type DB struct {
 	hooks hookCache
 	// ledger is the model budget's (lease.go).
 	ledger *store.Ledger
+	// sql is the statements in the database's dialect.
+	sql queries
 }
 
 // IsPostgres reports whether dsn names a PostgreSQL database.
@@ -70,7 +72,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		sdb.Close()
 		return nil, fmt.Errorf("relaydb: %w", err)
 	}
-	d := &DB{db: sdb, dsn: dsn, now: time.Now}
+	d := &DB{db: sdb, dsn: dsn, now: time.Now, sql: newQueries(sdb)}
 	d.ledger = store.NewLedger(sdb, d.tx)
 	d.startCommitter()
 	return d, nil

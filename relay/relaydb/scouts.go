@@ -20,7 +20,7 @@ func (d *DB) ApplyOnce(ctx context.Context, userID, opID string, apply func(tx *
 	err = d.tx(ctx, func(tx *sql.Tx) error {
 		replayed = false // a retried transaction starts again
 		var prev string
-		err := tx.QueryRowContext(ctx, d.q(`SELECT result FROM config_ops WHERE user_id = ? AND op_id = ?`), userID, opID).Scan(&prev)
+		err := tx.QueryRowContext(ctx, d.sql.configOpResult, userID, opID).Scan(&prev)
 		if err == nil {
 			result, replayed = []byte(prev), true
 			return nil
@@ -32,8 +32,7 @@ func (d *DB) ApplyOnce(ctx context.Context, userID, opID string, apply func(tx *
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, d.q(`INSERT INTO config_ops (user_id, op_id, result, created_at) VALUES (?, ?, ?, ?)`),
-			userID, opID, string(result), d.now().UnixMilli())
+		_, err = tx.ExecContext(ctx, d.sql.insertConfigOp, userID, opID, string(result), d.now().UnixMilli())
 		return err
 	})
 	// UpsertScout and DisableScout run in apply: whatever it did, this
@@ -52,7 +51,7 @@ func (d *DB) ApplyOnce(ctx context.Context, userID, opID string, apply func(tx *
 // a Gmail scout lose its mode, while the desktop is told all is well.
 func (d *DB) UpsertScout(ctx context.Context, tx *sql.Tx, s relay.CloudScout) error {
 	var owner, kind string
-	err := tx.QueryRowContext(ctx, d.q(`SELECT user_id, kind FROM cloud_scouts WHERE id = ?`), s.ID).Scan(&owner, &kind)
+	err := tx.QueryRowContext(ctx, d.sql.scoutOwner, s.ID).Scan(&owner, &kind)
 	now := d.now().UnixMilli()
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
@@ -61,8 +60,7 @@ func (d *DB) UpsertScout(ctx context.Context, tx *sql.Tx, s relay.CloudScout) er
 			// desktop believes its webhook works.
 			return scouts.Errorf(scouts.EInvalid, "webhook scout %s is new: its token hash is required", s.ID)
 		}
-		_, err = tx.ExecContext(ctx, d.q(`INSERT INTO cloud_scouts (id, user_id, kind, name, mode, enabled, hook_token_hash, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`), s.ID, s.UserID, s.Kind, s.Name, s.Mode, s.Enabled, nullStr(s.HookTokenHash), now, now)
+		_, err = tx.ExecContext(ctx, d.sql.insertScout, s.ID, s.UserID, s.Kind, s.Name, s.Mode, s.Enabled, nullStr(s.HookTokenHash), now, now)
 		if err != nil {
 			return err
 		}
@@ -78,9 +76,7 @@ func (d *DB) UpsertScout(ctx context.Context, tx *sql.Tx, s relay.CloudScout) er
 		return scouts.Errorf(scouts.EInvalid, "scout %s is a %s scout; its kind cannot change to %s", s.ID, kind, s.Kind)
 	}
 	// An update without a token hash keeps the current one.
-	_, err = tx.ExecContext(ctx, d.q(`UPDATE cloud_scouts SET name = ?, mode = ?, enabled = ?,
-		hook_token_hash = COALESCE(?, hook_token_hash), updated_at = ? WHERE id = ?`),
-		s.Name, s.Mode, s.Enabled, nullStr(s.HookTokenHash), now, s.ID)
+	_, err = tx.ExecContext(ctx, d.sql.updateScout, s.Name, s.Mode, s.Enabled, nullStr(s.HookTokenHash), now, s.ID)
 	if err != nil {
 		return err
 	}
@@ -93,8 +89,7 @@ func (d *DB) UpsertScout(ctx context.Context, tx *sql.Tx, s relay.CloudScout) er
 // DisableScout disables a user's scout inside an ApplyOnce transaction
 // (which forgets the user's cached webhook answers after it).
 func (d *DB) DisableScout(ctx context.Context, tx *sql.Tx, userID, scoutID string) error {
-	res, err := tx.ExecContext(ctx, d.q(`UPDATE cloud_scouts SET enabled = ?, updated_at = ? WHERE id = ? AND user_id = ?`),
-		false, d.now().UnixMilli(), scoutID, userID)
+	res, err := tx.ExecContext(ctx, d.sql.disableScout, false, d.now().UnixMilli(), scoutID, userID)
 	if err != nil {
 		return err
 	}
@@ -116,8 +111,7 @@ func (d *DB) Scout(ctx context.Context, id string) (relay.CloudScout, error) {
 	var s relay.CloudScout
 	var hook sql.NullString
 	var created, updated int64
-	err := d.db.Read().QueryRowContext(ctx, d.q(`SELECT id, user_id, kind, name, mode, enabled, hook_token_hash, created_at, updated_at
-		FROM cloud_scouts WHERE id = ?`), id).Scan(&s.ID, &s.UserID, &s.Kind, &s.Name, &s.Mode, &s.Enabled, &hook, &created, &updated)
+	err := d.db.Read().QueryRowContext(ctx, d.sql.scoutByID, id).Scan(&s.ID, &s.UserID, &s.Kind, &s.Name, &s.Mode, &s.Enabled, &hook, &created, &updated)
 	if errors.Is(err, sql.ErrNoRows) {
 		return s, notFound("scout", id)
 	}

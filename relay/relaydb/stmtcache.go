@@ -82,8 +82,8 @@ func (d *DB) txQuery(ctx context.Context, tx *sql.Tx, query string, args ...any)
 	return tx.QueryContext(ctx, query, args...)
 }
 
+// txQueryRow runs one of d.sql's statements (already in the dialect).
 func (d *DB) txQueryRow(ctx context.Context, tx *sql.Tx, query string, args ...any) *sql.Row {
-	query = d.q(query)
 	if st := d.txStmt(ctx, tx, query); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
