@@ -81,7 +81,7 @@ type Config struct {
 	Model            triage.Model
 	ModelDailyTokens int
 	// NewModel, when set and Model is not, builds the model with its API
-	// key read from the keyring (the secret core.ModelKeySecret) at each
+	// key read from the keyring (the secret secretref.ModelKey) at each
 	// call.
 	NewModel func(apiKey func(context.Context) (string, error)) (triage.Model, error)
 	// PollInterval is how often scouts that cannot be watched (a local

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/scouts-hq/scouts/app/core"
+	"github.com/scouts-hq/scouts/app/secretref"
 	"github.com/scouts-hq/scouts/app/secrets"
 	"github.com/scouts-hq/scouts/scouts"
 )
@@ -14,7 +14,7 @@ import (
 // "gmail:<email>" and the relay's device token).
 func namedSecretKey(name string) string { return "secret:" + name }
 
-// keyringSecrets is the core's SecretStore over the OS keyring.
+// keyringSecrets is the secretref.Store over the OS keyring.
 type keyringSecrets struct {
 	open func() (*secrets.Store, error)
 }
@@ -93,7 +93,7 @@ func (k keyringSecrets) DeleteSecret(_ context.Context, name string) error {
 func modelKey(open func() (*secrets.Store, error)) func(context.Context) (string, error) {
 	ks := keyringSecrets{open: open}
 	return func(ctx context.Context) (string, error) {
-		v, err := ks.Secret(ctx, core.ModelKeySecret)
+		v, err := ks.Secret(ctx, secretref.ModelKey)
 		if scouts.ErrorCode(err) == scouts.ENotFound {
 			return "", nil
 		}

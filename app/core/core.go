@@ -12,12 +12,14 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/app/bus"
+	"github.com/scouts-hq/scouts/app/categorise"
 	"github.com/scouts-hq/scouts/app/defdraft"
 	"github.com/scouts-hq/scouts/app/defsync"
 	"github.com/scouts-hq/scouts/app/gmaildesk"
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/app/relaylink"
 	"github.com/scouts-hq/scouts/app/rulebook"
+	"github.com/scouts-hq/scouts/app/secretref"
 	"github.com/scouts-hq/scouts/connectors/directory/watchhub"
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/engine"
@@ -36,8 +38,8 @@ type Config struct {
 	// LockStaleAfter is how long a scout's run lock may go unrenewed
 	// before another run takes it over (default engine.LockStaleAfter).
 	LockStaleAfter time.Duration
-	// SecretStore keeps the named secrets (secrets.go); nil: none.
-	SecretStore SecretStore
+	// SecretStore keeps the named secrets (app/secretref); nil: none.
+	SecretStore secretref.Store
 	// Expiry is how long a suggestion waits for a decision before it
 	// expires (default scouts.DefaultExpiry); a revived one gets it anew.
 	Expiry time.Duration
@@ -102,9 +104,10 @@ type Core struct {
 
 	kinds map[scouts.Kind]scoutKind // what each kind of scout does (kinds.go)
 
-	defs   *defsync.Service  // the scouts' definitions (services.go)
-	rules  *rulebook.Book    // the scouts' rules
-	drafts *defdraft.Drafter // drafting definitions in plain words
+	defs    *defsync.Service   // the scouts' definitions (services.go)
+	rules   *rulebook.Book     // the scouts' rules
+	drafts  *defdraft.Drafter  // drafting definitions in plain words
+	secrets *secretref.Service // the named secrets
 
 	gmail   *gmaildesk.Desk // the Gmail scouts (gmail.go)
 	runs    runSettings
@@ -153,7 +156,7 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 		Logger:       cfg.Logger,
 		Now:          cfg.Now,
 		PollInterval: cfg.PollInterval,
-		Learning:     engine.LearningConfig{Salt: salt, Propose: c.proposeFromContent, Categorise: c.categoriseStep()},
+		Learning:     engine.LearningConfig{Salt: salt, Propose: c.proposeFromContent, Categorise: categorise.New(categorise.Config{Model: c.cfg.Model, Budget: c.cfg.ModelBudget, DailyTokens: c.cfg.ModelDailyTokens, DB: c.DB, Now: c.now})},
 		Rules:        c.rules.EngineRules,
 		Executors:    c.executors(),
 		RunState:     c.runState(),

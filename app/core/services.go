@@ -8,19 +8,22 @@ import (
 	"github.com/scouts-hq/scouts/app/defsync"
 	"github.com/scouts-hq/scouts/app/gmaildesk"
 	"github.com/scouts-hq/scouts/app/rulebook"
+	"github.com/scouts-hq/scouts/app/secretref"
 	"github.com/scouts-hq/scouts/relay/protocol"
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/rules"
 )
 
-// The scouts' definitions (app/defsync), their rules (app/rulebook) and
-// drafting in plain words (app/defdraft) are services of their own; this
+// The scouts' definitions (app/defsync), their rules (app/rulebook),
+// drafting in plain words (app/defdraft) and the named secrets
+// (app/secretref) are services of their own; this
 // is what the core does for them (defsHost, rulesHost) and how the local
 // API reaches them.
 
 // newServices builds the definitions, rules and drafting services, once
 // the kinds and the relay link are.
 func (c *Core) newServices() {
+	c.secrets = secretref.New(c.cfg.SecretStore, c.DB, c.Bus, c.now, c.log)
 	c.defs = defsync.New(defsync.Config{Dir: c.cfg.DefinitionsDir, Store: c.DB, Host: defsHost{c},
 		Kinds: func(k scouts.Kind) defsync.Kind { return c.kinds[k].Kind },
 		Sync:  func(s scouts.Scout) { c.Engine.Sync(s) }, Publish: c.Bus.Publish, Logger: c.log, Now: c.now,
@@ -29,7 +32,7 @@ func (c *Core) newServices() {
 		Publish: c.Bus.Publish, Logger: c.log, Now: c.now})
 	ledger, _ := c.ledger()
 	c.drafts = defdraft.New(defdraft.Config{Model: c.cfg.Model, ModelBudget: c.cfg.ModelBudget, ModelDailyTokens: c.cfg.ModelDailyTokens,
-		Ledger: ledger, RuleOptions: c.rules.Options, SecretNames: c.SecretNames, Now: c.now,
+		Ledger: ledger, RuleOptions: c.rules.Options, SecretNames: c.secrets.Names, Now: c.now,
 		Describe: func(k scouts.Kind, src json.RawMessage) ([]string, []defdraft.Risk) {
 			if d := c.kinds[k].describe; d != nil {
 				return d(src)
@@ -47,6 +50,9 @@ func (c *Core) Rules() *rulebook.Book { return c.rules }
 
 // Drafts drafts definitions in plain words, and checks them.
 func (c *Core) Drafts() *defdraft.Drafter { return c.drafts }
+
+// Secrets is the named secrets, kept in the keyring.
+func (c *Core) Secrets() *secretref.Service { return c.secrets }
 
 // defsHost is the core as app/defsync sees it: a definition's scout goes
 // through the same checks as one made or edited by hand.

@@ -118,7 +118,7 @@ func (s *Server) withExpiryReasons(r *http.Request, list []scouts.Suggestion, ou
 }
 
 func (s *Server) handleListSecrets(w http.ResponseWriter, r *http.Request) {
-	names, err := s.core.SecretNames(r.Context())
+	names, err := s.core.Secrets().Names(r.Context())
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -132,7 +132,7 @@ func (s *Server) handlePutSecret(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	if err := s.core.SetSecret(r.Context(), r.PathValue("name"), []byte(in.Value)); err != nil {
+	if err := s.core.Secrets().Set(r.Context(), r.PathValue("name"), []byte(in.Value)); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -141,7 +141,7 @@ func (s *Server) handlePutSecret(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleDeleteSecret(w http.ResponseWriter, r *http.Request) {
-	if err := s.core.DeleteSecret(r.Context(), r.PathValue("name")); err != nil {
+	if err := s.core.Secrets().Delete(r.Context(), r.PathValue("name")); err != nil {
 		s.fail(w, r, err)
 		return
 	}

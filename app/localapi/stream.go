@@ -12,6 +12,7 @@ import (
 	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/app/gmaildesk"
 	"github.com/scouts-hq/scouts/app/relaylink"
+	"github.com/scouts-hq/scouts/app/secretref"
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/engine"
 )
@@ -127,7 +128,7 @@ func (s *Server) eventData(ev scouts.Event) any {
 	switch d := ev.Data.(type) {
 	case scouts.Suggestion:
 		return toSuggestion(d)
-	case core.SecretsChanged:
+	case secretref.SecretsChanged:
 		return apitype.Secrets{Names: d.Names}
 	case scouts.Entity:
 		return toEntity(d)

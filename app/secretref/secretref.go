@@ -1,37 +1,45 @@
-package core
+// Package secretref keeps secrets by reference: definitions, the
+// database, exports, the audit and the log carry a secret's name only
+// ({"secret": "crm-webhook-token"}); its value lives in the OS keyring and
+// is read when an action needs it. The service checks names and sizes,
+// audits every change by name and announces the new list of names.
+package secretref
 
 import (
 	"context"
+	"log/slog"
 	"slices"
+	"time"
 	"unicode/utf8"
 
+	"github.com/scouts-hq/scouts/app/bus"
 	"github.com/scouts-hq/scouts/scouts"
 )
 
-// SecretStore keeps named secrets (a webhook's signing key, the model's
+// Store keeps named secrets (a webhook's signing key, the model's
 // API key) in the OS keyring. Values never reach the database, a
 // definition, an export, a log, the audit or a model: definitions name
 // them ({"secret": "crm-webhook-token"}) and ResolveSecret reads them when
 // an action runs.
-type SecretStore interface {
-	// SecretNames lists the names, sorted.
+type Store interface {
+	// Names lists the names, sorted.
 	SecretNames(ctx context.Context) ([]string, error)
 	// Secret reads one; ENotFound when there is none by that name.
 	Secret(ctx context.Context, name string) ([]byte, error)
 	SetSecret(ctx context.Context, name string, value []byte) error
-	// DeleteSecret removes one; ENotFound when there is none.
+	// Delete removes one; ENotFound when there is none.
 	DeleteSecret(ctx context.Context, name string) error
 }
 
-// ModelKeySecret names the model's API key among the secrets: the agent
+// ModelKey names the model's API key among the secrets: the agent
 // reads it when --llm-key-file is not given.
-const ModelKeySecret = "llm-api-key"
+const ModelKey = "llm-api-key"
 
-// MaxSecretBytes bounds a secret's value.
-const MaxSecretBytes = 16 << 10
+// MaxBytes bounds a secret's value.
+const MaxBytes = 16 << 10
 
-// CheckSecretName checks a secret's name as definitions refer to it.
-func CheckSecretName(name string) error {
+// CheckName checks a secret's name as definitions refer to it.
+func CheckName(name string) error {
 	if !secretNameOK(name) {
 		return scouts.Errorf(scouts.EInvalid, "secret name %q: use 1 to 100 letters, digits, dots, dashes or underscores", clipName(name))
 	}
@@ -82,15 +90,35 @@ type SecretsChanged struct {
 	Names []string
 }
 
-func (c *Core) secretStore() (SecretStore, error) {
-	if c.cfg.SecretStore == nil {
-		return nil, scouts.Errorf(scouts.EUnavailable, "this agent keeps no secrets: it has no keyring")
-	}
-	return c.cfg.SecretStore, nil
+// Auditor records a change on the trail.
+type Auditor interface {
+	AppendAudit(ctx context.Context, evs ...scouts.AuditEvent) error
 }
 
-// SecretNames lists the names of the secrets kept.
-func (c *Core) SecretNames(ctx context.Context) ([]string, error) {
+// Service is the agent's named secrets.
+type Service struct {
+	store Store // nil: this agent has no keyring
+	audit Auditor
+	bus   *bus.Bus
+	now   func() time.Time
+	log   *slog.Logger
+}
+
+// New returns the service over store (nil: no keyring, every call says
+// so), auditing on audit and announcing on b.
+func New(store Store, audit Auditor, b *bus.Bus, now func() time.Time, log *slog.Logger) *Service {
+	return &Service{store: store, audit: audit, bus: b, now: now, log: log}
+}
+
+func (c *Service) secretStore() (Store, error) {
+	if c.store == nil {
+		return nil, scouts.Errorf(scouts.EUnavailable, "this agent keeps no secrets: it has no keyring")
+	}
+	return c.store, nil
+}
+
+// Names lists the names of the secrets kept.
+func (c *Service) Names(ctx context.Context) ([]string, error) {
 	st, err := c.secretStore()
 	if err != nil {
 		return nil, err
@@ -103,16 +131,16 @@ func (c *Core) SecretNames(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
-// SetSecret keeps a secret's value in the keyring, replacing any.
-func (c *Core) SetSecret(ctx context.Context, name string, value []byte) error {
-	if err := CheckSecretName(name); err != nil {
+// Set keeps a secret's value in the keyring, replacing any.
+func (c *Service) Set(ctx context.Context, name string, value []byte) error {
+	if err := CheckName(name); err != nil {
 		return err
 	}
 	switch {
 	case len(value) == 0:
 		return scouts.Errorf(scouts.EInvalid, "secret %s: the value is empty", name)
-	case len(value) > MaxSecretBytes:
-		return scouts.Errorf(scouts.EInvalid, "secret %s: the value is larger than %d bytes", name, MaxSecretBytes)
+	case len(value) > MaxBytes:
+		return scouts.Errorf(scouts.EInvalid, "secret %s: the value is larger than %d bytes", name, MaxBytes)
 	}
 	st, err := c.secretStore()
 	if err != nil {
@@ -121,13 +149,13 @@ func (c *Core) SetSecret(ctx context.Context, name string, value []byte) error {
 	if err := st.SetSecret(ctx, name, value); err != nil {
 		return err
 	}
-	c.secretChanged(ctx, AuditSecretSet, "Secret "+name+" set (its value is in the OS keyring)", name)
+	c.changed(ctx, AuditSecretSet, "Secret "+name+" set (its value is in the OS keyring)", name)
 	return nil
 }
 
-// DeleteSecret removes a secret from the keyring.
-func (c *Core) DeleteSecret(ctx context.Context, name string) error {
-	if err := CheckSecretName(name); err != nil {
+// Delete removes a secret from the keyring.
+func (c *Service) Delete(ctx context.Context, name string) error {
+	if err := CheckName(name); err != nil {
 		return err
 	}
 	st, err := c.secretStore()
@@ -137,15 +165,15 @@ func (c *Core) DeleteSecret(ctx context.Context, name string) error {
 	if err := st.DeleteSecret(ctx, name); err != nil {
 		return err
 	}
-	c.secretChanged(ctx, AuditSecretRemoved, "Secret "+name+" removed from the OS keyring", name)
+	c.changed(ctx, AuditSecretRemoved, "Secret "+name+" removed from the OS keyring", name)
 	return nil
 }
 
-// ResolveSecret reads a secret a definition names, when it is used (an
+// Resolve reads a secret a definition names, when it is used (an
 // action's header, the model's key). The value goes to the request that
 // needs it and nowhere else.
-func (c *Core) ResolveSecret(ctx context.Context, name string) (string, error) {
-	if err := CheckSecretName(name); err != nil {
+func (c *Service) Resolve(ctx context.Context, name string) (string, error) {
+	if err := CheckName(name); err != nil {
 		return "", err
 	}
 	st, err := c.secretStore()
@@ -159,15 +187,15 @@ func (c *Core) ResolveSecret(ctx context.Context, name string) (string, error) {
 	return string(v), nil
 }
 
-func (c *Core) secretChanged(ctx context.Context, typ, summary, name string) {
+func (c *Service) changed(ctx context.Context, typ, summary, name string) {
 	ev := scouts.AuditEvent{TraceID: scouts.NewID("tr"), Stage: scouts.StageDecision, Type: typ, Outcome: scouts.OutcomeOK,
 		Summary: summary, Refs: map[string]string{"secret": name, "actor": "user"}, At: c.now()}
-	if err := c.DB.AppendAudit(ctx, ev); err != nil {
+	if err := c.audit.AppendAudit(ctx, ev); err != nil {
 		c.log.Warn("audit a secret change", "secret", name, "err", err)
 	}
-	names, err := c.SecretNames(ctx)
+	names, err := c.Names(ctx)
 	if err != nil {
 		return
 	}
-	c.Bus.Publish(scouts.Event{Type: EventSecrets, Data: SecretsChanged{Names: names}})
+	c.bus.Publish(scouts.Event{Type: EventSecrets, Data: SecretsChanged{Names: names}})
 }

@@ -1,4 +1,4 @@
-package core
+package secretref
 
 import (
 	"regexp"
@@ -16,7 +16,7 @@ func TestSecretNameCheckMatchesExpression(t *testing.T) {
 		names = append(names, string(rune(c)), "k"+string([]byte{byte(c)}))
 	}
 	for _, n := range names {
-		if got, want := CheckSecretName(n) == nil, re.MatchString(n); got != want {
+		if got, want := CheckName(n) == nil, re.MatchString(n); got != want {
 			t.Errorf("%q: accepted %v, the expression %v", n, got, want)
 		}
 	}

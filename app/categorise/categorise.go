@@ -1,4 +1,10 @@
-package core
+// Package categorise is the optional model step of the desktop's pipeline:
+// it asks an OpenAI-compatible model what an item should become (a task,
+// note, event or project, with dates and a project), giving it look-ups
+// over the local database and nothing else, within the daily token
+// budget, and leaves the model alone for a minute after it failed to
+// answer so that a page of items does not wait for one timeout each.
+package categorise
 
 import (
 	"context"
@@ -12,6 +18,7 @@ import (
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/engine"
+	"github.com/scouts-hq/scouts/scouts/triage"
 	"github.com/scouts-hq/scouts/scouts/triage/llm"
 )
 
@@ -25,29 +32,53 @@ const (
 	categorisePause = time.Minute
 )
 
-// categoriser is what a configured model needs to categorise: llm.Client
-// has it.
-type categoriser interface {
+// Model is what a configured model needs to categorise: llm.Client has
+// it.
+type Model interface {
 	Categorise(ctx context.Context, in llm.CategoriseInput, tools llm.Tools, allow llm.Allowance) (llm.Proposal, error)
 }
 
-// categoriseStep returns the engine's categorisation step, or nil when no
-// model that can categorise is configured: then the content cues and the
-// learner are the whole pipeline.
-func (c *Core) categoriseStep() func(context.Context, scouts.Scout, scouts.ItemMetadata, string) (engine.ContentProposal, error) {
-	m, ok := c.cfg.Model.(categoriser)
-	if !ok || c.cfg.ModelBudget == nil || c.cfg.ModelDailyTokens <= 0 {
+// Config configures the step.
+type Config struct {
+	// Model is the configured model; one that cannot categorise (or none)
+	// means no step.
+	Model any
+	// Budget and DailyTokens bound what the model may spend a day.
+	Budget      triage.Budget
+	DailyTokens int
+	// DB is the local database the model's look-ups read.
+	DB  *localdb.DB
+	Now func() time.Time
+	// Zone is where the item's dates are read and shown; nil: time.Local.
+	Zone *time.Location
+}
+
+// Step is the engine's categorisation step.
+type Step = func(context.Context, scouts.Scout, scouts.ItemMetadata, string) (engine.ContentProposal, error)
+
+// New returns the engine's categorisation step, or nil when no model that
+// can categorise is configured: then the content cues and the learner are
+// the whole pipeline.
+func New(cfg Config) Step {
+	m, ok := cfg.Model.(Model)
+	if !ok || cfg.Budget == nil || cfg.DailyTokens <= 0 {
 		return nil
 	}
-	mc := &modelCategoriser{c: c, model: m, zone: time.Local}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Zone == nil {
+		cfg.Zone = time.Local
+	}
+	mc := &modelCategoriser{cfg: cfg, model: m, zone: cfg.Zone}
 	return mc.categorise
 }
 
 // modelCategoriser asks the model what items should become, with tools
 // over the local database.
 type modelCategoriser struct {
-	c     *Core
-	model categoriser
+	cfg   Config
+	model Model
 	zone  *time.Location
 
 	mu          sync.Mutex
@@ -56,14 +87,14 @@ type modelCategoriser struct {
 }
 
 func (m *modelCategoriser) categorise(ctx context.Context, s scouts.Scout, meta scouts.ItemMetadata, text string) (engine.ContentProposal, error) {
-	now := m.c.now()
+	now := m.cfg.Now()
 	if until, cause, paused := m.paused(now); paused {
 		return engine.ContentProposal{}, fmt.Errorf("the model failed a moment ago (%s); not asked again before %s", cause, until.In(m.zone).Format("15:04:05"))
 	}
 	ctx, cancel := context.WithTimeout(ctx, categoriseItemTimeout)
 	defer cancel()
 	in := llm.CategoriseInput{SourceType: string(s.Kind), Subject: meta.Title, Sender: meta.Sender, Body: text, Now: now, Zone: m.zone}
-	allow := llm.Allowance{Budget: m.c.cfg.ModelBudget, Scout: s.ID, DailyTokens: m.c.cfg.ModelDailyTokens}
+	allow := llm.Allowance{Budget: m.cfg.Budget, Scout: s.ID, DailyTokens: m.cfg.DailyTokens}
 	p, err := m.model.Categorise(ctx, in, m.tools(), allow)
 	if err != nil {
 		if unreachable(err) && ctx.Err() != context.Canceled {
@@ -114,7 +145,7 @@ func (m *modelCategoriser) pause(now time.Time, err error) {
 // tools are the model's look-ups over the local database: open projects,
 // recent tasks, note titles. Nothing else of the database is reachable.
 func (m *modelCategoriser) tools() llm.Tools {
-	db := m.c.DB
+	db := m.cfg.DB
 	open := false
 	return llm.Tools{
 		ListProjects: func(ctx context.Context) ([]llm.Project, error) {
