@@ -139,7 +139,7 @@ bench:
 FUZZTIME ?= 10s
 FUZZ_TARGETS := \
 	relay/protocol:FuzzDecode \
-	relay/server:FuzzGmailPush \
+	relay/service:FuzzGmailPush \
 	relay/server:FuzzWebhookBody \
 	relay/server:FuzzScoutConfig \
 	connectors/directory:FuzzRef \

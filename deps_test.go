@@ -261,3 +261,38 @@ func TestDomainStandsAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestRelayTransportCallsTheService keeps the relay's transport
+// (relay/server: HTTP, WebSocket, parking, limits) apart from what its
+// requests mean (relay/service): the transport reaches storage and the
+// Gmail scouts only through the service and runs no SQL itself, and the
+// service knows no transport — no HTTP, no WebSocket, nothing of the
+// server.
+func TestRelayTransportCallsTheService(t *testing.T) {
+	const mod = "github.com/scouts-hq/scouts/"
+	forbidden := map[string][]string{
+		"relay/server":  {mod + "relay/relaydb", mod + "relay/gmailscout", "database/sql", "github.com/jackc/pgx/"},
+		"relay/service": {mod + "relay/server", "net/http", "github.com/coder/websocket"},
+	}
+	for pkg, bad := range forbidden {
+		out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, "./"+pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list %s: %v\n%s", pkg, err, out)
+		}
+		imports := strings.Fields(string(out))
+		if !slices.Contains(imports, mod+"relay/protocol") {
+			t.Fatalf("go list did not list %s's imports:\n%s", pkg, out)
+		}
+		for _, imp := range imports {
+			for _, b := range bad {
+				if imp == b || (strings.HasSuffix(b, "/") && strings.HasPrefix(imp, b)) {
+					t.Errorf("%s imports %s", pkg, imp)
+				}
+			}
+		}
+	}
+	out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, "./relay/server").CombinedOutput()
+	if err != nil || !slices.Contains(strings.Fields(string(out)), mod+"relay/service") {
+		t.Fatalf("relay/server does not call relay/service (%v):\n%s", err, out)
+	}
+}

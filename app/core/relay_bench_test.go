@@ -25,6 +25,7 @@ import (
 	"github.com/scouts-hq/scouts/relay/relaydb"
 	"github.com/scouts-hq/scouts/relay/sealbox"
 	"github.com/scouts-hq/scouts/relay/server"
+	"github.com/scouts-hq/scouts/relay/service"
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/store"
 )
@@ -62,7 +63,7 @@ func newDrainEnv(b *testing.B) *drainEnv {
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv := server.New(server.Config{DB: db, PublicURL: "http://" + l.Addr().String(), Window: 256})
+	srv := server.New(server.Config{Service: service.New(service.Config{DB: db, PublicURL: "http://" + l.Addr().String()}), Window: 256})
 	done := make(chan struct{})
 	go func() { srv.ServeListener(ctx, l, 5*time.Second); close(done) }()
 	b.Cleanup(func() { cancel(); <-done; db.Close() })

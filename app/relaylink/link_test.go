@@ -17,6 +17,7 @@ import (
 	"github.com/scouts-hq/scouts/relay"
 	"github.com/scouts-hq/scouts/relay/relaydb"
 	"github.com/scouts-hq/scouts/relay/server"
+	"github.com/scouts-hq/scouts/relay/service"
 	"github.com/scouts-hq/scouts/scouts"
 )
 
@@ -54,7 +55,7 @@ func newRelay(t *testing.T) *relayFixture {
 
 func (f *relayFixture) serve(l net.Listener) {
 	ctx, cancel := context.WithCancel(context.Background())
-	srv := server.New(server.Config{DB: f.db, PublicURL: "http://" + f.addr})
+	srv := server.New(server.Config{Service: service.New(service.Config{DB: f.db, PublicURL: "http://" + f.addr})})
 	done := make(chan struct{})
 	go func() { srv.ServeListener(ctx, l, 5*time.Second); close(done) }()
 	f.stop = func() { cancel(); <-done }

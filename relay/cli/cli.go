@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/relay/server"
+	"github.com/scouts-hq/scouts/relay/service"
 )
 
 // Env is the outside world of a command.
@@ -190,8 +191,9 @@ func serve(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	srv = server.New(server.Config{DB: db, Logger: log, PublicURL: pub, Heartbeat: *heartbeat, Window: *window,
-		Gmail: gsvc, PushAuth: verifier, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout,
+	svc := service.New(service.Config{DB: db, Logger: log, PublicURL: pub, Gmail: gsvc})
+	srv = server.New(server.Config{Service: svc, Logger: log, Heartbeat: *heartbeat, Window: *window,
+		PushAuth: verifier, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout,
 		MaxConns: *maxConns, MaxConnsPerAddr: *perAddr, ConnCapExempt: exemptPrefixes})
 	if gsvc != nil && g.subscription != "" {
 		go func() {

@@ -574,7 +574,7 @@ func (d *DB) notifyInTx(ctx context.Context, tx *sql.Tx, users []string) error {
 	return nil
 }
 
-// NotifiedUsers splits a NOTIFY payload into user ids.
-func NotifiedUsers(payload string) []string {
+// notifiedUsers splits a NOTIFY payload into user ids.
+func notifiedUsers(payload string) []string {
 	return strings.Split(payload, ",")
 }

@@ -43,7 +43,7 @@ type hookCache struct {
 	byScout map[string]hookEntry
 	byUser  map[string]map[string]struct{}
 	// On PostgreSQL other instances write too: the cache is used only
-	// while this process hears their notifications (see HookTargetsShared).
+	// while this process hears their notifications (see hookTargetsShared).
 	shared bool
 	ttl    time.Duration // 0: hookTTL
 }
@@ -131,22 +131,22 @@ func (d *DB) hookCacheUsable() bool {
 	return d.hooks.shared
 }
 
-// HookTargetsShared tells the database, on PostgreSQL, whether this
-// process is listening on HookChannel (and passing what it hears to
-// ForgetHookTargets). Cached webhook answers are used only while it is:
+// hookTargetsShared says, on PostgreSQL, whether this process is
+// listening on HookChannel (and passing what it hears to
+// forgetHookTargets; see Listen). Cached webhook answers are used only while it is:
 // without the notifications another instance's revocation would go
 // unseen here. Either way everything cached so far is forgotten, since
 // notifications may have been missed.
-func (d *DB) HookTargetsShared(listening bool) {
+func (d *DB) hookTargetsShared(listening bool) {
 	d.hooks.mu.Lock()
 	d.hooks.shared = listening
 	d.hooks.mu.Unlock()
 	d.hooks.forgetAll()
 }
 
-// ForgetHookTargets handles a HookChannel notification: the payload is a
+// forgetHookTargets handles a HookChannel notification: the payload is a
 // comma-separated list of user ids.
-func (d *DB) ForgetHookTargets(payload string) {
+func (d *DB) forgetHookTargets(payload string) {
 	for _, u := range strings.Split(payload, ",") {
 		d.hooks.forgetUser(u)
 	}

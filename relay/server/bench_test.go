@@ -20,6 +20,7 @@ import (
 	"github.com/scouts-hq/scouts/relay/protocol"
 	"github.com/scouts-hq/scouts/relay/relaydb"
 	"github.com/scouts-hq/scouts/relay/server"
+	"github.com/scouts-hq/scouts/relay/service"
 	"github.com/scouts-hq/scouts/store"
 )
 
@@ -90,7 +91,7 @@ func newBenchEnv(b *testing.B) *benchEnv {
 	db.ApplyOnce(ctx, u.ID, "op", func(tx *sql.Tx) ([]byte, error) {
 		return []byte("{}"), db.UpsertScout(ctx, tx, relayScout(u.ID))
 	})
-	srv := server.New(server.Config{DB: db, Window: 256})
+	srv := server.New(server.Config{Service: service.New(service.Config{DB: db}), Window: 256})
 	hs := httptest.NewServer(srv.Handler())
 	go srv.Run(ctx)
 	b.Cleanup(func() { hs.Close(); cancel(); db.Close() })

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -25,95 +24,15 @@ import (
 	"github.com/scouts-hq/scouts/relay/gmailscout"
 	"github.com/scouts-hq/scouts/relay/protocol"
 	"github.com/scouts-hq/scouts/relay/relaydb"
+	"github.com/scouts-hq/scouts/relay/service"
 	"github.com/scouts-hq/scouts/store/storetest"
 )
 
-// The fuzz targets of the relay's inputs from outside: Pub/Sub pushes,
-// webhook bodies and the desktop's scout configurations. `make fuzz` runs
+// The fuzz targets of the relay's inputs from outside through its
+// transport: webhook bodies and the desktop's scout configurations (the
+// Pub/Sub push's decoder is fuzzed in relay/service). `make fuzz` runs
 // each briefly; plain `go test` runs their seeds and the crashers kept in
 // testdata/fuzz.
-
-// pushBody wraps a Gmail notification as Pub/Sub pushes it.
-func pushBody(data string) []byte {
-	b, _ := json.Marshal(map[string]any{"message": map[string]string{"data": base64.StdEncoding.EncodeToString([]byte(data)),
-		"messageId": "1"}, "subscription": "projects/scouts-test/subscriptions/push"})
-	return b
-}
-
-// FuzzGmailPush: a push body never panics the decoder; a malformed one is
-// an error that says what is wrong; what decodes is exactly what the
-// notification holds — the address (lower-cased) and the history id,
-// which Gmail writes as a number and some libraries as a string — and
-// every well-formed notification decodes.
-func FuzzGmailPush(f *testing.F) {
-	for _, n := range []string{
-		`{"emailAddress":"ann@example.com","historyId":9876543210}`,
-		`{"emailAddress":"Ann@Example.com","historyId":"9876543210"}`,
-		`{"emailAddress":"ann@example.com","historyId":"18446744073709551615"}`,
-		`{"emailAddress":"ann@example.com","historyId":18446744073709551616}`,
-		`{"emailAddress":"ann@example.com","historyId":-1}`, `{"emailAddress":"ann@example.com","historyId":1.5e3}`,
-		`{"emailAddress":"ann@example.com","historyId":"12\u0033"}`, `{"emailAddress":"ann@example.com","historyId":null}`,
-		`{"emailAddress":"ann@example.com"}`, `{"historyId":1}`, `{"emailAddress":7,"historyId":1}`, `[]`, ``, `"x"`,
-	} {
-		f.Add(pushBody(n))
-	}
-	for _, s := range []string{`{}`, `{"message":{"data":"!!"}}`, `{"message":{"data":"e30"}}`, `{"message":null}`, `[`, `null`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		email, hid, err := decodePush(body)
-		wantEmail, wantHID, ok := notificationOf(body)
-		if err != nil {
-			if strings.TrimSpace(err.Error()) == "" || !utf8.ValidString(err.Error()) {
-				t.Fatalf("decodePush(%q): error %q says nothing readable", body, err)
-			}
-			if ok {
-				t.Fatalf("decodePush(%q) refused a well-formed notification (%s, %d): %v", body, wantEmail, wantHID, err)
-			}
-			return
-		}
-		if !strings.Contains(email, "@") || email != strings.ToLower(email) {
-			t.Fatalf("decodePush(%q) = %q, not a lower-case address", body, email)
-		}
-		if ok && (email != wantEmail || hid != wantHID) {
-			t.Fatalf("decodePush(%q) = %s, %d; the notification holds %s, %d", body, email, hid, wantEmail, wantHID)
-		}
-	})
-}
-
-// notificationOf decodes a push the plain way, accepting only the forms
-// Gmail and the client libraries write: a history id of decimal digits,
-// as a number or a string.
-func notificationOf(body []byte) (email string, hid uint64, ok bool) {
-	var env struct {
-		Message struct {
-			Data string `json:"data"`
-		} `json:"message"`
-	}
-	if json.Unmarshal(body, &env) != nil {
-		return "", 0, false
-	}
-	data, err := base64.StdEncoding.DecodeString(env.Message.Data)
-	if err != nil {
-		return "", 0, false
-	}
-	var n struct {
-		EmailAddress string          `json:"emailAddress"`
-		HistoryID    json.RawMessage `json:"historyId"`
-	}
-	if json.Unmarshal(data, &n) != nil || !strings.Contains(n.EmailAddress, "@") {
-		return "", 0, false
-	}
-	digits := strings.TrimSpace(string(n.HistoryID))
-	if len(digits) >= 2 && digits[0] == '"' && digits[len(digits)-1] == '"' {
-		digits = digits[1 : len(digits)-1]
-	}
-	if digits == "" || strings.Trim(digits, "0123456789") != "" {
-		return "", 0, false
-	}
-	hid, err = strconv.ParseUint(digits, 10, 64)
-	return strings.ToLower(n.EmailAddress), hid, err == nil
-}
 
 // fuzzRelay is a relay over a real database with one user, one connected
 // device (whose private key the test holds) and one webhook scout.
@@ -165,8 +84,8 @@ func newFuzzRelay(tb testing.TB, dsn string) *fuzzRelay {
 	gmail := gmailscout.New(gmailscout.Config{DB: db, Topic: "projects/scouts-test/topics/gmail"})
 	// Frames are not rate limited here: the fuzzer sends them as fast as
 	// the relay answers.
-	r.srv = New(Config{DB: db, PublicURL: "https://relay.example.com", Gmail: gmail, Heartbeat: time.Hour,
-		FrameRate: 1e9, FrameBurst: 1 << 30})
+	svc := service.New(service.Config{DB: db, PublicURL: "https://relay.example.com", Gmail: gmail})
+	r.srv = New(Config{Service: svc, Heartbeat: time.Hour, FrameRate: 1e9, FrameBurst: 1 << 30})
 	return r
 }
 
@@ -263,7 +182,7 @@ func FuzzWebhookBody(f *testing.F) {
 			if (w.Code == http.StatusRequestEntityTooLarge) != (len(body) > MaxHookBody) {
 				t.Fatalf("body of %d bytes answered %d", len(body), w.Code)
 			}
-			if p, ok := oneObject(body); ok && validateHook(p) == "" {
+			if p, ok := oneObject(body); ok && service.CheckHookItem(p) == nil {
 				t.Fatalf("refused a good body %q: %s", body, e.Error)
 			}
 		default:

@@ -21,6 +21,7 @@ import (
 	"github.com/scouts-hq/scouts/relay/pushauth"
 	"github.com/scouts-hq/scouts/relay/relaydb"
 	"github.com/scouts-hq/scouts/relay/server"
+	"github.com/scouts-hq/scouts/relay/service"
 	"github.com/scouts-hq/scouts/scouts/triage/corpus"
 	"github.com/scouts-hq/scouts/scouts/triage/corpus/corpustest"
 	"github.com/scouts-hq/scouts/store/storetest"
@@ -99,7 +100,7 @@ func BenchmarkGmailPush(b *testing.B) {
 		// The service is not run: hints pile up untouched, so the figure
 		// is the endpoint's alone.
 		svc := gmailscout.New(gmailscout.Config{DB: db})
-		srv := server.New(server.Config{DB: db, Gmail: svc, PushAuth: verifier})
+		srv := server.New(server.Config{Service: service.New(service.Config{DB: db, Gmail: svc}), PushAuth: verifier})
 		hs := httptest.NewServer(srv.Handler())
 		defer hs.Close()
 		backends = append(backends, &backend{name: tc.name, db: db, url: hs.URL + "/api/v1/scouts/webhooks/gmail?token=" + pushSecret})

@@ -26,6 +26,7 @@ import (
 	"github.com/scouts-hq/scouts/relay/pushauth"
 	"github.com/scouts-hq/scouts/relay/relaydb"
 	"github.com/scouts-hq/scouts/relay/server"
+	"github.com/scouts-hq/scouts/relay/service"
 	"github.com/scouts-hq/scouts/relay/tokenseal"
 )
 
@@ -75,7 +76,7 @@ func newGmailEnv(t testing.TB, poll time.Duration, opts ...func(*gmailscout.Conf
 		for _, o := range opts {
 			o(&gcfg)
 		}
-		return server.Config{Heartbeat: time.Hour, Gmail: gmailscout.New(gcfg), PushAuth: verifier}
+		return server.Config{Heartbeat: time.Hour, Service: service.New(service.Config{DB: db, Gmail: gmailscout.New(gcfg)}), PushAuth: verifier}
 	})
 	return &gmailEnv{env: e, oauth: oauth, oauthURL: os.URL, gmail: gm, changed: changed}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/scouts-hq/scouts/relay/protocol"
 	"github.com/scouts-hq/scouts/relay/relaydb"
 	"github.com/scouts-hq/scouts/relay/server"
+	"github.com/scouts-hq/scouts/relay/service"
 	"github.com/scouts-hq/scouts/store/storetest"
 )
 
@@ -126,7 +127,8 @@ func TestHookChangesReachTheOtherInstance(t *testing.T) {
 	defer bdb.Close()
 	bdb.SetHookTTL(time.Hour)
 	logs := &logLines{}
-	b := server.New(server.Config{DB: bdb, Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	blog := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	b := server.New(server.Config{Service: service.New(service.Config{DB: bdb, Logger: blog}), Logger: blog})
 	bhttp := httptest.NewServer(b.Handler())
 	defer bhttp.Close()
 	runDone := make(chan struct{})

@@ -292,3 +292,23 @@ func TestHookItemsAreSealedInTheFormatEachDeviceOpens(t *testing.T) {
 		t.Fatal("two items in a row were sealed with two ephemeral keys: no batch")
 	}
 }
+
+// A body over the cap is refused as too large, with the cap in words —
+// once the token is known good: an unknown caller learns nothing from the
+// size of what it sent, and gets 401 as for any body.
+func TestHookBodyOverTheCap(t *testing.T) {
+	e := newEnv(t, server.Config{})
+	url, token := e.hookScout()
+	big := `{"title":"big","body":"` + strings.Repeat("x", server.MaxHookBody) + `"}`
+	a := postHook(t, url, token, big)
+	if a.status != http.StatusRequestEntityTooLarge || a.Code != "too_large" || a.Error != "body is larger than 64 KiB" {
+		t.Fatalf("a body over the cap: %d %s %q", a.status, a.Code, a.Error)
+	}
+	if a := postHook(t, url, "wrong", big); a.status != http.StatusUnauthorized || a.Code != "unauthorized" {
+		t.Fatalf("a body over the cap with a wrong token: %d %s %q", a.status, a.Code, a.Error)
+	}
+	depth, _ := e.db.QueueDepth(context.Background())
+	if depth[relay.StatusQueued] != 0 {
+		t.Fatalf("refused items were queued: %v", depth)
+	}
+}

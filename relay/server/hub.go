@@ -35,8 +35,9 @@ func (h *hub) remove(s *session) {
 	}
 }
 
-// notify wakes the sessions of a user: rows were queued or expired.
-func (h *hub) notify(userID string) {
+// Wake wakes the sessions of a user: rows were queued or expired
+// (service.Sessions).
+func (h *hub) Wake(userID string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for s := range h.byUser[userID] {
@@ -44,9 +45,9 @@ func (h *hub) notify(userID string) {
 	}
 }
 
-// notifyAll wakes every session (after a lost LISTEN connection, when
+// WakeAll wakes every session (after a lost LISTEN connection, when
 // notifications may have been missed).
-func (h *hub) notifyAll() {
+func (h *hub) WakeAll() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, m := range h.byUser {

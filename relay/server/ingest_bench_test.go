@@ -24,6 +24,7 @@ import (
 	"github.com/scouts-hq/scouts/relay/relaydb"
 	"github.com/scouts-hq/scouts/relay/sealbox"
 	"github.com/scouts-hq/scouts/relay/server"
+	"github.com/scouts-hq/scouts/relay/service"
 	"github.com/scouts-hq/scouts/store/storetest"
 )
 
@@ -73,7 +74,7 @@ func newIngestRelay(b *testing.B, dsn, seal string) *ingestRelay {
 		b.Fatal(err)
 	}
 	log := slog.New(slog.NewJSONHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	srv := server.New(server.Config{DB: db, Logger: log, PublicURL: "http://" + l.Addr().String()})
+	srv := server.New(server.Config{Service: service.New(service.Config{DB: db, Logger: log, PublicURL: "http://" + l.Addr().String()}), Logger: log})
 	done := make(chan struct{})
 	go func() { srv.ServeListener(ctx, l, 5*time.Second); close(done) }()
 	b.Cleanup(func() { cancel(); <-done; db.Close() })

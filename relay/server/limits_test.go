@@ -20,6 +20,7 @@ import (
 	"github.com/scouts-hq/scouts/relay/protocol"
 	"github.com/scouts-hq/scouts/relay/relaydb"
 	"github.com/scouts-hq/scouts/relay/server"
+	"github.com/scouts-hq/scouts/relay/service"
 )
 
 // served is a relay serving on a real listener (ServeListener: timeouts
@@ -43,7 +44,7 @@ func serve(t *testing.T, cfg server.Config) *served {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.DB = db
+	cfg.Service = service.New(service.Config{DB: db, Logger: cfg.Logger})
 	srv := server.New(cfg)
 	done := make(chan struct{})
 	go func() { srv.ServeListener(ctx, l, 5*time.Second); close(done) }()

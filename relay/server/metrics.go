@@ -6,7 +6,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/scouts-hq/scouts/relay/relaydb"
+
+	"github.com/scouts-hq/scouts/relay/service"
 )
 
 // metrics are the relay's Prometheus metrics, on a registry of its own
@@ -23,7 +24,7 @@ type metrics struct {
 	connsRefused *prometheus.CounterVec
 }
 
-func newMetrics(db *relaydb.DB, parked func() int) *metrics {
+func newMetrics(svc *service.Service, parked func() int) *metrics {
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		connections: prometheus.NewGauge(prometheus.GaugeOpts{Name: "scouts_relay_connections",
@@ -46,14 +47,14 @@ func newMetrics(db *relaydb.DB, parked func() int) *metrics {
 	}
 	m.reg.MustRegister(m.connections, m.deliveries, m.acks, m.pushToAck, m.hookRequests, m.frames, m.pushes, m.connsRefused,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		queueDepth{db: db},
+		queueDepth{svc: svc},
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "scouts_relay_sessions_parked",
 			Help: "Idle device sessions waiting without a goroutine of their own."}, func() float64 { return float64(parked()) }))
 	return m
 }
 
 // queueDepth reads the queue's size by status at scrape time.
-type queueDepth struct{ db *relaydb.DB }
+type queueDepth struct{ svc *service.Service }
 
 var queueDepthDesc = prometheus.NewDesc("scouts_relay_queue_rows", "Queue rows by status.", []string{"status"}, nil)
 
@@ -62,7 +63,7 @@ func (q queueDepth) Describe(ch chan<- *prometheus.Desc) { ch <- queueDepthDesc 
 func (q queueDepth) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	depth, err := q.db.QueueDepth(ctx)
+	depth, err := q.svc.QueueDepth(ctx)
 	if err != nil {
 		ch <- prometheus.NewInvalidMetric(queueDepthDesc, err)
 		return

@@ -15,6 +15,7 @@ import (
 	"github.com/scouts-hq/scouts/relay/client"
 	"github.com/scouts-hq/scouts/relay/protocol"
 	"github.com/scouts-hq/scouts/relay/relaydb"
+	"github.com/scouts-hq/scouts/relay/service"
 )
 
 // Idle sessions wait in the parker without a goroutine each, wake up when
@@ -42,7 +43,7 @@ func TestIdleSessionsHoldNoGoroutine(t *testing.T) {
 		tokens, ids = append(tokens, tok), append(ids, dv.ID)
 	}
 	// No heartbeat during the test: a ping would wake sessions up.
-	srv := New(Config{DB: db, Heartbeat: time.Hour, RevocationPoll: 20 * time.Millisecond})
+	srv := New(Config{Service: service.New(service.Config{DB: db}), Heartbeat: time.Hour, RevocationPoll: 20 * time.Millisecond})
 	srv.parker.changed = make(chan struct{}, 1)
 	hs := httptest.NewServer(srv.Handler())
 	defer hs.Close()

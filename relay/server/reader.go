@@ -2,16 +2,13 @@ package server
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
-	"strings"
+	"errors"
 	"time"
 
 	"github.com/coder/websocket"
 
-	"github.com/scouts-hq/scouts/relay"
 	"github.com/scouts-hq/scouts/relay/protocol"
-	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/relay/service"
 )
 
 // readLoop reads the device's frames until the connection ends or the
@@ -146,9 +143,6 @@ func (s *session) handle(ctx context.Context, f protocol.Frame, reply func(typ, 
 		if err := f.DecodeData(&a); err != nil {
 			return err
 		}
-		if len(a.Seqs) == 0 || len(a.Seqs) > 1000 {
-			return &protocol.Error{Code: protocol.CodeBadFrame, Message: "an ack carries 1 to 1000 sequences"}
-		}
 		return s.ack(ctx, a.Seqs)
 	case protocol.TypePing:
 		var p protocol.Ping
@@ -171,8 +165,15 @@ func (s *session) handle(ctx context.Context, f protocol.Frame, reply func(typ, 
 	return &protocol.Error{Code: protocol.CodeUnknownType, Message: "unknown frame type " + f.Type}
 }
 
+// ack has the service record an acknowledgement; a refusal is answered,
+// a failure ends the session.
 func (s *session) ack(ctx context.Context, seqs []int64) error {
-	if err := s.srv.db.Ack(ctx, s.dev.UserID, s.dev.ID, seqs); err != nil {
+	if err := s.srv.svc.Ack(ctx, s.dev, seqs); err != nil {
+		var e *service.Error
+		if errors.As(err, &e) {
+			pe, _ := wsRefusal(e)
+			return &pe
+		}
 		return err
 	}
 	now := time.Now()
@@ -192,100 +193,25 @@ func (s *session) ack(ctx context.Context, seqs []int64) error {
 	return nil
 }
 
-// configure applies a configuration operation exactly once.
+// configure has the service apply a configuration operation; its answer,
+// or its refusal, is the frame's config_result.
 func (s *session) configure(ctx context.Context, f protocol.Frame) protocol.ConfigResult {
-	fail := func(code int, msg, scoutID string) protocol.ConfigResult {
-		return protocol.ConfigResult{OK: false, ScoutID: scoutID, Error: &protocol.Error{Code: code, Message: msg}}
-	}
-	var cfg protocol.ScoutConfig
-	var scoutID string
+	op := service.ConfigOp{ID: f.ID, Type: f.Type}
+	var err error
 	if f.Type == protocol.TypeScoutDisable {
 		var d protocol.ScoutDisable
-		if err := f.DecodeData(&d); err != nil {
-			return fail(protocol.CodeBadFrame, err.Error(), "")
-		}
-		scoutID = d.ScoutID
+		err = f.DecodeData(&d)
+		op.Scout.ScoutID = d.ScoutID
 	} else {
-		if err := f.DecodeData(&cfg); err != nil {
-			return fail(protocol.CodeBadFrame, err.Error(), "")
-		}
-		scoutID = cfg.ScoutID
-		if cfg.Kind != relay.KindWebhook && cfg.Kind != relay.KindGmail {
-			return fail(protocol.CodeInvalidConfig, "unknown scout kind "+cfg.Kind+" (want webhook or gmail)", scoutID)
-		}
-		if cfg.Name == "" || len(cfg.Name) > 200 {
-			return fail(protocol.CodeInvalidConfig, "a scout needs a name of 1 to 200 bytes", scoutID)
-		}
-		// An update may leave the hash out (it keeps the current one); one
-		// that is not a hex SHA-256 would refuse every post from then on.
-		if cfg.Kind == relay.KindWebhook && (cfg.HookTokenHash != "" || f.Type == protocol.TypeScoutRegister) && !isTokenHash(cfg.HookTokenHash) {
-			return fail(protocol.CodeInvalidConfig, "a webhook scout needs hook_token_hash (hex SHA-256)", scoutID)
-		}
+		err = f.DecodeData(&op.Scout)
 	}
-	if scoutID == "" || len(scoutID) > 100 {
-		return fail(protocol.CodeInvalidConfig, "scout_id is required (at most 100 bytes)", scoutID)
+	if err != nil {
+		return protocol.ConfigResult{Error: &protocol.Error{Code: protocol.CodeBadFrame, Message: err.Error()}}
 	}
-	// PostgreSQL's text cannot hold NUL while SQLite's can: refused on
-	// both, as the bad input it is rather than an internal error.
-	for _, v := range []struct{ field, value string }{{"id", f.ID}, {"scout_id", scoutID}, {"name", cfg.Name}, {"email", cfg.Email}, {"mode", cfg.Mode}} {
-		if strings.IndexByte(v.value, 0) >= 0 {
-			return fail(protocol.CodeInvalidConfig, v.field+" contains a NUL character", scoutID)
-		}
+	res, err := s.srv.svc.Configure(ctx, s.dev, op)
+	if err != nil {
+		pe, _ := wsRefusal(service.AsError(err))
+		return protocol.ConfigResult{ScoutID: op.Scout.ScoutID, Error: &pe}
 	}
-	cloud := relay.CloudScout{ID: scoutID, UserID: s.dev.UserID, Kind: cfg.Kind, Name: cfg.Name,
-		Mode: cfg.Mode, Enabled: cfg.Enabled, HookTokenHash: cfg.HookTokenHash}
-	result := protocol.ConfigResult{OK: true, ScoutID: scoutID}
-	if f.Type == protocol.TypeScoutDisable {
-		result.HookURL = s.srv.hookURL(scoutID)
-	} else {
-		if cfg.Kind == relay.KindGmail {
-			c, perr := s.srv.configureGmail(cfg, f.Type == protocol.TypeScoutRegister)
-			if perr != nil {
-				return fail(perr.Code, perr.Message, scoutID)
-			}
-			c.UserID = s.dev.UserID
-			cloud = c
-			result.PushTopic = s.srv.cfg.Gmail.Topic()
-		} else {
-			result.HookURL = s.srv.hookURL(scoutID)
-		}
-	}
-	res, replayed, err := s.srv.db.ApplyOnce(ctx, s.dev.UserID, f.ID, func(tx *sql.Tx) ([]byte, error) {
-		var err error
-		if f.Type == protocol.TypeScoutDisable {
-			err = s.srv.db.DisableScout(ctx, tx, s.dev.UserID, scoutID)
-		} else {
-			err = s.srv.db.UpsertScout(ctx, tx, cloud)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return json.Marshal(result)
-	})
-	switch scouts.ErrorCode(err) {
-	case "":
-	case scouts.EInvalid:
-		return fail(protocol.CodeInvalidConfig, scouts.ErrorMessage(err), scoutID)
-	case scouts.EConflict:
-		return fail(protocol.CodeScoutForbidden, scouts.ErrorMessage(err), scoutID)
-	case scouts.ENotFound:
-		return fail(protocol.CodeScoutNotFound, scouts.ErrorMessage(err), scoutID)
-	default:
-		s.logger().Error("config operation failed", "op", f.ID, "err", err)
-		return fail(protocol.CodeInternal, "internal error; retry later", scoutID)
-	}
-	var out protocol.ConfigResult
-	if err := json.Unmarshal(res, &out); err != nil {
-		return fail(protocol.CodeInternal, "internal error", scoutID)
-	}
-	if !replayed && (cloud.Kind == relay.KindGmail || f.Type == protocol.TypeScoutDisable) {
-		s.srv.gmailConfigured(ctx, scoutID)
-	}
-	return out
-}
-
-// isTokenHash reports whether h is a hex SHA-256, as relaydb.HashToken
-// writes it.
-func isTokenHash(h string) bool {
-	return len(h) == 64 && strings.Trim(h, "0123456789abcdef") == ""
+	return res
 }

@@ -1,6 +1,10 @@
-// Package server is the relay's HTTP side: the device WebSocket, webhooks,
-// health and metrics, and the background work (revocations, expiry,
-// cross-instance wake-ups).
+// Package server is the relay's transport: HTTP and the device
+// WebSocket, idle sessions parked, connection caps and rate limits,
+// health and metrics. What a request means (a webhook item, a Gmail
+// push, a hello, an acknowledgement, a scout's configuration) is
+// relay/service's: each handler decodes the request, calls the service
+// once and encodes its answer, and errors.go maps the service's refusals
+// to HTTP statuses and protocol codes.
 package server
 
 import (
@@ -11,26 +15,21 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/scouts-hq/scouts/relay/gmailscout"
 	"github.com/scouts-hq/scouts/relay/pushauth"
-	"github.com/scouts-hq/scouts/relay/relaydb"
-	"github.com/scouts-hq/scouts/relay/sealbox"
+	"github.com/scouts-hq/scouts/relay/service"
 )
 
 // Config configures a Server.
 type Config struct {
-	DB     *relaydb.DB
-	Logger *slog.Logger
-	// PublicURL is the relay's address as desktops and webhook callers see
-	// it (https://relay.example.com), used in hook URLs.
-	PublicURL string
+	// Service is what requests mean; the server calls it once per
+	// request and runs its background work.
+	Service *service.Service
+	Logger  *slog.Logger
 	// Heartbeat is the ping interval; a device silent for three of them is
 	// dropped. Default 10 s.
 	Heartbeat time.Duration
@@ -43,11 +42,8 @@ type Config struct {
 	// RevocationPoll is how often revocations made by the admin CLI are
 	// looked for. Default 2 s.
 	RevocationPoll time.Duration
-	// Retention is how long acknowledged and expired rows are kept. Default 30 days.
-	Retention time.Duration
-	// Gmail runs Gmail scouts and PushAuth admits their push
-	// notifications; without both the relay runs webhook scouts only.
-	Gmail    *gmailscout.Service
+	// PushAuth admits Gmail's push notifications; without it, or without
+	// Gmail scouts in the service, the push endpoint answers 404.
 	PushAuth *pushauth.Verifier
 
 	// HTTP timeouts for ordinary requests (device sessions bound
@@ -71,15 +67,13 @@ type Config struct {
 // Server is the relay.
 type Server struct {
 	cfg     Config
-	db      *relaydb.DB
+	svc     *service.Service
 	log     *slog.Logger
 	hub     *hub
 	metrics *metrics
 	mux     *http.ServeMux
 	workers *workers
 	parker  *parker
-	// sealer seals webhook items for devices that open batch-v1.
-	sealer sealbox.Sealer
 
 	baseCtx    context.Context
 	cancelBase context.CancelFunc
@@ -106,9 +100,6 @@ func New(cfg Config) *Server {
 	if cfg.RevocationPoll <= 0 {
 		cfg.RevocationPoll = 2 * time.Second
 	}
-	if cfg.Retention <= 0 {
-		cfg.Retention = 30 * 24 * time.Hour
-	}
 	if cfg.ReadHeaderTimeout <= 0 {
 		cfg.ReadHeaderTimeout = 10 * time.Second
 	}
@@ -121,16 +112,15 @@ func New(cfg Config) *Server {
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = 60 * time.Second
 	}
-	cfg.PublicURL = strings.TrimSuffix(cfg.PublicURL, "/")
 	ctx, cancel := context.WithCancel(context.Background())
 	parker := newParker()
-	s := &Server{cfg: cfg, db: cfg.DB, log: cfg.Logger, hub: newHub(), metrics: newMetrics(cfg.DB, parker.count),
+	s := &Server{cfg: cfg, svc: cfg.Service, log: cfg.Logger, hub: newHub(), metrics: newMetrics(cfg.Service, parker.count),
 		mux: http.NewServeMux(), baseCtx: ctx, cancelBase: cancel,
 		// Enough for database calls to overlap (PostgreSQL's pool holds 20);
 		// a worker without work for a minute leaves.
 		workers: newWorkers(16, time.Minute), parker: parker}
-	// In-process wake-ups (SQLite, and this instance's own commits).
-	cfg.DB.OnQueued(s.hub.notify)
+	// Rows queued for a user wake the user's sessions.
+	cfg.Service.SetSessions(s.hub)
 	s.mux.HandleFunc("GET /api/v1/device", s.handleDevice)
 	s.mux.HandleFunc("POST /api/v1/hooks/{scout}", s.handleHook)
 	s.mux.HandleFunc("POST /api/v1/scouts/webhooks/gmail", s.handleGmailPush)
@@ -149,10 +139,6 @@ func (s *Server) Handler() http.Handler { return s.mux }
 // Connections is the number of device sessions on this instance.
 func (s *Server) Connections() int { return s.hub.count() }
 
-func (s *Server) hookURL(scoutID string) string {
-	return s.cfg.PublicURL + "/api/v1/hooks/" + scoutID
-}
-
 func (s *Server) shuttingDown() bool { return s.stopping.Load() }
 
 func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
@@ -162,7 +148,7 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
-	if err := s.db.Ping(ctx); err != nil {
+	if err := s.svc.Ready(ctx); err != nil {
 		http.Error(w, "database unavailable", http.StatusServiceUnavailable)
 		return
 	}
@@ -170,18 +156,11 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 }
 
 // Run does the relay's background work until ctx ends: it cuts off
-// revoked devices, expires and purges old rows, and on PostgreSQL listens
-// for rows queued by other instances.
+// revoked devices, and runs the service's (expiry, wake-ups from other
+// instances, Gmail scouts).
 func (s *Server) Run(ctx context.Context) {
 	go s.revocations(ctx)
-	go s.sweeper(ctx)
-	if relaydb.IsPostgres(s.db.DSN()) {
-		go s.listen(ctx)
-	}
-	if s.cfg.Gmail != nil {
-		s.cfg.Gmail.Run(ctx)
-	}
-	<-ctx.Done()
+	s.svc.Run(ctx)
 }
 
 // Shutdown stops accepting sessions, closes the open ones with "going
@@ -212,7 +191,7 @@ func (s *Server) revocations(ctx context.Context) {
 		// Overlap the window a little: a revocation committed during the
 		// previous query must not fall between two checks.
 		now := time.Now()
-		ids, err := s.db.RevokedSince(ctx, since)
+		ids, err := s.svc.RevokedSince(ctx, since)
 		if err != nil {
 			s.log.Warn("check revocations", "err", err)
 			continue
@@ -222,87 +201,6 @@ func (s *Server) revocations(ctx context.Context) {
 			if s.hub.revoke(id) {
 				s.log.Info("revoked device cut off", "device", id)
 			}
-		}
-	}
-}
-
-func (s *Server) sweeper(ctx context.Context) {
-	t := time.NewTicker(time.Minute)
-	defer t.Stop()
-	for {
-		if users, err := s.db.ExpireDue(ctx); err != nil {
-			s.log.Warn("expire queue rows", "err", err)
-		} else if len(users) > 0 {
-			s.log.Info("queue rows expired", "users", len(users))
-		}
-		if err := s.db.Purge(ctx, s.cfg.Retention); err != nil {
-			s.log.Warn("purge", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
-// listen relays PostgreSQL notifications of queued rows to this
-// instance's sessions, reconnecting with backoff; after a reconnection
-// every session looks at the queue, since notifications may have been lost.
-func (s *Server) listen(ctx context.Context) {
-	const first = 100 * time.Millisecond
-	backoff := first
-	for ctx.Err() == nil {
-		listening, err := s.listenOnce(ctx)
-		if ctx.Err() != nil {
-			return
-		}
-		if listening {
-			// The connection worked: this is a new outage, not the
-			// same one going on.
-			backoff = first
-		}
-		s.log.Warn("LISTEN connection lost; reconnecting", "err", err, "in", backoff.String())
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(backoff):
-		}
-		backoff = min(backoff*2, 10*time.Second)
-	}
-}
-
-// listenOnce listens until the connection fails; listening reports whether
-// it got as far as LISTEN.
-func (s *Server) listenOnce(ctx context.Context) (listening bool, err error) {
-	conn, err := pgx.Connect(ctx, s.db.DSN())
-	if err != nil {
-		return false, err
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	if _, err := conn.Exec(ctx, "LISTEN "+relaydb.NotifyChannel+"; LISTEN "+relaydb.HookChannel); err != nil {
-		return false, err
-	}
-	s.hub.notifyAll()
-	// Webhook answers are cached only while changes made elsewhere are
-	// heard; whatever was missed before is forgotten.
-	s.db.HookTargetsShared(true)
-	defer s.db.HookTargetsShared(false)
-	s.log.Info("listening for notifications from other instances")
-	for {
-		n, err := conn.WaitForNotification(ctx)
-		if err != nil {
-			return true, err
-		}
-		if n.Channel == relaydb.HookChannel {
-			s.db.ForgetHookTargets(n.Payload)
-			s.log.Debug("webhook answers changed elsewhere forgotten", "users", n.Payload)
-			continue
-		}
-		// One notification per transaction names every user it queued
-		// rows for.
-		for _, u := range relaydb.NotifiedUsers(n.Payload) {
-			s.hub.notify(u)
 		}
 	}
 }

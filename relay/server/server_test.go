@@ -18,6 +18,7 @@ import (
 	"github.com/scouts-hq/scouts/relay/protocol"
 	"github.com/scouts-hq/scouts/relay/relaydb"
 	"github.com/scouts-hq/scouts/relay/server"
+	"github.com/scouts-hq/scouts/relay/service"
 	"github.com/scouts-hq/scouts/store/storetest"
 )
 
@@ -56,7 +57,9 @@ func newEnvOn(t testing.TB, dbPath string, config func(db *relaydb.DB, e *env) s
 	dv, tok, _ := db.AddDevice(ctx, "ann@example.com", "laptop")
 	e := &env{t: t, db: db, dbPath: dbPath, token: tok, user: u.ID, dev: dv.ID}
 	cfg := config(db, e)
-	cfg.DB = db
+	if cfg.Service == nil {
+		cfg.Service = service.New(service.Config{DB: db, Logger: cfg.Logger})
+	}
 	e.srv = server.New(cfg)
 	e.http = httptest.NewServer(e.srv.Handler())
 	go e.srv.Run(ctx)

@@ -9,14 +9,14 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/coder/websocket"
+
 	"github.com/scouts-hq/scouts/relay"
 	"github.com/scouts-hq/scouts/relay/protocol"
-	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/relay/service"
 )
 
 const (
@@ -207,9 +207,7 @@ func (s *Server) handleDevice(w http.ResponseWriter, r *http.Request) {
 	s.hub.wg.Add(1)
 	s.metrics.connections.Inc()
 	sess.logger().Info("device connected", "resume_after", hello.LastAckedSeq, "client", hello.Client)
-	if s.cfg.Gmail != nil {
-		s.workers.do(func() { s.cfg.Gmail.DeviceConnected(ctx, dev.UserID) })
-	}
+	s.workers.do(func() { s.svc.Connected(ctx, dev) })
 	sess.hb.Reset(s.cfg.Heartbeat)
 	sess.poke() // what the device has not received yet
 	go sess.readLoop()
@@ -357,8 +355,8 @@ func (s *session) write(b []byte) error {
 // device commits the other half. A device that keeps up gets each row as
 // it comes.
 //
-// Rows are not marked delivered as they are sent (see
-// relaydb.MarkDelivered): finish marks those still in flight.
+// Rows are not marked delivered as they are sent: finish marks those
+// still in flight (service.LeftInFlight).
 func (s *session) fill() error {
 	ctx := s.ctx
 	window := s.srv.cfg.Window
@@ -377,37 +375,40 @@ func (s *session) fill() error {
 			return nil
 		}
 		want := min(room, fillPage)
-		rows, err := s.srv.db.Pending(ctx, s.dev.UserID, s.dev.ID, s.sent, want)
+		n, err := s.srv.svc.Deliver(ctx, s.dev, s.sent, want, s.deliver)
 		if err != nil {
 			return err
 		}
-		for _, row := range rows {
-			b, err := s.srv.encodeRow(ctx, row)
-			if err != nil {
-				return err
-			}
-			s.mu.Lock()
-			if s.inflight == nil {
-				s.inflight = map[int64]time.Time{}
-			}
-			s.inflight[row.Seq] = row.TriagedAt
-			s.mu.Unlock()
-			if err := s.write(b); err != nil {
-				return err
-			}
-			s.sent = row.Seq
-			s.srv.metrics.deliveries.Inc()
-		}
-		if len(rows) < want {
+		if n < want {
 			s.behind = false // caught up
 			return nil
 		}
 	}
 }
 
+// deliver writes one row to the device, in flight until acknowledged.
+func (s *session) deliver(d service.Delivery) error {
+	b, err := protocol.Encode(d.Type, "", d.Seq, d.Data)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if s.inflight == nil {
+		s.inflight = map[int64]time.Time{}
+	}
+	s.inflight[d.Seq] = d.QueuedAt
+	s.mu.Unlock()
+	if err := s.write(b); err != nil {
+		return err
+	}
+	s.sent = d.Seq
+	s.srv.metrics.deliveries.Inc()
+	return nil
+}
+
 // markUnacked records the rows this session sent that the device never
-// acknowledged as delivered (see relaydb.MarkDelivered). The session is
-// over: its context is done, so the write has a short one of its own.
+// acknowledged (service.LeftInFlight). The session is over: its context
+// is done, so the write has a short one of its own.
 func (s *session) markUnacked() {
 	s.mu.Lock()
 	seqs := make([]int64, 0, len(s.inflight))
@@ -418,16 +419,10 @@ func (s *session) markUnacked() {
 	if len(seqs) == 0 {
 		return
 	}
-	slices.Sort(seqs)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 5*time.Second)
 	defer cancel()
-	for len(seqs) > 0 {
-		n := min(len(seqs), 500)
-		if err := s.srv.db.MarkDelivered(ctx, s.dev.UserID, seqs[:n]); err != nil {
-			s.logger().Warn("mark rows in flight delivered", "rows", len(seqs), "err", err)
-			return
-		}
-		seqs = seqs[n:]
+	if err := s.srv.svc.LeftInFlight(ctx, s.dev, seqs); err != nil {
+		s.logger().Warn("mark rows in flight delivered", "rows", len(seqs), "err", err)
 	}
 }
 
@@ -468,10 +463,11 @@ func (s *Server) handshake(ctx context.Context, c *websocket.Conn) (relay.Device
 	// The database work runs on the worker pool: this goroutine's stack
 	// is not grown by it (see workers).
 	var dev relay.Device
-	var no *refusal
-	s.workers.do(func() { dev, no = s.admit(ctx, hello) })
+	var no error
+	s.workers.do(func() { dev, no = s.svc.Admit(ctx, hello) })
 	if no != nil {
-		return refuse(no.code, no.close, no.msg)
+		pe, closeCode := wsRefusal(service.AsError(no))
+		return refuse(pe.Code, closeCode, pe.Message)
 	}
 	b, _ = protocol.Encode(protocol.TypeWelcome, "", 0, protocol.Welcome{
 		DeviceID: dev.ID, UserEmail: dev.UserEmail, Protocol: protocol.Version, ResumeAfter: hello.LastAckedSeq,
@@ -483,68 +479,4 @@ func (s *Server) handshake(ctx context.Context, c *websocket.Conn) (relay.Device
 		return relay.Device{}, hello, fmt.Errorf("write welcome: %w", err)
 	}
 	return dev, hello, nil
-}
-
-type refusal struct {
-	code  int
-	close websocket.StatusCode
-	msg   string
-}
-
-// admit authenticates a device's hello and records the connection.
-func (s *Server) admit(ctx context.Context, hello protocol.Hello) (relay.Device, *refusal) {
-	dev, err := s.db.DeviceByToken(ctx, hello.Token)
-	if scouts.ErrorCode(err) == scouts.ENotFound {
-		return dev, &refusal{protocol.CodeUnauthorized, closeUnauthorized, "unknown device token"}
-	}
-	if err != nil {
-		return dev, &refusal{protocol.CodeInternal, websocket.StatusInternalError, "internal error"}
-	}
-	if dev.Revoked() {
-		return dev, &refusal{protocol.CodeDeviceRevoked, closeRevoked, "this device was revoked"}
-	}
-	if len(hello.PublicKey) != 32 {
-		return dev, &refusal{protocol.CodeBadFrame, websocket.StatusPolicyViolation, "hello needs a 32-byte X25519 public key"}
-	}
-	seal := ""
-	if slices.Contains(hello.Seal, protocol.SealBatchV1) {
-		seal = protocol.SealBatchV1
-	}
-	if err := s.db.DeviceConnected(ctx, dev.ID, hello.PublicKey, seal); err != nil {
-		if scouts.ErrorCode(err) == scouts.EConflict {
-			return dev, &refusal{protocol.CodeUnauthorized, closeUnauthorized, scouts.ErrorMessage(err)}
-		}
-		return dev, &refusal{protocol.CodeInternal, websocket.StatusInternalError, "internal error"}
-	}
-	// Acks the device sent before its last connection died may never have
-	// arrived: what it says it committed is acknowledged now. Up to its
-	// cursor, rows are acknowledged already (acks arrive in order, and the
-	// cursor moves in the same transaction): a reconnection without lost
-	// acks costs no write.
-	if hello.LastAckedSeq > dev.AckedSeq {
-		n, err := s.db.AckThrough(ctx, dev.UserID, dev.ID, hello.LastAckedSeq)
-		if err != nil {
-			s.log.Error("acknowledge from hello", "device", dev.ID, "err", err)
-			return dev, &refusal{protocol.CodeInternal, websocket.StatusInternalError, "internal error"}
-		}
-		if n > 0 {
-			s.log.Info("acks lost with the last connection taken from hello", "device", dev.ID, "rows", n, "through", hello.LastAckedSeq)
-		}
-	}
-	return dev, nil
-}
-
-func (s *Server) encodeRow(ctx context.Context, row relay.QueueItem) ([]byte, error) {
-	if row.Status == relay.StatusExpired {
-		return protocol.Encode(protocol.TypeProposalExpired, "", row.Seq, protocol.ProposalExpired{
-			ID: row.ID, ScoutID: row.ScoutID, SourceType: row.SourceType, SourceRef: row.SourceRef, ExpiredAt: row.ExpiresAt})
-	}
-	p := protocol.Proposal{
-		ID: row.ID, ScoutID: row.ScoutID, SourceType: row.SourceType, SourceRef: row.SourceRef, Verdict: row.Verdict,
-		Reason: row.Reason, Path: row.Path, TriagedAt: row.TriagedAt, ExpiresAt: row.ExpiresAt, Sealed: row.Sealed}
-	if s.cfg.Gmail != nil {
-		// The card's subject, sender and snippet exist only in this frame.
-		s.cfg.Gmail.Enrich(ctx, row, &p)
-	}
-	return protocol.Encode(protocol.TypeProposal, "", row.Seq, p)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/scouts-hq/scouts/relay/pushauth"
 	"github.com/scouts-hq/scouts/relay/relaydb"
 	"github.com/scouts-hq/scouts/relay/server"
+	"github.com/scouts-hq/scouts/relay/service"
 	"github.com/scouts-hq/scouts/relay/tokenseal"
 )
 
@@ -91,7 +92,8 @@ func (r *Relay) serve(l net.Listener) {
 		ClientSecret: oauthfake.DefaultClientSecret, TokenURL: ep.Token, GmailURL: r.g.GmailURL, Topic: Topic,
 		PollEvery: 500 * time.Millisecond, Send: func(u, typ string, d any) { srv.Send(u, typ, d); r.changed.Fire() },
 		Synced: func(string, error) { r.changed.Fire() }})
-	srv = server.New(server.Config{DB: r.DB, PublicURL: r.URL, Heartbeat: time.Hour, Gmail: svc, PushAuth: verifier})
+	srv = server.New(server.Config{Service: service.New(service.Config{DB: r.DB, PublicURL: r.URL, Gmail: svc}),
+		Heartbeat: time.Hour, PushAuth: verifier})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { srv.ServeListener(ctx, l, 5*time.Second); close(done) }()
