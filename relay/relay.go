@@ -4,9 +4,10 @@
 // short reason; webhook content exists only sealed to the user's devices.
 //
 // Subpackages: protocol (the wire protocol, shared with desktops), relaydb
-// (storage: SQLite or PostgreSQL), server (HTTP, WebSocket, webhooks,
-// operations), client (the desktop's side of the connection), cli (the
-// scouts-relay command).
+// (storage: SQLite or PostgreSQL), service (what a webhook item, a push, a
+// device's frames and a scout's configuration mean), server (the
+// transport: HTTP, WebSocket, limits), client (the desktop's side of the
+// connection), cli (the scouts-relay command).
 package relay
 
 import "time"
