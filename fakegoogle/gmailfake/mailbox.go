@@ -113,17 +113,17 @@ type mailbox struct {
 	watch     *watch
 	revoked   bool
 
-	faults  map[string]*fault
-	quota   int
-	window  quotaWindow
-	calls   map[string]int
+	faults map[string]*fault
+	quota  int
+	window quotaWindow
+	calls  map[string]int
 	// modifies counts messages.modify calls per message id, whether or
 	// not they changed anything.
 	modifies map[string]int
-	drop    int
-	dup     bool
-	pending []notification
-	pubMu   sync.Mutex
+	drop     int
+	dup      bool
+	pending  []notification
+	pubMu    sync.Mutex
 }
 
 func newMailbox(email string, base uint64) *mailbox {

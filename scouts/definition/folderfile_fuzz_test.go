@@ -36,7 +36,7 @@ func FuzzDefinitionsFolderFile(f *testing.F) {
 		f.Add(valid, uint8(kind), uint16(len(valid)))
 	}
 	f.Add([]byte(`{"version":1,"kind":"folder","name":"Scans","source":{"path":"/tmp"}}`), uint8(entryLinkIn), uint16(4096))
-	f.Add(bytes.Repeat([]byte("a: "), 100), uint8(entryRegular), uint16(64))  // over the limit by its content
+	f.Add(bytes.Repeat([]byte("a: "), 100), uint8(entryRegular), uint16(64))       // over the limit by its content
 	f.Add([]byte("version: 1\n---\nversion: 1\n"), uint8(entryRegular), uint16(0)) // a limit of 0
 	f.Add([]byte("[{}, 1]"), uint8(entryOversized), uint16(3))
 	f.Fuzz(func(t *testing.T, content []byte, kind uint8, limit16 uint16) {
