@@ -151,6 +151,10 @@ func (s *Service) syncScout(ctx context.Context, scoutID string, setupWatch bool
 	if res.Listed > 0 || res.Baseline {
 		s.log.Info("gmail: synced", "scout", sc.ID, "listed", res.Listed, "seen", res.Seen, "relevant", res.Relevant,
 			"spam", res.Spam, "skip", res.Skip, "trashed", res.Trashed, "gone", res.Gone, "cursor", res.Cursor, "baseline", res.Baseline)
+	} else {
+		// At debug only: a poll finding nothing is the common case. Tests
+		// that watch the relay's log wake on it once the sync is stored.
+		s.log.Debug("gmail: synced, nothing new", "scout", sc.ID, "cursor", res.Cursor)
 	}
 	return nil
 }
