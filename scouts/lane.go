@@ -84,6 +84,10 @@ type Assessment struct {
 	// SourceTitle is the title the source gave the item when a rule
 	// replaced it (the card shows the rule's).
 	SourceTitle string `json:"source_title,omitempty"`
+	// ListID is the mailing list the item came through (its List-Id,
+	// lower case), when the source read it: the screener's keys apply to
+	// the list rather than to the sender (app/screener).
+	ListID string `json:"list_id,omitempty"`
 }
 
 // LearnSettings are a scout's learner thresholds.

@@ -219,6 +219,11 @@ type Suggestion struct {
 	// below the inbox ("screened" or "spam").
 	Rescued    string      `json:"rescued,omitempty"`
 	Assessment *Assessment `json:"assessment,omitempty"`
+	// ScreenerOffer is set on the first card from a new sender (list,
+	// folder): the screener's keys apply to it (screener.go).
+	ScreenerOffer *ScreenerOffer `json:"screener_offer,omitempty"`
+	// Screener is set when a screener rule decided the card's lane.
+	Screener *ScreenerRule `json:"screener,omitempty"`
 	// Plan is the card's plan with each action's mode and state; only in
 	// GET /api/v1/suggestions/{id}.
 	Plan *Plan `json:"plan,omitempty"`

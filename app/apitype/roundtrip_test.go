@@ -28,7 +28,8 @@ var all = []any{
 	apitype.VersionDiff{}, apitype.Rule{}, apitype.RuleList{}, apitype.RuleField{}, apitype.RuleEnabled{},
 	apitype.RuleOrder{}, apitype.RulePreview{}, apitype.RulePreviewItem{}, apitype.RuleEffect{}, apitype.RuleAction{},
 	apitype.Schedule{}, apitype.Budget{}, apitype.BudgetStatus{}, apitype.SpentBudget{}, apitype.Secrets{},
-	apitype.SecretValue{}, apitype.Run{},
+	apitype.SecretValue{}, apitype.Run{}, apitype.ScreenerOffer{}, apitype.ScreenerRule{}, apitype.ScreenSender{},
+	apitype.ScreenSenderResult{},
 }
 
 // A new type in the package is listed in all, so that its wire form is

@@ -109,6 +109,9 @@ Talking to a running agent:
   spam ID                                reject as spam (teaches the scout's learner)
   bring-back ID                          from Screened or Spam back to the inbox (alias: restore)
   screen ID                              from the inbox to Screened
+  screen-sender ID --show|--screen       the screener: always show or always screen the
+                                         card's sender (its list, its folder) — a rule first
+                                         in the scout's rules, and the cards waiting settled
   undo ID                                take back a decision (approve, reject, spam) within
                                          its 30 seconds: the card is pending again
   learning SCOUT_ID [--reset] [--cold-start N] [--screen-below P] [--spam-above P]
@@ -202,6 +205,8 @@ func Main(args []string, env Env) int {
 		err = runLaneAction(ctx, bringBackAction, rest, env)
 	case "screen":
 		err = runLaneAction(ctx, screenAction, rest, env)
+	case "screen-sender":
+		err = runScreenSender(ctx, rest, env)
 	case "undo":
 		err = runUndo(ctx, rest, env)
 	case "learning":

@@ -376,9 +376,15 @@ func runShow(ctx context.Context, args []string, env Env) error {
 		if s.Lane != "" && s.Lane != "inbox" {
 			fmt.Fprintf(out, "  lane:    %s\n", laneReason(s))
 		}
+		if s.Screener != nil {
+			fmt.Fprintf(out, "  screener: %s (rule %s)\n", s.Screener.Why, s.Screener.RuleID)
+		}
 		if a.Learning != "" {
 			fmt.Fprintf(out, "  learner: %s\n", a.Learning)
 		}
+	}
+	if o := s.ScreenerOffer; o != nil {
+		fmt.Fprintf(out, "  new %s: %s — %s screen-sender %s --show|--screen\n", o.Of, o.Value, env.program(), s.ID)
 	}
 	if s.ResolvedID != "" {
 		fmt.Fprintf(out, "  became:  %s %s\n", s.ResolvedKind, s.ResolvedID)

@@ -216,6 +216,7 @@ func (s *Server) handleListSuggestions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := convertAll(list, toSuggestion)
+	s.withScreenerOffers(r.Context(), list, out)
 	if err := s.withExpiryReasons(r, list, out); err != nil {
 		s.fail(w, r, err)
 		return
@@ -229,7 +230,7 @@ func (s *Server) handleGetSuggestion(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	out := toSuggestion(sg)
+	out := s.suggestionOut(sg)
 	if out.Plan, err = s.plan(r, sg.ID, ""); err != nil {
 		s.fail(w, r, err)
 		return

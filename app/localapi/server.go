@@ -22,6 +22,7 @@ import (
 
 	"github.com/scouts-hq/scouts/app/apitype"
 	"github.com/scouts-hq/scouts/app/core"
+	"github.com/scouts-hq/scouts/app/screener"
 	"github.com/scouts-hq/scouts/scouts"
 )
 
@@ -38,6 +39,9 @@ type Server struct {
 	ui    http.Handler
 	// keyring is nil when the agent gave none (tests of the core alone).
 	keyring Keyring
+	// screener applies the screener's keys and finds the cards offering
+	// them (screener.go).
+	screener *screener.Screener
 }
 
 // Options configure a Server.
@@ -59,6 +63,7 @@ func New(c *core.Core, opts Options) *Server {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{core: c, log: opts.Logger, token: opts.Token, mux: http.NewServeMux(), keyring: opts.Keyring}
+	s.screener = newScreener(c, opts.Logger)
 	s.routes()
 	if opts.UI != nil {
 		s.ui = newUIHandler(opts.UI)
@@ -86,6 +91,7 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /api/v1/suggestions/{id}/spam", s.handleMarkSpam)
 	m.HandleFunc("POST /api/v1/suggestions/{id}/bring-back", s.handleBringBack)
 	m.HandleFunc("POST /api/v1/suggestions/{id}/screen", s.handleScreen)
+	m.HandleFunc("POST /api/v1/suggestions/{id}/screen-sender", s.handleScreenSender)
 	m.HandleFunc("GET /api/v1/scouts/{id}/learning", s.handleGetLearning)
 	m.HandleFunc("PUT /api/v1/scouts/{id}/learning", s.handlePutLearning)
 	m.HandleFunc("POST /api/v1/scouts/{id}/learning/reset", s.handleResetLearning)

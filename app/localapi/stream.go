@@ -127,7 +127,7 @@ func (s *Server) writeMessage(w http.ResponseWriter, m bus.Message) error {
 func (s *Server) eventData(ev scouts.Event) any {
 	switch d := ev.Data.(type) {
 	case scouts.Suggestion:
-		return toSuggestion(d)
+		return s.suggestionOut(d)
 	case secretref.SecretsChanged:
 		return apitype.Secrets{Names: d.Names}
 	case scouts.Entity:

@@ -264,6 +264,14 @@ func (c *Client) Screen(ctx context.Context, id string) (apitype.Suggestion, err
 	return c.suggestionAction(ctx, id, "screen")
 }
 
+// ScreenSender is a screener key on a card: "show" or "screen" its
+// sender (list, folder) from now on, with the rule written and the cards
+// from it that were waiting settled.
+func (c *Client) ScreenSender(ctx context.Context, id, choice string) (apitype.ScreenSenderResult, error) {
+	var out apitype.ScreenSenderResult
+	return out, c.call(ctx, "POST", "/api/v1/suggestions/"+url.PathEscape(id)+"/screen-sender", apitype.ScreenSender{Choice: choice}, &out)
+}
+
 func (c *Client) suggestionAction(ctx context.Context, id, action string) (apitype.Suggestion, error) {
 	var out apitype.Suggestion
 	return out, c.call(ctx, "POST", "/api/v1/suggestions/"+url.PathEscape(id)+"/"+action, struct{}{}, &out)

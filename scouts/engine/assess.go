@@ -83,6 +83,10 @@ type assessment struct {
 // hashes of its features for the store.
 func (a *assessor) assess(ctx context.Context, meta scouts.ItemMetadata, kind scouts.EntityKind) (assessment, scouts.EntityKind, []uint64, error) {
 	as := assessment{Assessment: scouts.Assessment{Lane: scouts.LaneInbox, Approve: -1, Spam: -1, KindFrom: "source"}}
+	if meta.Evidence != nil {
+		// Kept for the screener: a card does not keep its headers.
+		as.ListID = strings.ToLower(meta.Evidence.ListID)
+	}
 	if meta.Lane.Valid() {
 		as.Lane, as.LaneReason = meta.Lane, meta.LaneReason
 		as.Trashed = meta.Trashed
