@@ -18,6 +18,12 @@ const (
 	AuditLaned             = "suggestion.laned"       // put in a lane below the inbox on arrival, and why
 	AuditMoved             = "suggestion.moved"       // moved between lanes (brought back to the inbox)
 	AuditMarkedSpam        = "suggestion.marked_spam" // a person said it is spam
+	// AuditSettled records what a card's silence taught the learner: it
+	// was left unopened in Spam or Screened past the grace period.
+	AuditSettled = "suggestion.settled"
+	// AuditSentTo records that the person wrote to a sender (Gmail's sent
+	// mail), which taught the learner their mail is wanted.
+	AuditSentTo = "learner.sent_to"
 )
 
 // Audit event types of the user's rules.

@@ -106,11 +106,16 @@ type LearnSettings struct {
 	// MinSpam is how many spam and how many non-spam decisions the spam
 	// model needs before it files anything. Default 10 of each.
 	MinSpam int `json:"min_spam"`
+	// SilenceDays is the grace period of implicit feedback: a card left
+	// unopened in Spam or Screened this many days teaches the learner as
+	// if the person had confirmed it (at SilenceWeight; docs/triage.md,
+	// "What silence teaches"). 0 turns it off. Default 7.
+	SilenceDays int `json:"silence_days"`
 }
 
 // DefaultLearnSettings are the thresholds of a new scout.
 func DefaultLearnSettings() LearnSettings {
-	return LearnSettings{ColdStart: 30, ScreenBelow: 0.3, SpamAbove: 0.9, MinSpam: 10}
+	return LearnSettings{ColdStart: 30, ScreenBelow: 0.3, SpamAbove: 0.9, MinSpam: 10, SilenceDays: 7}
 }
 
 // Validate checks the settings' ranges.
@@ -126,6 +131,8 @@ func (s LearnSettings) Validate() error {
 		return Errorf(EInvalid, "spam_above must be between 0.5 and 1")
 	case s.MinSpam < 0 || s.MinSpam > 100000:
 		return Errorf(EInvalid, "min_spam must be between 0 and 100000 decisions")
+	case s.SilenceDays < 0 || s.SilenceDays > 365:
+		return Errorf(EInvalid, "silence_days must be between 0 (off) and 365 days")
 	}
 	return nil
 }

@@ -70,6 +70,18 @@ type Suggestion struct {
 	// Rescued is set when the person brought the item back from a lane
 	// below the inbox.
 	Rescued Rescue
+
+	// OpenedAt is when the person first had the card's content in front
+	// of them (read through the local API) or acted on the card (moved it,
+	// undid a decision): a card the person has seen never teaches by
+	// silence. Zero: never.
+	OpenedAt time.Time
+	// Silence is the lane whose verdict the person confirmed by leaving
+	// the card alone past the grace period (engine.SettleSilent), and
+	// SettledAt when that was recorded; empty and zero until then. A card
+	// settles once.
+	Silence   Lane
+	SettledAt time.Time
 }
 
 // Decide checks that a pending suggestion may move to status to. Decisions

@@ -69,7 +69,15 @@ func (s *Server) handlePutLearning(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	set := scouts.LearnSettings{ColdStart: in.ColdStart, ScreenBelow: in.ScreenBelow, SpamAbove: in.SpamAbove, MinSpam: in.MinSpam}
+	cur, err := s.core.DB.LearnState(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	// The grace period of implicit feedback is not in this body: it keeps
+	// its value (set in the scout's definition) rather than turning off.
+	set := scouts.LearnSettings{ColdStart: in.ColdStart, ScreenBelow: in.ScreenBelow, SpamAbove: in.SpamAbove, MinSpam: in.MinSpam,
+		SilenceDays: cur.Settings.SilenceDays}
 	if err := s.core.Definitions().SetLearnSettings(r.Context(), r.PathValue("id"), set); err != nil {
 		s.fail(w, r, err)
 		return

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -231,40 +232,64 @@ func (d *DB) LearnFootprint(ctx context.Context, scoutID string) (LearnFootprint
 	return f, nil
 }
 
-const featuresInsert = `INSERT INTO suggestion_features (suggestion_id, hashes) VALUES (?, ?) ON CONFLICT DO NOTHING`
+const featuresInsert = `INSERT INTO suggestion_features (suggestion_id, hashes, participants) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`
 
-func insertFeatures(ctx context.Context, tx execer, suggestionID string, hashes []uint64) error {
+func insertFeatures(ctx context.Context, tx execer, suggestionID string, hashes, participants []uint64) error {
 	if len(hashes) == 0 {
 		return nil
 	}
-	b := make([]byte, 8*len(hashes))
-	for i, h := range hashes {
-		binary.LittleEndian.PutUint64(b[8*i:], h)
+	var part any
+	if len(participants) > 0 {
+		part = encodeHashes(participants)
 	}
-	if _, err := tx.ExecContext(ctx, featuresInsert, suggestionID, b); err != nil {
+	if _, err := tx.ExecContext(ctx, featuresInsert, suggestionID, encodeHashes(hashes), part); err != nil {
 		return fmt.Errorf("localdb: store features: %w", err)
 	}
 	return nil
 }
 
+func encodeHashes(hashes []uint64) []byte {
+	b := make([]byte, 8*len(hashes))
+	for i, h := range hashes {
+		binary.LittleEndian.PutUint64(b[8*i:], h)
+	}
+	return b
+}
+
 // teach makes the learner reflect s's new state, in the caller's
 // transaction, so that a decision and what it taught are one commit. It
-// only reads and writes: what the decision teaches is engine.TeachingOf,
-// and what that does to the counts (taking back the item's previous
-// teaching, the weights) is learn.Model.Reteach.
+// only reads and writes: what the decision teaches, and with which share
+// of an explicit decision's weight, is engine.Teaching, and what that does
+// to the counts (taking back the item's previous teaching, the weights) is
+// learn.Model.Reteach.
 func (d *DB) teach(ctx context.Context, tx *sql.Tx, s scouts.Suggestion, at time.Time) error {
-	var hb, taught []byte
+	label, factor := engine.Teaching(s)
+	if factor != 1 && !s.SettledAt.IsZero() {
+		// A silent lesson is dated when the card settled, whenever it is
+		// taught again (an undone decision gives it back): exactly what
+		// silence taught before.
+		at = s.SettledAt
+	}
+	return d.teachRow(ctx, tx, s.ScoutID, s.ID, label, factor, at)
+}
+
+// teachRow makes the item of row id (a suggestion, or an address the
+// person wrote to) teach label at factor of an explicit decision's weight
+// instead of what it taught before.
+func (d *DB) teachRow(ctx context.Context, tx *sql.Tx, scoutID, id string, label learn.Label, factor float64, at time.Time) error {
+	var hb, pb, taught []byte
 	var model sql.NullInt64
-	var weight float64
-	err := tx.QueryRowContext(ctx, `SELECT hashes, model, taught, weight FROM suggestion_features WHERE suggestion_id = ?`, s.ID).
-		Scan(&hb, &model, &taught, &weight)
+	var weight, prevFactor float64
+	var prevAll bool
+	err := tx.QueryRowContext(ctx, `SELECT hashes, participants, model, taught, weight, taught_all, taught_factor FROM suggestion_features WHERE suggestion_id = ?`, id).
+		Scan(&hb, &pb, &model, &taught, &weight, &prevAll, &prevFactor)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil // an item from before the learner, or without features
 	}
 	if err != nil {
 		return fmt.Errorf("localdb: teach: %w", err)
 	}
-	m, err := ensureModel(ctx, tx, s.ScoutID, at)
+	m, err := ensureModel(ctx, tx, scoutID, at)
 	if err != nil {
 		return err
 	}
@@ -274,10 +299,32 @@ func (d *DB) teach(ctx context.Context, tx *sql.Tx, s scouts.Suggestion, at time
 	if model.Valid && model.Int64 == m.id && len(taught) > 0 {
 		prev = learn.Taught{Vec: decodeVec(taught), Weight: weight}
 	}
-	hashes := decodeHashes(hb)
-	st := m.state(s.ScoutID, d.learnParams)
-	lesson, changed, err := st.Model.Reteach(txCounts{ctx: ctx, tx: tx, model: m.id}, learn.Tally{Decisions: m.decisions, Spam: m.spam, Ham: m.ham},
-		hashes, prev, engine.TeachingOf(s), at)
+	all := decodeHashes(hb)
+	own := all
+	if parts := decodeHashes(pb); len(parts) > 0 {
+		own = without(all, parts)
+	}
+	// The hashes the previous teaching went to, and those the new one
+	// goes to: a spam verdict spares the other people of the conversation.
+	prevSet, prevSetAll := own, prevAll || len(own) == len(all)
+	if prevSetAll {
+		prevSet = all
+	}
+	next, nextAll := all, !engine.SparesParticipants(label) || len(own) == len(all)
+	if !nextAll {
+		next = own
+	}
+	st := m.state(scoutID, d.learnParams)
+	tbl := txCounts{ctx: ctx, tx: tx, model: m.id}
+	tally := learn.Tally{Decisions: m.decisions, Spam: m.spam, Ham: m.ham}
+	nextAt := engine.TeachAt(st.Model, at, factor)
+	var lesson learn.Lesson
+	var changed bool
+	if prev.Vec.IsZero() || (prevSetAll == nextAll && prevFactor == factor) {
+		lesson, changed, err = st.Model.Reteach(tbl, tally, next, prev, label, nextAt)
+	} else {
+		lesson, changed, err = reteachApart(st.Model, tbl, tally, prevSet, prev, next, label, nextAt)
+	}
 	if err != nil || !changed {
 		return err
 	}
@@ -309,11 +356,106 @@ func (d *DB) teach(ctx context.Context, tx *sql.Tx, s scouts.Suggestion, at time
 	if !lesson.Taught.Vec.IsZero() {
 		taughtArg = encodeVec(lesson.Taught.Vec)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE suggestion_features SET model = ?, taught = ?, weight = ? WHERE suggestion_id = ?`,
-		m.id, taughtArg, lesson.Taught.Weight, s.ID); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE suggestion_features SET model = ?, taught = ?, weight = ?, taught_all = ?, taught_factor = ? WHERE suggestion_id = ?`,
+		m.id, taughtArg, lesson.Taught.Weight, nextAll, factor, id); err != nil {
 		return fmt.Errorf("localdb: teach: %w", err)
 	}
 	return nil
+}
+
+// reteachApart is Reteach when the previous teaching went to other hashes
+// or with another share of the weight than the new one: the previous
+// teaching is taken back from the hashes it went to, then the new one
+// taught to its own, as one lesson.
+func reteachApart(m learn.Model, tbl learn.Table, tally learn.Tally, prevSet []uint64, prev learn.Taught,
+	next []uint64, l learn.Label, at time.Time) (learn.Lesson, bool, error) {
+	back, _, err := m.Reteach(tbl, tally, prevSet, prev, learn.Label{}, at)
+	if err != nil {
+		return learn.Lesson{}, false, err
+	}
+	after := overlay{base: tbl, put: map[uint64]learn.Vec{}, del: map[uint64]bool{}}
+	after.apply(back)
+	m.Totals = back.Totals
+	fwd, ok, err := m.Reteach(after, back.Tally, next, learn.Taught{}, l, at)
+	if err != nil {
+		return learn.Lesson{}, false, err
+	}
+	if !ok {
+		fwd = learn.Lesson{Totals: back.Totals, Tally: back.Tally}
+	}
+	after.apply(fwd)
+	out := learn.Lesson{Taught: fwd.Taught, Totals: fwd.Totals, Tally: fwd.Tally}
+	for _, h := range union(prevSet, next) {
+		if v, ok := after.put[h]; ok {
+			out.Put = append(out.Put, learn.Count{Hash: h, Vec: v})
+		} else if after.del[h] {
+			out.Del = append(out.Del, h)
+		}
+	}
+	return out, true, nil
+}
+
+// overlay reads counts as a lesson not yet written leaves them.
+type overlay struct {
+	base learn.Table
+	put  map[uint64]learn.Vec
+	del  map[uint64]bool
+}
+
+func (o overlay) apply(l learn.Lesson) {
+	for _, c := range l.Put {
+		o.put[c.Hash] = c.Vec
+		delete(o.del, c.Hash)
+	}
+	for _, h := range l.Del {
+		o.del[h] = true
+		delete(o.put, h)
+	}
+}
+
+func (o overlay) Lookup(hashes []uint64) ([]learn.Vec, error) {
+	out, err := o.base.Lookup(hashes)
+	if err != nil {
+		return nil, err
+	}
+	for i, h := range hashes {
+		if v, ok := o.put[h]; ok {
+			out[i] = v
+		} else if o.del[h] {
+			out[i] = learn.Vec{}
+		}
+	}
+	return out, nil
+}
+
+// without returns the hashes of all not in drop, in order.
+func without(all, drop []uint64) []uint64 {
+	gone := make(map[uint64]bool, len(drop))
+	for _, h := range drop {
+		gone[h] = true
+	}
+	out := make([]uint64, 0, len(all))
+	for _, h := range all {
+		if !gone[h] {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// union returns a's hashes then those of b not in a.
+func union(a, b []uint64) []uint64 {
+	in := make(map[uint64]bool, len(a))
+	for _, h := range a {
+		in[h] = true
+	}
+	out := slices.Clone(a)
+	for _, h := range b {
+		if !in[h] {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // txCounts reads a model's counts inside the transaction teaching it:

@@ -18,14 +18,19 @@ const suggestionCols = `id, scout_id, source_type, source_ref, trace_id, title, 
 	proposed_kind, reason, payload, status, created_at, expires_at, resolved_at, resolved_kind, resolved_entity_id,
 	lane, assessment, rescued, resolved_by`
 
+// suggestionReadCols are what a read returns: the columns written on
+// insert and those only later steps set (implicit feedback, migration
+// 0012).
+const suggestionReadCols = suggestionCols + `, opened_at, silence, settled_at`
+
 func scanSuggestion(row interface{ Scan(...any) error }) (scouts.Suggestion, error) {
 	var s scouts.Suggestion
 	var payload, rkind, rid, assessment sql.NullString
 	var created, expires int64
-	var resolved sql.NullInt64
+	var resolved, opened, settled sql.NullInt64
 	err := row.Scan(&s.ID, &s.ScoutID, &s.SourceType, &s.SourceRef, &s.TraceID, &s.Title, &s.Excerpt, &s.Sender,
 		&s.Path, &s.URL, &s.ProposedKind, &s.Reason, &payload, &s.Status, &created, &expires, &resolved, &rkind, &rid,
-		&s.Lane, &assessment, &s.Rescued, &s.ResolvedBy)
+		&s.Lane, &assessment, &s.Rescued, &s.ResolvedBy, &opened, &s.Silence, &settled)
 	if err != nil {
 		return s, err
 	}
@@ -40,6 +45,8 @@ func scanSuggestion(row interface{ Scan(...any) error }) (scouts.Suggestion, err
 	s.CreatedAt = time.UnixMilli(created).UTC()
 	s.ExpiresAt = time.UnixMilli(expires).UTC()
 	s.ResolvedAt = store.FromMillis(resolved)
+	s.OpenedAt = store.FromMillis(opened)
+	s.SettledAt = store.FromMillis(settled)
 	s.ResolvedKind = scouts.EntityKind(rkind.String)
 	s.ResolvedEntityID = rid.String
 	return s, nil
@@ -100,7 +107,7 @@ func (d *DB) RecordItems(ctx context.Context, recs []engine.ItemRecord, loose []
 			if !ok {
 				continue // this (scout, source ref) is already known
 			}
-			if err := insertFeatures(ctx, w, rec.Suggestion.ID, rec.Features); err != nil {
+			if err := insertFeatures(ctx, w, rec.Suggestion.ID, rec.Features, rec.Participants); err != nil {
 				return err
 			}
 			if rec.Entity != nil {
@@ -168,7 +175,7 @@ func (d *DB) GetSuggestion(ctx context.Context, id string) (scouts.Suggestion, e
 }
 
 func getSuggestion(ctx context.Context, q queryer, id string) (scouts.Suggestion, error) {
-	s, err := scanSuggestion(q.QueryRowContext(ctx, `SELECT `+suggestionCols+` FROM suggestions WHERE id = ?`, id))
+	s, err := scanSuggestion(q.QueryRowContext(ctx, `SELECT `+suggestionReadCols+` FROM suggestions WHERE id = ?`, id))
 	if err != nil {
 		return s, rowsErr(err, "suggestion", id)
 	}
@@ -233,7 +240,7 @@ func (d *DB) ListSuggestions(ctx context.Context, f SuggestionFilter) ([]scouts.
 		limit = 100
 	}
 	limit = min(limit, 1000)
-	q := `SELECT ` + suggestionCols + ` FROM suggestions`
+	q := `SELECT ` + suggestionReadCols + ` FROM suggestions`
 	if len(where) > 0 {
 		q += ` WHERE ` + strings.Join(where, " AND ")
 	}
@@ -442,12 +449,19 @@ func (d *DB) UndoDecision(ctx context.Context, id string, check func(scouts.Sugg
 				lane = scouts.LaneInbox
 			}
 		}
+		// The person has had the card in front of them: pending again, it
+		// never teaches by silence (opened_at).
+		opened := sug.OpenedAt
+		if opened.IsZero() {
+			opened = sug.ResolvedAt
+		}
 		if _, err := tx.ExecContext(ctx, `UPDATE suggestions SET status = 'pending', resolved_at = NULL, resolved_kind = NULL,
-			resolved_entity_id = NULL, resolved_by = '', lane = ? WHERE id = ?`, lane, id); err != nil {
+			resolved_entity_id = NULL, resolved_by = '', lane = ?, opened_at = ? WHERE id = ?`, lane, store.Millis(opened), id); err != nil {
 			return fmt.Errorf("localdb: undo: %w", err)
 		}
 		sug.Status = scouts.StatusPending
 		sug.ResolvedAt, sug.ResolvedKind, sug.ResolvedEntityID, sug.ResolvedBy, sug.Lane = time.Time{}, "", "", "", lane
+		sug.OpenedAt = opened
 		if err := d.teach(ctx, tx, sug, time.Now()); err != nil {
 			return err
 		}
@@ -558,7 +572,13 @@ func (d *DB) MoveLane(ctx context.Context, id string, to scouts.Lane, rescue sco
 		if rescue == scouts.RescueNone {
 			rescue = sug.Rescued
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE suggestions SET lane = ?, rescued = ? WHERE id = ? AND status = 'pending'`, to, rescue, id); err != nil {
+		// Only a person moves a card between lanes: it has been seen, and
+		// never teaches by silence (opened_at).
+		if sug.OpenedAt.IsZero() {
+			sug.OpenedAt = at
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE suggestions SET lane = ?, rescued = ?, opened_at = ? WHERE id = ? AND status = 'pending'`,
+			to, rescue, sug.OpenedAt.UnixMilli(), id); err != nil {
 			return fmt.Errorf("localdb: move lane: %w", err)
 		}
 		sug.Lane, sug.Rescued = to, rescue
@@ -573,7 +593,7 @@ func (d *DB) MoveLane(ctx context.Context, id string, to scouts.Lane, rescue sco
 
 // SuggestionByRef returns the suggestion of an item, by scout and source ref.
 func (d *DB) SuggestionByRef(ctx context.Context, scoutID, ref string) (scouts.Suggestion, error) {
-	s, err := scanSuggestion(d.read().QueryRowContext(ctx, `SELECT `+suggestionCols+` FROM suggestions WHERE scout_id = ? AND source_ref = ?`, scoutID, ref))
+	s, err := scanSuggestion(d.read().QueryRowContext(ctx, `SELECT `+suggestionReadCols+` FROM suggestions WHERE scout_id = ? AND source_ref = ?`, scoutID, ref))
 	if err != nil {
 		return s, rowsErr(err, "suggestion for", ref)
 	}
@@ -606,7 +626,7 @@ func (d *DB) ExpireSuggestion(ctx context.Context, id string, at time.Time, summ
 func (d *DB) ExpireSuggestions(ctx context.Context, now time.Time) ([]scouts.Suggestion, error) {
 	var out []scouts.Suggestion
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT `+suggestionCols+` FROM suggestions WHERE status = 'pending' AND expires_at <= ?`, now.UnixMilli())
+		rows, err := tx.QueryContext(ctx, `SELECT `+suggestionReadCols+` FROM suggestions WHERE status = 'pending' AND expires_at <= ?`, now.UnixMilli())
 		if err != nil {
 			return err
 		}

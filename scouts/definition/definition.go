@@ -53,6 +53,24 @@ type Learning struct {
 	ScreenBelow float64 `json:"screen_below"`
 	SpamAbove   float64 `json:"spam_above"`
 	MinSpam     int     `json:"min_spam"`
+	// SilenceDays is the grace period of implicit feedback (0: off); a
+	// document written before it existed has the default.
+	SilenceDays int `json:"silence_days"`
+}
+
+// UnmarshalJSON reads a learning object, giving silence_days its default
+// (7, as scouts.DefaultLearnSettings) when the document does not say: a
+// definition exported before the setting existed must not turn it off.
+func (l *Learning) UnmarshalJSON(b []byte) error {
+	type plain Learning
+	p := plain{SilenceDays: 7}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return err
+	}
+	*l = Learning(p)
+	return nil
 }
 
 // Schedule is when the scout runs by itself.

@@ -77,6 +77,9 @@ type assessment struct {
 	// model's categorisation failed): they go on the item's audit trail,
 	// not into the suggestion.
 	notes []string
+	// participants are the hashes of the item's features that name other
+	// people of the conversation (ItemRecord.Participants).
+	participants []uint64
 }
 
 // assess decides an item's lane, kind and explanation, and returns the
@@ -129,25 +132,26 @@ func (a *assessor) assess(ctx context.Context, meta scouts.ItemMetadata, kind sc
 	if cfg.Off {
 		return as, kind, nil, nil
 	}
+	it := learnItem(a.s, meta)
+	fs := learn.Extract(it, cfg.Salt)
+	hashes := learn.Hashes(fs)
+	as.participants = participants(fs)
 	if a.state == nil {
 		st, err := a.e.cfg.Store.LearnState(ctx, a.s.ID)
 		if err != nil {
-			return as, kind, nil, fmt.Errorf("engine: learner of %s: %w", a.s.ID, err)
+			return learnerFailed(ctx, as, kind, hashes, fmt.Errorf("engine: learner of %s: %w", a.s.ID, err))
 		}
 		a.state = &st
 	}
 	st := a.state
 	as.Learning = st.Learning()
-	it := learnItem(a.s, meta)
-	fs := learn.Extract(it, cfg.Salt)
-	hashes := learn.Hashes(fs)
 	if st.Decisions == 0 {
 		return as, kind, hashes, nil
 	}
 	tbl := storeTable{ctx: ctx, store: a.e.cfg.Store, scoutID: a.s.ID}
 	pred, err := st.Model.Predict(tbl, fs, a.e.cfg.Now())
 	if err != nil {
-		return as, kind, nil, fmt.Errorf("engine: learner of %s: %w", a.s.ID, err)
+		return learnerFailed(ctx, as, kind, hashes, fmt.Errorf("engine: learner of %s: %w", a.s.ID, err))
 	}
 	set := st.Settings
 	if pred.Approve.P >= 0 {
@@ -188,6 +192,34 @@ func (a *assessor) assess(ctx context.Context, meta scouts.ItemMetadata, kind sc
 		kind, as.KindFrom = as.LearnedKind, "learned"
 	}
 	return as, kind, hashes, nil
+}
+
+// learnerFailed is the assessment of an item whose learner could not be
+// read (its state, or its counts' lookup): the item goes where the source
+// and the person's rules put it — the inbox unless they said otherwise —
+// and never to Screened or Spam by a guess; its trail says why. Only the
+// caller's own end (a cancelled context) fails the item, to be read again.
+func learnerFailed(ctx context.Context, as assessment, kind scouts.EntityKind, hashes []uint64, err error) (assessment, scouts.EntityKind, []uint64, error) {
+	if ctx.Err() != nil {
+		return as, kind, nil, err
+	}
+	as.Approve, as.Spam = -1, -1
+	as.notes = append(as.notes, fmt.Sprintf("The learner could not be read (%v): the item is where its source and rules put it (%s), not screened or filed as spam by the learner", err, as.Lane))
+	return as, kind, hashes, nil
+}
+
+// participants returns the hashes of the features that name the people a
+// mail was sent to (triage.LearnItem's "to-domain:" signs): in a thread
+// they are its other participants, whom a spam verdict on one message must
+// not teach anything about.
+func participants(fs []learn.Feature) []uint64 {
+	var out []uint64
+	for _, f := range fs {
+		if f.Group == learn.GroupSign && strings.HasPrefix(f.Text, "to-domain:") {
+			out = append(out, f.Hash)
+		}
+	}
+	return out
 }
 
 // learnItem is what the learner reads of an item: the source's evidence,

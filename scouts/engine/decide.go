@@ -322,6 +322,7 @@ func (e *Engine) Content(ctx context.Context, id string) (scouts.ItemContent, er
 		return scouts.ItemContent{}, err
 	}
 	if body, ok := storedBody(s); ok {
+		e.opened(ctx, s)
 		return scouts.ItemContent{Text: body, ContentType: "text/plain"}, nil
 	}
 	conn := e.connector(s.ScoutID)
@@ -340,7 +341,20 @@ func (e *Engine) Content(ctx context.Context, id string) (scouts.ItemContent, er
 	case err != nil:
 		return scouts.ItemContent{}, scouts.Errorf(scouts.EUnavailable, "the source could not be read: %v", err)
 	}
+	e.opened(ctx, s)
 	return c, nil
+}
+
+// opened records that the person read a card's content: a card opened and
+// left where it is teaches nothing by silence. Failing to record it never
+// withholds the content; it is logged.
+func (e *Engine) opened(ctx context.Context, s scouts.Suggestion) {
+	if !s.OpenedAt.IsZero() {
+		return
+	}
+	if err := e.cfg.Store.MarkOpened(context.WithoutCancel(ctx), s.ID, e.cfg.Now()); err != nil {
+		e.log.Warn("record that a card was opened", "suggestion", s.ID, "err", err)
+	}
 }
 
 // SweepExpired expires pending suggestions past their deadline. They stay
@@ -394,6 +408,16 @@ func (e *Engine) sweepLoop(ctx context.Context) {
 			e.log.Error("sweep expired suggestions", "err", err)
 		} else if n > 0 {
 			e.log.Info("expired suggestions", "count", n)
+		}
+		// Silence is settled on the same beat: the grace period counts in
+		// days, so an hourly look is early enough.
+		if n, err := e.SettleSilent(ctx, e.cfg.Now()); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			e.log.Error("settle silent cards", "err", err)
+		} else if n > 0 {
+			e.log.Info("silence taught the learner", "cards", n)
 		}
 		select {
 		case <-ctx.Done():

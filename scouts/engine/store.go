@@ -88,6 +88,27 @@ type Store interface {
 	// ResetLearner forgets everything a scout's learner was taught.
 	ResetLearner(ctx context.Context, scoutID string, at time.Time) error
 
+	// SettleSilent settles up to limit of a scout's cards that silence
+	// confirms: pending in Spam or Screened since before, never opened,
+	// never settled, not put there by the person's rule. Each records the
+	// lane it settled in (Suggestion.Silence) and teaches the learner
+	// what Teaching says, with the audit events audit returns, in one
+	// transaction. It returns the cards settled.
+	SettleSilent(ctx context.Context, scoutID string, before, at time.Time, limit int,
+		audit func(scouts.Suggestion) []scouts.AuditEvent) ([]scouts.Suggestion, error)
+	// MarkOpened records that the person had a card's content in front of
+	// them (the first time only); an unknown id is ENotFound.
+	MarkOpened(ctx context.Context, id string, at time.Time) error
+	// TeachSentTo records that the person wrote to address from a scout's
+	// mailbox. The first time, in one transaction, the learner is taught
+	// that mail from it is wanted (hashes: the address's sender feature)
+	// and every pending card of the scout from that address waiting in
+	// Screened or Spam moves to the inbox, with the audit events audit
+	// returns (lifted are those cards, as they now are). It returns the
+	// lifted cards; nothing when the address was known.
+	TeachSentTo(ctx context.Context, scoutID, address string, hashes []uint64, at time.Time,
+		audit func(lifted []scouts.Suggestion) []scouts.AuditEvent) ([]scouts.Suggestion, error)
+
 	// ExpireSuggestions marks pending suggestions whose ExpiresAt is not
 	// after now as expired, auditing each, and returns them.
 	ExpireSuggestions(ctx context.Context, now time.Time) ([]scouts.Suggestion, error)
@@ -135,6 +156,10 @@ type ItemRecord struct {
 	// Features are the hashes of the item's features (learn.Hashes): what
 	// the learner is taught when the person decides.
 	Features []uint64
+	// Participants are those of Features that name other people of the
+	// conversation than the sender (the recipients): a spam verdict
+	// teaches nothing about them (SparesParticipants).
+	Participants []uint64
 	// Actions are what a policy let run without a person: the plan of an
 	// item created without review, actions rules proposed that are
 	// allowed. Remote ones are queued in the outbox with the item.
