@@ -17,6 +17,8 @@ import type {
   Learning,
   PatchScout,
   Scout,
+  ScreenerChoice,
+  ScreenSenderResult,
   Settings,
   Status,
   Suggestion,
@@ -89,6 +91,10 @@ export class Api {
   markSpam = (id: string) => this.request<Suggestion>('POST', `/suggestions/${enc(id)}/spam`, {});
   bringBack = (id: string) => this.request<Suggestion>('POST', `/suggestions/${enc(id)}/bring-back`, {});
   screen = (id: string) => this.request<Suggestion>('POST', `/suggestions/${enc(id)}/screen`, {});
+  /** The screener: always show or always screen the card's sender (its
+   * list, its folder) — a rule first in its scout's rules. */
+  screenSender = (id: string, choice: ScreenerChoice) =>
+    this.request<ScreenSenderResult>('POST', `/suggestions/${enc(id)}/screen-sender`, { choice });
   /** Expired suggestions, the latest first, each with why it expired. */
   expired = (limit = 500) => this.request<Suggestion[]>('GET', `/suggestions?status=expired&order=newest&limit=${limit}`);
   /** Brings an expired suggestion back to pending, with a new deadline. */

@@ -21,6 +21,13 @@ describe('keyboard shortcuts', () => {
     expect(k.handle({ key: 'Enter' })).toEqual({ type: 'edit' });
   });
 
+  it('maps + and - to the screener, always show and always screen', () => {
+    const k = new KeyMap();
+    expect(k.handle({ key: '+', shiftKey: true })).toEqual({ type: 'screenSender', choice: 'show' });
+    expect(k.handle({ key: '-' })).toEqual({ type: 'screenSender', choice: 'screen' });
+    expect(k.handle({ key: '−' })).toEqual({ type: 'screenSender', choice: 'screen' });
+  });
+
   it('with shift, approves through the editor and extends the selection', () => {
     const k = km();
     expect(k.handle({ key: 'T', shiftKey: true })).toEqual({ type: 'approve', as: 'task', edit: true });

@@ -2,7 +2,7 @@
 // state besides the "g" prefix, so they are tested in isolation and listed
 // in one table for the help dialog.
 
-import type { EntityKind, Lane } from '../api/types';
+import type { EntityKind, Lane, ScreenerChoice } from '../api/types';
 import type { View } from './router';
 
 export type Command =
@@ -12,6 +12,7 @@ export type Command =
   | { type: 'reject' }
   | { type: 'spam' }
   | { type: 'bringBack' }
+  | { type: 'screenSender'; choice: ScreenerChoice }
   | { type: 'lane'; lane: Lane }
   | { type: 'open' }
   | { type: 'why' }
@@ -87,6 +88,13 @@ export class KeyMap {
         return { type: 'reject' };
       case '!':
         return { type: 'spam' };
+      // The screener, on the first card from a new sender: + always shows
+      // it, - (or the typographic minus) always screens it.
+      case '+':
+        return { type: 'screenSender', choice: 'show' };
+      case '-':
+      case '−':
+        return { type: 'screenSender', choice: 'screen' };
       case 'b':
         return shift ? undefined : { type: 'bringBack' };
       case 'o':
@@ -126,6 +134,7 @@ export const SHORTCUTS: ReadonlyArray<{ section: string; keys: ReadonlyArray<[st
       ['x', 'Reject'],
       ['!', 'Mark as spam'],
       ['b', 'Bring back to the inbox'],
+      ['+ / -', 'First card from a new sender: always show it / always screen it'],
       ['o', 'Open the full item'],
       ['w', 'Why am I seeing this? (the audit trail)'],
       ['Space', 'Select or unselect the card'],

@@ -17,6 +17,7 @@ import type {
   Learning,
   PatchScout,
   Scout,
+  ScreenerChoice,
   Settings,
   Suggestion,
 } from '../api/types';
@@ -421,6 +422,37 @@ export class Actions {
       this.info(text, { label: 'Show', run: () => (location.hash = href({ view: 'inbox' })) });
     }
     return moved.map((c) => c.id);
+  }
+
+  /** The screener's key on a card: always show or always screen its sender
+   * (list, folder). The agent writes the rule, first in the scout's rules,
+   * and settles the cards from it that wait; they are updated here. */
+  async screenSender(id: string, choice: ScreenerChoice): Promise<boolean> {
+    const st = this.store;
+    const card = st.state.suggestions.items[id];
+    if (!card) return false;
+    try {
+      const res = await this.api.screenSender(id, choice);
+      st.update((s) => {
+        let suggestions = s.suggestions;
+        for (const sg of res.settled) suggestions = upsert(suggestions, sg);
+        const cur = suggestions.items[id];
+        // The keys are spent: the card's sender has its rule now.
+        if (cur?.screener_offer) suggestions = upsert(suggestions, { ...cur, screener_offer: undefined });
+        return { ...s, suggestions };
+      });
+      const who = res.of === 'sender' ? res.value : `${res.of} ${res.value}`;
+      const n = res.settled.length;
+      const text =
+        choice === 'show'
+          ? `Always shown: ${who} (${plural(n, 'card')} in the inbox). The rule is first in the scout’s rules.`
+          : `Always screened: ${who} (${plural(n, 'card')} rejected in Screened). The rule is first in the scout’s rules.`;
+      this.info(text, { label: 'Rules', run: () => (location.hash = href({ view: 'rules', id: card.scout_id })) }, 10_000);
+      return true;
+    } catch (e) {
+      this.fail(`Could not ${choice === 'show' ? 'always show' : 'always screen'} the sender of ${quote(card.title)}.`, e);
+      return false;
+    }
   }
 
   clearFocus(): void {

@@ -1,5 +1,5 @@
 import { memo } from 'preact/compat';
-import { ENTITY_KINDS, type EntityKind, type Lane, type Scout, type Suggestion } from '../api/types';
+import { ENTITY_KINDS, type EntityKind, type Lane, type Scout, type ScreenerChoice, type Suggestion } from '../api/types';
 import { proposedWhen } from '../logic/fields';
 import { age, fullTime, KIND_LABEL, tildePath, tildeText, withArticle } from '../logic/format';
 import { evidence, LANE_LABEL, laneReason } from '../logic/lanes';
@@ -10,6 +10,7 @@ import { WhyTrail } from './WhyTrail';
 
 export type CardCommand =
   | { type: 'approve'; as: EntityKind }
+  | { type: 'screenSender'; choice: ScreenerChoice }
   | { type: 'edit' | 'reject' | 'open' | 'why' | 'spam' | 'bringBack' };
 
 interface Props {
@@ -102,6 +103,12 @@ export const Card = memo(function Card(p: Props) {
       )}
       <p class="card-reason small">
         <span class="muted">Why: </span>
+        {sg.screener && (
+          <span class="screener-why" title={`Screener rule ${sg.screener.rule_id}: edit or remove it in the scout’s rules`}>
+            {sg.screener.why}
+            {' — '}
+          </span>
+        )}
         {tildeText(sg.reason, p.home)}{' '}
         <button type="button" class="link" tabIndex={tab} aria-expanded={p.whyOpen} onClick={cmd({ type: 'why' })}>
           {p.whyOpen ? 'Hide the trail' : 'Show the trail'}
@@ -117,6 +124,7 @@ export const Card = memo(function Card(p: Props) {
         <FailingDetail key={a.n} a={a} now={p.now} home={p.home} title />
       ))}
       {p.whyOpen && <WhyTrail sg={sg} home={p.home} />}
+      {sg.screener_offer && <ScreenerKeys sg={sg} tab={tab} home={p.home} onCommand={cmd} />}
       <div class="card-actions" role="group" aria-label="Decide">
         {below && (
           <button
@@ -191,3 +199,37 @@ export const Card = memo(function Card(p: Props) {
   );
 });
 
+
+const OF_WORD = { sender: 'sender', list: 'list', folder: 'folder' } as const;
+
+/** The screener's two keys, on the first card from a new sender (list,
+ * folder): what the person says here holds for every card from it. */
+function ScreenerKeys(p: { sg: Suggestion; tab: number; home?: string; onCommand: (c: CardCommand) => () => void }) {
+  const o = p.sg.screener_offer!;
+  const what = OF_WORD[o.of] ?? o.of;
+  return (
+    <div class="card-screener small" role="group" aria-label={`New ${what}: ${o.value}`}>
+      <span class="muted">
+        New {what} <span class="path">{o.of === 'folder' ? tildePath(o.value, p.home) : o.value}</span>:
+      </span>
+      <button
+        type="button"
+        tabIndex={p.tab}
+        aria-label={`Always show this ${what}`}
+        aria-keyshortcuts="+"
+        onClick={p.onCommand({ type: 'screenSender', choice: 'show' })}
+      >
+        Always show <kbd>+</kbd>
+      </button>
+      <button
+        type="button"
+        tabIndex={p.tab}
+        aria-label={`Always screen this ${what}`}
+        aria-keyshortcuts="-"
+        onClick={p.onCommand({ type: 'screenSender', choice: 'screen' })}
+      >
+        Always screen <kbd>−</kbd>
+      </button>
+    </div>
+  );
+}

@@ -98,6 +98,9 @@ export function Inbox({ s, lane, counts, keys }: Props) {
         case 'bringBack':
           void actions.bringBack(ids);
           break;
+        case 'screenSender':
+          void actions.screenSender(first, c.choice);
+          break;
         case 'edit':
           if (sg) setEditing({ id: first, as: sg.proposed_kind });
           break;
@@ -162,6 +165,14 @@ export function Inbox({ s, lane, counts, keys }: Props) {
       case 'why':
         run(cur.current ? [cur.current] : [], { type: k.type });
         return true;
+      case 'screenSender': {
+        // Only where the card offers the keys: elsewhere + and - do
+        // nothing (the API takes any card; a stray key should not).
+        const sg = cur.current ? s.suggestions.items[cur.current] : undefined;
+        if (!sg?.screener_offer) return false;
+        run([sg.id], k);
+        return true;
+      }
       case 'toggle':
         dispatch({ type: 'toggle' });
         return true;
