@@ -44,13 +44,13 @@ func TestEvalRunsScoutsEval(t *testing.T) {
 			t.Fatalf("scouts eval exited %d: %s", code, errs)
 		}
 		var rep struct {
-			Accounting struct{ Messages, Decided, Scored int }
+			Accounting struct{ Messages, Trained, Scored int }
 		}
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {
 			t.Fatalf("scouts eval --json printed %q: %v", out, err)
 		}
-		if a := rep.Accounting; a.Messages != 12 || a.Decided != 4 || a.Scored != 8 {
-			t.Fatalf("accounting %+v, want 12 messages: 4 decided, 8 scored", a)
+		if a := rep.Accounting; a.Messages != 12 || a.Trained != 4 || a.Scored != 8 {
+			t.Fatalf("accounting %+v, want 12 messages: 4 arrived while the user decided, 8 scored", a)
 		}
 		// A mistake keeps the usage status and says what is wrong.
 		_, errs, code = run(t, bin, emptyPath, "eval", "--spam-cv", "1")

@@ -21,6 +21,10 @@ type Mail struct {
 	// forward slashes; it is the item's source ref in the engine.
 	Ref  string
 	Spam bool
+	// Hard marks hard ham (the corpus's hard-ham groups, or a folder
+	// named hard-ham… on the path): legitimate mail that looks like spam,
+	// a stress set whose false positives are reported on their own.
+	Hard bool
 	Raw  []byte
 }
 
@@ -56,7 +60,8 @@ func (e *HeldOutError) Error() string {
 // LoadInput reads the mail under dir: the SpamAssassin package layout
 // (only its development groups are read; spam-1 is spam), or else every
 // regular file under dir, recursively, where a file is spam when a folder
-// on its path is named spam… (spam, spam-1, Spam_2002, …). Files whose
+// on its path is named spam… (spam, spam-1, Spam_2002, …) and hard ham
+// when one is named hard-ham…. Files whose
 // name or bytes have an MD5 in refuse are refused: the whole input is,
 // with a HeldOutError, and names are checked before any file is read.
 func LoadInput(dir string, refuse corpus.Sums) (Input, error) {
@@ -104,7 +109,8 @@ func LoadInput(dir string, refuse corpus.Sums) (Input, error) {
 		if refuse.Contains(md5.Sum(raw)) {
 			return Input{}, &HeldOutError{Refs: []string{ref}}
 		}
-		in.Mails = append(in.Mails, Mail{Ref: ref, Spam: spamPath(ref), Raw: raw})
+		spam := spamPath(ref)
+		in.Mails = append(in.Mails, Mail{Ref: ref, Spam: spam, Hard: !spam && hardPath(ref), Raw: raw})
 	}
 	if len(in.Mails) == 0 {
 		return Input{}, scouts.Errorf(scouts.ENotFound, "evaluate: no mail under %s", dir)
@@ -137,7 +143,7 @@ func loadPackage(c *corpus.Corpus, refuse corpus.Sums) (Input, error) {
 			if refuse.Contains(md5.Sum(it.Raw)) {
 				return Input{}, &HeldOutError{Refs: []string{ref}}
 			}
-			in.Mails = append(in.Mails, Mail{Ref: ref, Spam: g.Spam(), Raw: it.Raw})
+			in.Mails = append(in.Mails, Mail{Ref: ref, Spam: g.Spam(), Hard: g == corpus.HardHam1, Raw: it.Raw})
 		}
 	}
 	return in, nil
@@ -198,10 +204,16 @@ func looksLikeMail(raw []byte) bool {
 }
 
 // spamPath reports whether a folder on ref's path is named spam….
-func spamPath(ref string) bool {
+func spamPath(ref string) bool { return folderNamed(ref, "spam") }
+
+// hardPath reports whether a folder on ref's path is named hard-ham… or
+// hard_ham….
+func hardPath(ref string) bool { return folderNamed(ref, "hard-ham") || folderNamed(ref, "hard_ham") }
+
+func folderNamed(ref, prefix string) bool {
 	parts := strings.Split(ref, "/")
 	for _, d := range parts[:len(parts)-1] {
-		if strings.HasPrefix(strings.ToLower(d), "spam") {
+		if strings.HasPrefix(strings.ToLower(d), prefix) {
 			return true
 		}
 	}

