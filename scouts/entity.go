@@ -61,6 +61,11 @@ type Entity struct {
 
 	CreatedAt time.Time
 	UpdatedAt time.Time
+
+	// BodyPending reports that the item's whole text is still to come:
+	// the entity was approved with the card's excerpt and the outbox has
+	// yet to read its source (engine.FillBody). It is read, never stored.
+	BodyPending bool
 }
 
 // Limits on user-editable text, so one runaway paste cannot bloat every list.

@@ -322,6 +322,10 @@ type Entity struct {
 	Location           string     `json:"location,omitempty"`   // events
 	CreatedAt          time.Time  `json:"created_at"`
 	UpdatedAt          time.Time  `json:"updated_at"`
+	// BodyPending: the item's whole text is still being read into the
+	// entity (it has the card's excerpt until then); an entity.updated
+	// event follows when it comes.
+	BodyPending bool `json:"body_pending,omitempty"`
 }
 
 // EntityInput is the body of POST (create) and PATCH (update) on

@@ -2,12 +2,14 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/scouts-hq/scouts/app/apitype"
 	"github.com/scouts-hq/scouts/app/localclient"
@@ -157,16 +159,35 @@ func TestFolderScoutApprovalLoopSurvivesSIGKILL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(note.Body, "Decided to ship on Monday") {
-		t.Errorf("note body = %q, want the file's text", note.Body)
-	}
 	if again, err := a.client.Approve(ctx, taskSrc.ID, apitype.Approve{As: "task"}); err != nil || again.ID != task.ID {
 		t.Fatalf("approving twice: %v, id %s want %s", err, again.ID, task.ID)
 	}
 	if _, err := a.client.Reject(ctx, rejected.ID); err != nil {
 		t.Fatal(err)
 	}
-	collect[apitype.Suggestion](t, stream, "suggestion.resolved", 3)
+	// The approval answered with the card's excerpt; the file's text
+	// comes from the outbox afterwards (entity.fill_body), announced by
+	// entity.updated.
+	if !note.BodyPending {
+		t.Errorf("the note answered %+v: want its text to come", note)
+	}
+	for resolved, filled := 0, false; resolved < 3 || !filled; {
+		select {
+		case ev := <-stream:
+			var e apitype.Entity
+			switch {
+			case ev.Type == "suggestion.resolved":
+				resolved++
+			case ev.Type == "entity.updated" && json.Unmarshal(ev.Data, &e) == nil && e.ID == note.ID:
+				filled = true
+				if !strings.Contains(e.Body, "Decided to ship on Monday") || e.BodyPending {
+					t.Errorf("note = %+v, want the file's text", e)
+				}
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("within 30s: %d of 3 cards resolved, the note's text came: %v", resolved, filled)
+		}
+	}
 
 	// Crash, then five files arrive while nobody watches.
 	a.kill()
@@ -224,8 +245,9 @@ func TestFolderScoutApprovalLoopSurvivesSIGKILL(t *testing.T) {
 		s    apitype.Suggestion
 		want []string
 	}{
-		{taskSrc, []string{"item.detected", "suggestion.created", "suggestion.approved", "entity.created"}},
-		{noteSrc, []string{"item.detected", "suggestion.created", "suggestion.approved", "entity.created"}},
+		// action.*: the step that read the file's text into the entity.
+		{taskSrc, []string{"item.detected", "suggestion.created", "suggestion.approved", "entity.created", "action.queued", "action.attempt", "action.done"}},
+		{noteSrc, []string{"item.detected", "suggestion.created", "suggestion.approved", "entity.created", "action.queued", "action.attempt", "action.done"}},
 		{rejected, []string{"item.detected", "suggestion.created", "suggestion.rejected"}},
 	} {
 		trail, err := b.client.Audit(ctx, c.s.TraceID)

@@ -42,7 +42,7 @@ func toAssessment(a scouts.Assessment) *apitype.Assessment {
 func toEntity(e scouts.Entity) apitype.Entity {
 	out := apitype.Entity{
 		ID: e.ID, Kind: string(e.Kind), Title: e.Title, Body: e.Body, SourceSuggestionID: e.SourceSuggestionID,
-		CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt,
+		CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt, BodyPending: e.BodyPending,
 	}
 	switch e.Kind {
 	case scouts.EntityTask:

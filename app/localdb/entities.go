@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 	"github.com/scouts-hq/scouts/store"
 )
 
@@ -35,6 +36,14 @@ func tableFor(k scouts.EntityKind) (entityTable, error) {
 
 func (t entityTable) allCols() []string {
 	return append([]string{"id", "title", "body", "source_suggestion_id", "created_at", "updated_at"}, t.cols...)
+}
+
+// selectCols are the columns scanEntity reads: the stored ones, then
+// whether the entity's text is still to come (its approval's FillBody step
+// has not run yet), read off the outbox rather than kept twice.
+func (t entityTable) selectCols() string {
+	return strings.Join(t.allCols(), ", ") + `, EXISTS (SELECT 1 FROM actions a WHERE a.suggestion_id = ` + t.name +
+		`.source_suggestion_id AND a.action = '` + engine.FillBody + `' AND a.state IN ('queued', 'running'))`
 }
 
 func extraValue(e scouts.Entity, col string) any {
@@ -97,6 +106,7 @@ func scanEntity(t entityTable, kind scouts.EntityKind, row interface{ Scan(...an
 			dest = append(dest, &e.Location)
 		}
 	}
+	dest = append(dest, &e.BodyPending)
 	if err := row.Scan(dest...); err != nil {
 		return e, err
 	}
@@ -115,7 +125,7 @@ func getEntity(ctx context.Context, q queryer, kind scouts.EntityKind, id string
 	if err != nil {
 		return scouts.Entity{}, err
 	}
-	e, err := scanEntity(t, kind, q.QueryRowContext(ctx, `SELECT `+strings.Join(t.allCols(), ", ")+` FROM `+t.name+` WHERE id = ?`, id))
+	e, err := scanEntity(t, kind, q.QueryRowContext(ctx, `SELECT `+t.selectCols()+` FROM `+t.name+` WHERE id = ?`, id))
 	if err != nil {
 		return e, rowsErr(err, string(kind), id)
 	}
@@ -169,7 +179,7 @@ func (d *DB) ListEntities(ctx context.Context, kind scouts.EntityKind, f EntityF
 		limit = 500
 	}
 	limit = min(limit, 5000)
-	q := `SELECT ` + strings.Join(t.allCols(), ", ") + ` FROM ` + t.name
+	q := `SELECT ` + t.selectCols() + ` FROM ` + t.name
 	if len(where) > 0 {
 		q += ` WHERE ` + strings.Join(where, " AND ")
 	}

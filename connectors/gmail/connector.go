@@ -205,6 +205,20 @@ func (c *Connector) FetchContent(ctx context.Context, ref string) (scouts.ItemCo
 	return scouts.ItemContent{Text: f.Text, ContentType: "text/plain", HTML: f.HTML}, nil
 }
 
+// FetchText reads the message's text, without the HTML a reader's view
+// needs: what an approved entity is filled with (engine.FillBody).
+func (c *Connector) FetchText(ctx context.Context, ref string) (scouts.ItemContent, error) {
+	text, err := c.o.Client.ReadText(ctx, ref)
+	var nf *NotFoundError
+	if errors.As(err, &nf) {
+		return scouts.ItemContent{}, scouts.Skip(nf.Error())
+	}
+	if err != nil {
+		return scouts.ItemContent{}, err
+	}
+	return scouts.ItemContent{Text: text, ContentType: "text/plain"}, nil
+}
+
 // Watch waits for the relay's hints in relay-ping mode; local mode is
 // polled.
 func (c *Connector) Watch(ctx context.Context, notify func()) error {

@@ -60,6 +60,9 @@ type handler func(c *call) (any, error)
 func (s *Server) api(method string, h handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		defer s.changed.Fire()
+		if !s.door(method, r.Context().Done()) {
+			return
+		}
 		s.mu.Lock()
 		latency := s.latency
 		s.mu.Unlock()

@@ -66,6 +66,10 @@ type Server struct {
 	mailboxes map[string]*mailbox // by lower-cased address
 	lastID    uint64
 	latency   time.Duration
+	// holds are the methods Hold keeps at the door, waiting how many
+	// calls wait there (hold.go).
+	holds   map[string]chan struct{}
+	waiting map[string]int
 }
 
 // Costs in quota units per method, as Google publishes them.

@@ -47,11 +47,12 @@ func (e *Engine) Approve(ctx context.Context, id string, a Approval) (scouts.Ent
 	if err != nil {
 		return scouts.Entity{}, false, err
 	}
-	// Read the source and check the plan before the write transaction,
-	// and only for a pending suggestion, so a slow or absent source never
-	// holds the writer.
-	var content *scouts.ItemContent
-	var contentNote string
+	// Check the plan before the write transaction, and only for a pending
+	// suggestion. Nothing is read from the source here: the item's text
+	// comes afterwards, from the outbox (fillbody.go), so the answer never
+	// waits on Gmail or a disk.
+	var body string
+	var fill bool
 	var steps, left []PlanStep
 	if cur.Status == scouts.StatusPending {
 		sc, pol, defs, err := e.planContext(ctx, cur.ScoutID)
@@ -66,7 +67,9 @@ func (e *Engine) Approve(ctx context.Context, id string, a Approval) (scouts.Ent
 		if err != nil {
 			return scouts.Entity{}, false, err
 		}
-		content, contentNote = e.fetchForApproval(ctx, cur)
+		body, fill = e.fetchForApproval(cur)
+		// A body the person wrote in the preview needs no source.
+		fill = fill && a.Edits.Body == nil
 	}
 	now := e.cfg.Now()
 	var rec ApprovalRecord
@@ -75,10 +78,6 @@ func (e *Engine) Approve(ctx context.Context, id string, a Approval) (scouts.Ent
 			// It was decided when read and is pending again now (an undo
 			// in between): its plan was never checked.
 			return ApprovalRecord{}, scouts.Errorf(scouts.EConflict, "suggestion %s changed while being approved; try again", id)
-		}
-		body := s.Excerpt
-		if content != nil && content.Text != "" {
-			body = clip(content.Text, scouts.MaxBodyBytes)
 		}
 		ent := scouts.Entity{Kind: kind, ID: scouts.NewEntityID(kind), Title: s.Title, Body: body,
 			SourceSuggestionID: s.ID, CreatedAt: now, UpdatedAt: now}
@@ -97,10 +96,11 @@ func (e *Engine) Approve(ctx context.Context, id string, a Approval) (scouts.Ent
 		}
 		rec = ApprovalRecord{Entity: ent}
 		rec.Audit = []scouts.AuditEvent{{TraceID: s.TraceID, Stage: scouts.StageDecision, Type: scouts.AuditApproved, Outcome: scouts.OutcomeOK, Summary: summary, Refs: refs, At: now}}
-		if contentNote != "" {
-			rec.Audit = append(rec.Audit, scouts.AuditEvent{TraceID: s.TraceID, Stage: scouts.StageExecute, Type: scouts.AuditItemNote, Outcome: scouts.OutcomeOK, Summary: contentNote, Refs: refs, At: now})
-		}
 		rec.Actions, rec.Audit = e.recordPlan(s, ent, steps, existing, actor, now, rec.Audit)
+		if fill {
+			rec.Actions, rec.Audit = queueFill(s, ent, existing, rec.Actions, actor, rec.Audit)
+			rec.Entity.BodyPending = true
+		}
 		// One entry per action left out, each with the mode it would have
 		// run under: the trail says what the person chose not to run, and
 		// what would have allowed it.
@@ -193,27 +193,12 @@ func (e *Engine) announce(rec ApprovalRecord) {
 	}
 }
 
-// fetchForApproval reads the item's text so that the entity gets the whole
-// of it rather than the card's excerpt. It never fails the approval: when
-// the source is unreachable it says so and the excerpt is used.
-func (e *Engine) fetchForApproval(ctx context.Context, s scouts.Suggestion) (*scouts.ItemContent, string) {
-	if body, ok := storedBody(s); ok {
-		return &scouts.ItemContent{Text: body, ContentType: "text/plain"}, ""
-	}
-	conn := e.connector(s.ScoutID)
-	if conn == nil {
-		return nil, ""
-	}
-	ctx, cancel := context.WithTimeout(ctx, e.cfg.ContentTimeout)
-	defer cancel()
-	c, err := conn.FetchContent(ctx, s.SourceRef)
-	if err != nil {
-		return nil, "The source could not be read (" + err.Error() + "); the entity holds the card's excerpt"
-	}
-	if c.Truncated {
-		return &c, "The source is longer than an entity holds; its text was cut"
-	}
-	return &c, ""
+// fetchForApproval says what an approval's entity starts with: the body
+// kept with the suggestion, or the card's excerpt and fill=true when the
+// item's text is to be read from its source afterwards (FillBody). It
+// reads nothing, so that no source is ever on the approval's path.
+func (e *Engine) fetchForApproval(s scouts.Suggestion) (body string, fill bool) {
+	return bodyForApproval(s, e.connector(s.ScoutID) != nil)
 }
 
 // Reject rejects a pending suggestion. Rejecting twice is harmless.

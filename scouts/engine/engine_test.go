@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -30,6 +32,10 @@ type source struct {
 	entered          chan struct{} // one value per ListNew, as it starts
 	block            chan struct{}
 	closed           atomic.Bool
+	// reading, when set, gets a value as FetchContent starts and holds
+	// it until read is closed: a source slow to read an item.
+	reading chan struct{}
+	read    chan struct{}
 }
 
 func newSource() *source {
@@ -84,11 +90,15 @@ func (s *source) FetchMetadata(ctx context.Context, ref string) (scouts.ItemMeta
 }
 
 func (s *source) FetchContent(ctx context.Context, ref string) (scouts.ItemContent, error) {
+	if s.reading != nil {
+		s.reading <- struct{}{}
+		<-s.read
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.content[ref]
 	if !ok {
-		return scouts.ItemContent{}, errors.New("gone")
+		return scouts.ItemContent{}, scouts.Skip("gone")
 	}
 	return scouts.ItemContent{Text: c}, nil
 }
@@ -334,8 +344,14 @@ func TestApproveIsIdempotentAndDecisionsAreFinal(t *testing.T) {
 	if err != nil || !created {
 		t.Fatalf("approve: %v created=%v", err, created)
 	}
-	if e1.Body != "The whole of Alpha." || e1.SourceSuggestionID != a.ID || e1.Kind != scouts.EntityTask {
+	// The approval answers with the card's excerpt, the text to come; the
+	// outbox reads it afterwards (entity.fill_body).
+	if e1.Body != "excerpt of Alpha" || !e1.BodyPending || e1.SourceSuggestionID != a.ID || e1.Kind != scouts.EntityTask {
 		t.Fatalf("entity = %+v", e1)
+	}
+	h.waitAction(a.ID, 2, engine.ActionDone) // the plan's one action (the task) and entity.fill_body
+	if got, err := h.db.GetEntity(ctx, scouts.EntityTask, e1.ID); err != nil || got.Body != "The whole of Alpha." || got.BodyPending {
+		t.Fatalf("entity after its text came = %+v, %v", got, err)
 	}
 	e2, created, err := h.engine.Approve(ctx, a.ID, engine.Approval{As: scouts.EntityTask})
 	if err != nil || created || e2.ID != e1.ID {
@@ -362,7 +378,8 @@ func TestApproveIsIdempotentAndDecisionsAreFinal(t *testing.T) {
 	if _, _, err := h.engine.Approve(ctx, b.ID, engine.Approval{As: scouts.EntityTask}); scouts.ErrorCode(err) != scouts.EConflict {
 		t.Fatalf("approve rejected: %v, want conflict (denied stays denied)", err)
 	}
-	want := []string{scouts.AuditItemDetected, scouts.AuditSuggestionCreated, scouts.AuditApproved, scouts.AuditEntityCreated}
+	want := []string{scouts.AuditItemDetected, scouts.AuditSuggestionCreated, scouts.AuditApproved, scouts.AuditEntityCreated,
+		scouts.AuditActionQueued, scouts.AuditActionAttempt, scouts.AuditActionDone}
 	if got := h.trail(a.TraceID); !equal(got, want) {
 		t.Fatalf("trail of a: %v, want %v", got, want)
 	}
@@ -386,9 +403,16 @@ func TestApproveWithEditsAndUnreadableSource(t *testing.T) {
 	if e.Title != title || !e.Due.Equal(due) || e.Body != "excerpt of Alpha" {
 		t.Fatalf("entity = %+v", e)
 	}
-	got := h.trail(s.TraceID)
-	if len(got) != 5 || got[3] != scouts.AuditItemNote {
-		t.Fatalf("trail %v: want a note that the source could not be read", got)
+	// The source cannot read it: the step is done, the entity keeps the
+	// excerpt, and its trail entry says why.
+	h.waitAction(s.ID, 2, engine.ActionDone)
+	evs, _ := h.db.ListAudit(context.Background(), localdb.AuditFilter{TraceID: s.TraceID})
+	last := evs[len(evs)-1]
+	if last.Type != scouts.AuditActionDone || !strings.Contains(last.Summary, "keeps the card's excerpt") {
+		t.Fatalf("last trail entry %+v: want the step saying the source could not be read", last)
+	}
+	if got, _ := h.db.GetEntity(context.Background(), scouts.EntityTask, e.ID); got.Body != "excerpt of Alpha" || got.BodyPending {
+		t.Fatalf("entity = %+v", got)
 	}
 	empty := ""
 	if _, _, err := h.engine.Approve(context.Background(), s.ID, engine.Approval{As: scouts.EntityTask, Edits: scouts.EntityPatch{Title: &empty}}); err != nil {
@@ -509,11 +533,11 @@ func TestUndoWithinTheWindowOnly(t *testing.T) {
 	if _, _, err := h.engine.Approve(ctx, a.ID, engine.Approval{As: scouts.EntityNote}); err != nil {
 		t.Fatalf("approve after undo: %v", err)
 	}
-	// (item.note: the scripted source has no content for a, so the
-	// entities hold the excerpt, and the trail says so.)
-	want := []string{scouts.AuditItemDetected, scouts.AuditSuggestionCreated, scouts.AuditApproved, scouts.AuditItemNote, scouts.AuditEntityCreated,
-		scouts.AuditUndone, scouts.AuditEntityDeleted, scouts.AuditApproved, scouts.AuditItemNote, scouts.AuditEntityCreated}
-	if got := h.trail(a.TraceID); !equal(got, want) {
+	// (The entries of each approval's entity.fill_body step, action.*,
+	// come as the outbox runs it, before or after the undo.)
+	want := []string{scouts.AuditItemDetected, scouts.AuditSuggestionCreated, scouts.AuditApproved, scouts.AuditEntityCreated,
+		scouts.AuditUndone, scouts.AuditEntityDeleted, scouts.AuditApproved, scouts.AuditEntityCreated}
+	if got := slices.DeleteFunc(h.trail(a.TraceID), func(t string) bool { return strings.HasPrefix(t, "action.") }); !equal(got, want) {
 		t.Fatalf("trail %v, want %v", got, want)
 	}
 

@@ -209,6 +209,11 @@ func (e *Engine) runAction(ctx context.Context, r ActionRun) {
 }
 
 func (e *Engine) execute(ctx context.Context, r ActionRun) (json.RawMessage, error) {
+	if r.Action == FillBody {
+		ctx, cancel := context.WithTimeout(ctx, actionTimeout)
+		defer cancel()
+		return e.fillBody(ctx, r)
+	}
 	x := e.cfg.Executors[r.Action]
 	if x == nil {
 		return nil, scouts.Errorf(scouts.EInvalid, "this desktop cannot run %s", r.Action)
@@ -257,6 +262,9 @@ func (e *Engine) finishAction(ctx context.Context, claimed ActionRun, result jso
 		if runErr == nil {
 			r.State, r.LastError, r.Result = ActionDone, "", result
 			summary := fmt.Sprintf("%s done (attempt %d)", capitalise(describeAction(r)), r.Attempts)
+			if note := resultNote(result); note != "" {
+				summary += ": " + note
+			}
 			if cancelled {
 				summary += "; it had started before the approval was undone"
 			}
@@ -292,6 +300,18 @@ func (e *Engine) finishAction(ctx context.Context, claimed ActionRun, result jso
 		e.log.Warn("outbox: action failed", "key", got.Key, "action", got.Action, "state", got.State, "err", runErr)
 	}
 	e.emit(scouts.Event{Type: scouts.EventActionUpdated, Data: got})
+}
+
+// resultNote is the note a step's result carries for its trail entry
+// (a FillBody step that kept the excerpt says why).
+func resultNote(result json.RawMessage) string {
+	var r struct {
+		Note string `json:"note"`
+	}
+	if json.Unmarshal(result, &r) != nil {
+		return ""
+	}
+	return r.Note
 }
 
 // errorText is what the card and the trail say about a failure.
@@ -371,7 +391,7 @@ func undoActions(runs []ActionRun, actor string, now time.Time, audit []scouts.A
 		}
 		switch r.State {
 		case ActionDone:
-			if actions.CreatedKind(r.Action) != "" {
+			if actions.CreatedKind(r.Action) != "" || r.Action == FillBody {
 				r.State = ActionUndone
 				r.UpdatedAt = now
 				changed = append(changed, r)
@@ -410,6 +430,8 @@ func describeAction(r ActionRun) string {
 		return fmt.Sprintf("moving the file to %v (file.move)", p["to"])
 	case actions.WebhookPost:
 		return fmt.Sprintf("posting to %v (webhook.post)", p["url"])
+	case FillBody:
+		return fmt.Sprintf("reading the item's whole text into the %v (%s)", p["kind"], FillBody)
 	}
 	return r.Action
 }

@@ -78,7 +78,8 @@ func TestRuleActionsRunWithoutApprovalOnlyWhenAllowed(t *testing.T) {
 	for _, r := range runs {
 		got = append(got, fmt.Sprintf("%d %s %s %s", r.N, r.Action, r.Phase, r.State))
 	}
-	if !slices.Equal(got, []string{"1 gmail.label arrival done", "2 note.create approval done", "3 gmail.archive approval done", "4 webhook.post approval done"}) {
+	if !slices.Equal(got, []string{"1 gmail.label arrival done", "2 note.create approval done", "3 gmail.archive approval done", "4 webhook.post approval done",
+		"5 entity.fill_body approval done"}) {
 		t.Fatalf("actions %q", got)
 	}
 }

@@ -227,8 +227,9 @@ func TestApprovalRecordsThePlanInTheDecisionAndTheOutboxRunsItOnce(t *testing.T)
 		t.Fatal(err)
 	}
 	// Written with the decision: the entity's action done, the archive
-	// in the outbox.
-	if len(runs) != 2 || runs[0].Action != "task.create" || runs[0].State != engine.ActionDone || runs[1].Action != "gmail.archive" {
+	// and the step that reads the mail's text into the task in the outbox.
+	if len(runs) != 3 || runs[0].Action != "task.create" || runs[0].State != engine.ActionDone || runs[1].Action != "gmail.archive" ||
+		runs[2].Action != engine.FillBody {
 		t.Fatalf("actions after the approval: %+v", runs)
 	}
 	if !strings.Contains(string(runs[0].Result), ent.ID) {
@@ -242,10 +243,11 @@ func TestApprovalRecordsThePlanInTheDecisionAndTheOutboxRunsItOnce(t *testing.T)
 	if _, created, err := h.engine.Approve(ctx, s.ID, engine.Approval{As: scouts.EntityTask}); err != nil || created {
 		t.Fatal(created, err)
 	}
-	if runs, _ := h.db.ActionRuns(ctx, s.ID); len(runs) != 2 {
+	if runs, _ := h.db.ActionRuns(ctx, s.ID); len(runs) != 3 {
 		t.Fatalf("%d actions after approving twice", len(runs))
 	}
-	evs := h.audit(s.TraceID)
+	// The archive's story (the text step's entries interleave with it).
+	evs := slices.DeleteFunc(h.audit(s.TraceID), func(e scouts.AuditEvent) bool { return e.Refs["action"] == engine.FillBody })
 	var types []string
 	for _, e := range evs {
 		types = append(types, e.Type)
@@ -298,7 +300,7 @@ func TestUntickedActionsDoNotRunAndChoicesAreChecked(t *testing.T) {
 	for _, r := range runs {
 		names = append(names, r.Action+" "+r.Origin)
 	}
-	if !slices.Equal(names, []string{"note.create kind", "gmail.label user"}) {
+	if !slices.Equal(names, []string{"note.create kind", "gmail.label user", "entity.fill_body kind"}) {
 		t.Fatalf("recorded %v", names)
 	}
 	h.waitAction(b.ID, 2, engine.ActionDone)
@@ -583,15 +585,18 @@ func TestUndoCancelsWhatHasNotRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	runs, _ := h.db.ActionRuns(ctx, s.ID)
-	if runs[0].State != engine.ActionUndone || runs[1].State != engine.ActionCancelled {
+	// The task undone, the archive cancelled, the step reading the
+	// mail's text undone with the task it filled (or cancelled).
+	if runs[0].State != engine.ActionUndone || runs[1].State != engine.ActionCancelled ||
+		(runs[2].State != engine.ActionUndone && runs[2].State != engine.ActionCancelled) {
 		t.Fatalf("after undo: %+v", runs)
 	}
 	// Approving again numbers the new plan after the old one.
 	if _, _, err := h.engine.Approve(ctx, s.ID, engine.Approval{As: scouts.EntityNote}); err != nil {
 		t.Fatal(err)
 	}
-	r := h.waitAction(s.ID, 4, engine.ActionDone)
-	if r.Key != engine.ActionKey(s.ID, 4) || r.Action != "gmail.archive" {
+	r := h.waitAction(s.ID, 5, engine.ActionDone)
+	if r.Key != engine.ActionKey(s.ID, 5) || r.Action != "gmail.archive" {
 		t.Fatalf("%+v", r)
 	}
 	if !slices.Contains(h.trail(s.TraceID), scouts.AuditActionCancelled) {

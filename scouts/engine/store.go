@@ -146,6 +146,12 @@ type Store interface {
 	// error (ErrNoChange writes nothing) that is returned. An unknown key
 	// is ENotFound.
 	UpdateActionRun(ctx context.Context, key string, change func(ActionRun) (ActionRun, []scouts.AuditEvent, error)) (ActionRun, error)
+	// FillEntityBody sets an entity's body to body, at at, when it is
+	// still placeholder (the body it was approved with), and returns it;
+	// filled is false when its body had changed. An entity that is gone
+	// is ENotFound. The entity's BodyPending follows its FillBody step's
+	// state, not this write.
+	FillEntityBody(ctx context.Context, kind scouts.EntityKind, id, placeholder, body string, at time.Time) (e scouts.Entity, filled bool, err error)
 }
 
 // ItemRecord is one new item as the engine stores it.
