@@ -1,0 +1,103 @@
+package apitest_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/scouts-hq/scouts/app/apitype"
+	"github.com/scouts-hq/scouts/app/internal/apitest"
+	"github.com/scouts-hq/scouts/app/localclient"
+	"github.com/scouts-hq/scouts/store"
+)
+
+// BenchmarkApproveFolderCard approves folder cards through the local API
+// (HTTP on the agent's socket, a real core and its SQLite store), one
+// request at a time, and reports the median and p95 of the answers beside
+// a floor measured in the same run: one bare SQLite insert committed with
+// the store's own options. The machine is shared, so the ratio to the
+// floor says more than the times.
+func BenchmarkApproveFolderCard(b *testing.B) {
+	ctx := context.Background()
+	a := apitest.Start(b)
+	dir := b.TempDir()
+	n := max(b.N, 20)
+	for i := range n {
+		body := fmt.Sprintf("# Card %d\n\nNotes of meeting %d: decided to ship on Monday.\n", i, i)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("card-%04d.md", i)), []byte(body), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	review := true
+	if _, err := a.Client.CreateScout(ctx, apitype.CreateScout{Kind: "folder", Name: "bench", Path: dir, Review: &review}); err != nil {
+		b.Fatal(err)
+	}
+	var cards []apitype.Suggestion
+	deadline := time.Now().Add(2 * time.Minute)
+	for len(cards) < n {
+		if time.Now().After(deadline) {
+			b.Fatalf("%d of %d cards", len(cards), n)
+		}
+		// The benchmark's set-up only; a benchmark asserts nothing.
+		time.Sleep(50 * time.Millisecond)
+		var err error
+		if cards, err = a.Client.Suggestions(ctx, localclient.SuggestionQuery{Status: "pending", Limit: n}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	floor := insertFloor(b, n)
+	times := make([]time.Duration, 0, n)
+	b.ResetTimer()
+	for i := range n {
+		t0 := time.Now()
+		if _, err := a.Client.Approve(ctx, cards[i].ID, apitype.Approve{As: "note"}); err != nil {
+			b.Fatal(err)
+		}
+		times = append(times, time.Since(t0))
+	}
+	b.StopTimer()
+	p50, p95 := pct(times, 50), pct(times, 95)
+	f50, f95 := pct(floor, 50), pct(floor, 95)
+	b.ReportMetric(float64(p50.Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(p95.Microseconds())/1000, "p95-ms")
+	b.ReportMetric(float64(f50.Microseconds())/1000, "floor-p50-ms")
+	b.ReportMetric(float64(f95.Microseconds())/1000, "floor-p95-ms")
+	b.ReportMetric(float64(p50)/float64(f50), "p50/floor")
+}
+
+// insertFloor times n single-row commits on a fresh SQLite file opened
+// with the agent's options: what any durable write costs on this disk.
+func insertFloor(b *testing.B, n int) []time.Duration {
+	ctx := context.Background()
+	db, err := store.OpenSQLite(ctx, filepath.Join(b.TempDir(), "floor.db"), store.Options{BackgroundCheckpoint: time.Second, Readers: 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Writer().ExecContext(ctx, `CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)`); err != nil {
+		b.Fatal(err)
+	}
+	var out []time.Duration
+	for i := range n {
+		t0 := time.Now()
+		if err := db.Tx(ctx, func(tx *sql.Tx) error {
+			_, err := tx.ExecContext(ctx, `INSERT INTO t (v) VALUES (?)`, fmt.Sprint("row ", i))
+			return err
+		}); err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, time.Since(t0))
+	}
+	return out
+}
+
+func pct(d []time.Duration, p int) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[min(len(s)-1, len(s)*p/100)]
+}
