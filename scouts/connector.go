@@ -66,6 +66,10 @@ type ItemRef struct {
 	// Notes are facts worth recording that do not stop the item ("file is
 	// 2 GiB; only its first MiB was read").
 	Notes []string
+	// SentTo, when set, makes this no item but a fact: the person sent
+	// mail to these addresses (Gmail's sent mail). No card is made; the
+	// scout's learner learns their mail is wanted (engine.SentTo).
+	SentTo []string
 }
 
 // ItemMetadata is what a card shows about an item.

@@ -65,7 +65,12 @@ type Syncer struct {
 	// NotBefore is when the scout began: a resync never suggests mail
 	// that arrived before it (the baseline left that mail alone).
 	NotBefore time.Time
-	Logger    *slog.Logger
+	// SentTo, when set, is told the recipients (To and Cc) of each mail
+	// the person sent, read from the history (one metadata read each): a
+	// desktop learner learns that mail from them is wanted. The relay
+	// leaves it nil and never reads sent mail.
+	SentTo func(ctx context.Context, to []string) error
+	Logger *slog.Logger
 }
 
 // Result reports what a sync did; all of it is content-free.
@@ -104,9 +109,13 @@ func (s *Syncer) Run(ctx context.Context, cursor uint64, lastSync time.Time) (Re
 	if cursor == 0 {
 		return s.first(ctx, &res, log)
 	}
-	next, err := s.Client.History(ctx, cursor, func(ctx context.Context, batch []Added) error {
+	var sent func(context.Context, []Added) error
+	if s.SentTo != nil {
+		sent = s.readSent
+	}
+	next, err := s.Client.HistoryWithSent(ctx, cursor, func(ctx context.Context, batch []Added) error {
 		return s.judge(ctx, batch, &res, time.Time{})
-	})
+	}, sent)
 	if IsHistoryGone(err) {
 		return s.resync(ctx, cursor, lastSync, &res, log)
 	}
@@ -299,4 +308,34 @@ func cutRunes(s string, n int) string {
 		i++
 	}
 	return s
+}
+
+// readSent reads the recipients of mail the person sent and hands them to
+// SentTo. A sent mail gone before it was read is passed over.
+func (s *Syncer) readSent(ctx context.Context, batch []Added) error {
+	for _, a := range batch {
+		m, err := s.Client.Metadata(ctx, a.ID)
+		var nf *NotFoundError
+		if errors.As(err, &nf) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		var to []string
+		for _, l := range [][]triage.Address{m.Triage.To, m.Triage.Cc} {
+			for _, r := range l {
+				if r.Addr != "" {
+					to = append(to, r.Addr)
+				}
+			}
+		}
+		if len(to) == 0 {
+			continue
+		}
+		if err := s.SentTo(ctx, to); err != nil {
+			return fmt.Errorf("gmail: sync: learn from sent mail %s: %w", a.ID, err)
+		}
+	}
+	return nil
 }

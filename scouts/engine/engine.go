@@ -359,9 +359,21 @@ func (e *Engine) runOnce(ctx context.Context, s scouts.Scout, conn scouts.Source
 
 func (e *Engine) processPage(ctx context.Context, s scouts.Scout, conn scouts.SourceConnector, items []scouts.ItemRef) (int, error) {
 	refs := make([]string, 0, len(items))
+	var sent []string
 	for _, it := range items {
+		if len(it.SentTo) > 0 {
+			sent = append(sent, it.SentTo...)
+			continue
+		}
 		if it.Problem == "" {
 			refs = append(refs, it.Ref)
+		}
+	}
+	if len(sent) > 0 {
+		// Before the page's new items: they are assessed knowing whom
+		// the person writes to.
+		if _, err := e.SentTo(ctx, s, sent); err != nil {
+			return 0, err
 		}
 	}
 	known, err := e.cfg.Store.KnownRefs(ctx, s.ID, refs)
@@ -374,6 +386,9 @@ func (e *Engine) processPage(ctx context.Context, s scouts.Scout, conn scouts.So
 	seen := map[string]bool{}
 	as := &assessor{e: e, s: s}
 	for _, it := range items {
+		if len(it.SentTo) > 0 {
+			continue
+		}
 		trace := scouts.NewID("tr")
 		refsOf := map[string]string{"scout_id": s.ID, "source_ref": it.Ref}
 		if it.Problem != "" {
