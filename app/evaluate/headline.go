@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 )
 
 // Targets of issue 19, printed beside the figures (never asserted).
@@ -36,7 +37,7 @@ func (r Report) playedAs() string {
 	}
 	silence := "off"
 	if r.Implicit {
-		silence = fmt.Sprintf("a card left alone in Spam or Screened teaches as confirmed after the next batch (grace %d days)", silenceDays(r.Settings))
+		silence = fmt.Sprintf("a card left alone in Spam or Screened teaches as confirmed after the next batch (grace %d days, silence weighing %g of a decision)", r.Settings.SilenceDays, engine.SilenceWeight)
 	}
 	return fmt.Sprintf("User: %s, looking after every %d arrivals.\nSplit: %s.\nImplicit feedback: %s.", user, r.Batch, split, silence)
 }

@@ -81,11 +81,13 @@ func TestRealisticUserRules(t *testing.T) {
 	}
 	set := scouts.DefaultLearnSettings()
 	set.ColdStart, set.MinSpam = 6, 3
-	var cards []TraceEvent
+	var cards, settles []TraceEvent
 	rep, err := Run(context.Background(), Options{Input: in, Policy: syntheticPolicy(t), Batch: 12, Settings: set,
 		Checkpoints: []int{10, 30}, Dir: t.TempDir(), MinMeasure: time.Millisecond,
 		Trace: func(e TraceEvent) {
-			if !e.Settle {
+			if e.Settle {
+				settles = append(settles, e)
+			} else {
 				cards = append(cards, e)
 			}
 		}})
@@ -158,6 +160,23 @@ func TestRealisticUserRules(t *testing.T) {
 		t.Fatalf("accounting %+v", a)
 	}
 
+	checkSilence(t, rep, cards, settles)
+
+	// Without implicit feedback nothing settles.
+	quiet, err := Run(context.Background(), Options{Input: in, Policy: syntheticPolicy(t), Batch: 12, Settings: set, NoImplicit: true,
+		Checkpoints: []int{}, Dir: t.TempDir(), MinMeasure: time.Millisecond,
+		Trace: func(e TraceEvent) {
+			if e.Settle {
+				t.Errorf("--no-implicit: silence settled at batch %d", e.Batch)
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := quiet.Person; quiet.Implicit || q.SettledSpam+q.SettledScreened != 0 {
+		t.Fatalf("--no-implicit: implicit %v, person %+v", quiet.Implicit, q)
+	}
+
 	// The user of old, who confirms everything, reports every spam: the
 	// realistic one only what reached the inbox.
 	all, err := Run(context.Background(), Options{Input: in, Policy: syntheticPolicy(t), User: UserConfirmAll, Split: SplitDate, Batch: 12,
@@ -168,5 +187,55 @@ func TestRealisticUserRules(t *testing.T) {
 	if all.Person.MarkedSpam != all.Training.TP+all.Training.FN || all.Person.Decisions != all.Train || all.Person.MarkedSpam <= p.MarkedSpam {
 		t.Fatalf("confirm-all reported %d spam of %d and decided %d of %d cards; the realistic user reported %d",
 			all.Person.MarkedSpam, all.Training.TP+all.Training.FN, all.Person.Decisions, all.Train, p.MarkedSpam)
+	}
+}
+
+// checkSilence checks implicit feedback against the cards the user left
+// alone: silence settles a card only once the next batch has been looked
+// at (the grace period, as the evaluation simulates it), never one of the
+// batch just looked at, and then every card left alone before.
+func checkSilence(t *testing.T, rep Report, cards, settles []TraceEvent) {
+	t.Helper()
+	if !rep.Implicit {
+		t.Fatalf("implicit feedback is off by default")
+	}
+	leftIn := map[string]int{} // ref → batch, for cards left alone
+	for _, c := range cards {
+		if c.Action == ActNone {
+			leftIn[c.Ref] = c.Batch
+		}
+	}
+	settled := map[string]int{}
+	for _, e := range settles {
+		if e.Batch == 0 {
+			t.Fatalf("silence settled %v before a second batch was looked at", e.Settled)
+		}
+		for _, ref := range e.Settled {
+			b, ok := leftIn[ref]
+			switch {
+			case !ok:
+				t.Errorf("batch %d: silence settled %s, which the user did not leave alone", e.Batch, ref)
+			case b >= e.Batch:
+				t.Errorf("batch %d: silence settled %s of batch %d before its grace period", e.Batch, ref, b)
+			}
+			if _, twice := settled[ref]; twice {
+				t.Errorf("%s settled twice", ref)
+			}
+			settled[ref] = e.Batch
+		}
+	}
+	last := settles[len(settles)-1].Batch
+	n := 0
+	for ref, b := range leftIn {
+		if b < last {
+			if _, ok := settled[ref]; !ok {
+				t.Errorf("%s, left alone in batch %d, was never settled (last settling after batch %d)", ref, b, last)
+			}
+			n++
+		}
+	}
+	p := rep.Person
+	if n == 0 || p.SettledSpam == 0 || p.SettledSpam+p.SettledScreened != len(settled) {
+		t.Fatalf("%d cards settled (%d left alone before the last batch); person %+v", len(settled), n, p)
 	}
 }

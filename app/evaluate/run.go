@@ -40,7 +40,10 @@ type Options struct {
 	// Default 50 for the realistic user, 1 for confirm-all.
 	Batch int
 	// NoImplicit leaves out implicit feedback: cards left alone in Spam
-	// or Screened never teach.
+	// or Screened never teach (Settings.SilenceDays 0 does the same).
+	// With it, silence settles the cards a batch left alone after the
+	// next batch: SettleSilent runs with the clock moved past the grace
+	// period since the batch before.
 	NoImplicit bool
 	Seed       uint64
 	// Checkpoints are the decision counts at which the test part is
@@ -316,6 +319,9 @@ func (o *Options) defaults() error {
 	}
 	if o.Settings == (scouts.LearnSettings{}) {
 		o.Settings = scouts.DefaultLearnSettings()
+	}
+	if o.NoImplicit {
+		o.Settings.SilenceDays = 0 // the engine's own sweep must not settle either
 	}
 	return o.Settings.Validate()
 }

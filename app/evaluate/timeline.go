@@ -66,8 +66,7 @@ func runMain(ctx context.Context, o Options, train, test []judged, rep *Report) 
 	defer p.close()
 	p.measure = o.MinMeasure
 	t := &timeline{o: o, p: p, rep: rep, test: test, cps: checkpoints(o.Checkpoints)}
-	settler, canSettle := p.settler()
-	rep.Implicit = canSettle && !o.NoImplicit && silenceDays(o.Settings) > 0
+	rep.Implicit = o.Settings.SilenceDays > 0
 	p.expireScored = rep.Implicit
 	var prevArrival time.Time
 	for b := 0; b*o.Batch < len(train); b++ {
@@ -81,8 +80,8 @@ func runMain(ctx context.Context, o Options, train, test []judged, rep *Report) 
 		// before this one have been in front of the user twice and
 		// left alone, this batch's only once.
 		if rep.Implicit && b > 0 {
-			at := prevArrival.Add(time.Duration(silenceDays(o.Settings))*24*time.Hour + time.Second)
-			if err := t.settle(ctx, b, settler, at); err != nil {
+			at := prevArrival.Add(time.Duration(o.Settings.SilenceDays)*24*time.Hour + time.Second)
+			if err := t.settle(ctx, b, at); err != nil {
 				return err
 			}
 		}

@@ -86,6 +86,7 @@ func eval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	screenBelow := f.Float64("screen-below", def.ScreenBelow, "the scout's learner threshold: screen what is less likely to be approved")
 	spamAbove := f.Float64("spam-above", def.SpamAbove, "the scout's learner threshold: file as spam from this spam probability")
 	minSpam := f.Int("min-spam", def.MinSpam, "the scout's learner threshold: spam and non-spam decisions before filing spam")
+	silenceDays := f.Int("silence-days", def.SilenceDays, "the scout's grace period: a card left unopened in Spam or Screened this many days teaches as confirmed (the evaluation settles it after the next batch; 0 is --no-implicit)")
 	pos, err := parse(f, args, stdout)
 	if err != nil {
 		return err
@@ -136,7 +137,7 @@ func eval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	set := scouts.LearnSettings{ColdStart: *coldStart, ScreenBelow: *screenBelow, SpamAbove: *spamAbove, MinSpam: *minSpam}
+	set := scouts.LearnSettings{ColdStart: *coldStart, ScreenBelow: *screenBelow, SpamAbove: *spamAbove, MinSpam: *minSpam, SilenceDays: *silenceDays}
 	if err := set.Validate(); err != nil {
 		return usageErrorf("%v", err)
 	}
