@@ -112,6 +112,24 @@ type ItemMetadata struct {
 	// evidence; nil when the source did not read them (a mail triaged on
 	// the relay). Transient, like Evidence.
 	Facts *ItemFacts
+
+	// Given are fields the source states outright (an AI agent proposing
+	// an event at a time): they stand in for what the content suggests,
+	// for the approve preview; nil when the source states none.
+	Given *GivenFields
+	// Actions are the actions the source proposes with the item (an AI
+	// agent's "post this to that webhook"): the card's plan lists them,
+	// and only a person's approval (or a policy the person set) runs them.
+	Actions []RuleAction
+}
+
+// GivenFields are an entity's fields a source states for an item; zero
+// fields are not stated.
+type GivenFields struct {
+	Due      time.Time
+	StartsAt time.Time
+	EndsAt   time.Time
+	AllDay   bool
 }
 
 // Evidence is what the learner may read of one item, transiently: the

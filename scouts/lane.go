@@ -81,6 +81,10 @@ type Assessment struct {
 	// parameters rendered for it: the plan its approval runs includes
 	// them.
 	RuleActions []RuleAction `json:"rule_actions,omitempty"`
+	// SourceActions are the actions the source proposed with the item
+	// (ItemMetadata.Actions): the plan its approval runs includes them,
+	// with origin "source".
+	SourceActions []RuleAction `json:"source_actions,omitempty"`
 	// SourceTitle is the title the source gave the item when a rule
 	// replaced it (the card shows the rule's).
 	SourceTitle string `json:"source_title,omitempty"`

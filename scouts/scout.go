@@ -23,6 +23,10 @@ const (
 	KindFolder  Kind = "folder"
 	KindGmail   Kind = "gmail"
 	KindWebhook Kind = "webhook"
+	// KindAgent is an AI agent connected to Scouts' MCP server: one scout
+	// per client, named by it; its items are the agent's proposals
+	// (app/mcpserve), which a person decides like any other card.
+	KindAgent Kind = "agent"
 )
 
 // Scout is one watcher of one source.
@@ -59,11 +63,11 @@ type Scout struct {
 // Validate checks the fields every scout has; the connector checks Config.
 func (s Scout) Validate() error {
 	switch s.Kind {
-	case KindFolder, KindGmail, KindWebhook:
+	case KindFolder, KindGmail, KindWebhook, KindAgent:
 	case "":
-		return Errorf(EInvalid, "scout kind is required (one of folder, gmail, webhook)")
+		return Errorf(EInvalid, "scout kind is required (one of folder, gmail, webhook, agent)")
 	default:
-		return Errorf(EInvalid, "unknown scout kind %q (want folder, gmail or webhook)", s.Kind)
+		return Errorf(EInvalid, "unknown scout kind %q (want folder, gmail, webhook or agent)", s.Kind)
 	}
 	if strings.TrimSpace(s.Name) == "" {
 		return Errorf(EInvalid, "scout name is required")

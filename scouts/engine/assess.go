@@ -117,6 +117,8 @@ func (a *assessor) assess(ctx context.Context, meta scouts.ItemMetadata, kind sc
 		}
 		as.Why = append(as.Why, p.Reasons...)
 	}
+	givenFields(meta.Given, &as.Assessment)
+	as.SourceActions = meta.Actions
 	if ruleDecides(rule) {
 		// What the rule says of the lane is what the model is asked
 		// about (or not: nobody files what a rule put aside).
@@ -274,4 +276,18 @@ func percent(p float64) string {
 		return "over 99 %"
 	}
 	return fmt.Sprintf("%.0f %%", p*100)
+}
+
+// givenFields puts what the source stated outright (an agent's event
+// time) in place of what the content suggested, for the approve preview.
+func givenFields(g *scouts.GivenFields, as *scouts.Assessment) {
+	if g == nil {
+		return
+	}
+	if !g.Due.IsZero() {
+		as.Due = g.Due
+	}
+	if !g.StartsAt.IsZero() {
+		as.StartsAt, as.EndsAt, as.AllDay = g.StartsAt, g.EndsAt, g.AllDay
+	}
 }

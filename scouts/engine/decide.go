@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/scouts-hq/scouts/scouts"
@@ -203,13 +204,33 @@ func (e *Engine) fetchForApproval(s scouts.Suggestion) (body string, fill bool) 
 
 // Reject rejects a pending suggestion. Rejecting twice is harmless.
 func (e *Engine) Reject(ctx context.Context, id, actor string) (scouts.Suggestion, error) {
+	return e.RejectWithNote(ctx, id, actor, "")
+}
+
+// MaxRejectNote caps the note a person gives with a rejection.
+const MaxRejectNote = 2000
+
+// RejectWithNote rejects a pending suggestion with the person's note (why,
+// for whoever proposed it: an AI agent reads it back with get_decision),
+// kept on the card's trail in the rejection's entry.
+func (e *Engine) RejectWithNote(ctx context.Context, id, actor, note string) (scouts.Suggestion, error) {
 	if actor == "" {
 		actor = "user"
 	}
+	note = strings.TrimSpace(note)
+	if len(note) > MaxRejectNote {
+		return scouts.Suggestion{}, scouts.Errorf(scouts.EInvalid, "a rejection's note is longer than %d bytes", MaxRejectNote)
+	}
 	now := e.cfg.Now()
 	sug, changed, err := e.cfg.Store.RejectSuggestion(ctx, id, actor, now, func(s scouts.Suggestion) []scouts.AuditEvent {
+		refs := map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "actor": actor}
+		summary := "Rejected by " + actor
+		if note != "" {
+			refs["note"] = note
+			summary += ": " + note
+		}
 		return []scouts.AuditEvent{{TraceID: s.TraceID, Stage: scouts.StageDecision, Type: scouts.AuditRejected, Outcome: scouts.OutcomeOK,
-			Summary: "Rejected by " + actor, Refs: map[string]string{"scout_id": s.ScoutID, "suggestion_id": s.ID, "actor": actor}, At: now}}
+			Summary: summary, Refs: refs, At: now}}
 	})
 	if err != nil {
 		return scouts.Suggestion{}, err

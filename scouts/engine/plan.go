@@ -284,6 +284,12 @@ func (e *Engine) proposePlan(sc scouts.Scout, s scouts.Suggestion, kind scouts.E
 		}
 		add(ra.Action, ra.Params, true, origin)
 	}
+	for _, sa := range s.Assessment.SourceActions {
+		if slices.ContainsFunc(steps, func(st PlanStep) bool { return st.Action == sa.Action && jsonEqual(st.Params, sa.Params) }) {
+			continue
+		}
+		add(sa.Action, sa.Params, true, "source")
+	}
 	return steps
 }
 
