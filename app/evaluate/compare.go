@@ -5,72 +5,115 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/scouts-hq/scouts/scouts"
-	"github.com/scouts-hq/scouts/scouts/engine"
 	"github.com/scouts-hq/scouts/scouts/learn"
 	"github.com/scouts-hq/scouts/scouts/triage"
 	"github.com/scouts-hq/scouts/scouts/triage/corpus"
 	"github.com/scouts-hq/scouts/scouts/triage/mailtext"
 )
 
-// Comparison measures the product's learner (Robinson–Fisher counts) and
-// online logistic regression on the same features, decisions and rules,
-// in memory (the engine only runs the product's learner).
+// Comparison measures learners against each other in memory, on the same
+// features, the same lane rules and the same simulated person, on mail
+// they have never seen: the messages are ordered by their Date header, the
+// earlier half is replayed with a realistic user deciding what the
+// learner shows, and the later half is only scored (issue 19).
 type Comparison struct {
-	Folds int `json:"folds"`
-	// RelevanceAfter and KindAfter are the decision counts at which
-	// relevance and kinds are scored, on Test messages.
-	RelevanceAfter int           `json:"relevance_after"`
-	KindAfter      int           `json:"kind_after"`
-	Test           int           `json:"test"`
+	// Train and Test are the sizes of the two halves; Split says how they
+	// were cut.
+	Split string `json:"split"`
+	Train int    `json:"train"`
+	Test  int    `json:"test"`
+	// TestFrom is the Date of the first message of the later half.
+	TestFrom time.Time `json:"test_from"`
+	// Batch is how many messages arrive between two looks of the user;
+	// a card left alone is taken as confirmed after the next batch.
+	Batch int `json:"batch"`
+	// ImplicitWeight is what such a silence weighs against an explicit
+	// decision (1).
+	ImplicitWeight float64       `json:"implicit_weight"`
 	Algos          []AlgoFigures `json:"algorithms"`
 }
 
-// AlgoFigures are one algorithm's figures.
+// AlgoFigures are one learner's figures on the later half.
 type AlgoFigures struct {
 	Name string `json:"name"`
-	// Spam cross-validation: at the product's threshold, and the best
-	// recall at FPR ≤ MaxFPR over every threshold.
-	SpamRecall     float64 `json:"spam_recall"`
-	SpamFPR        float64 `json:"spam_fpr"`
-	SweepRecall    float64 `json:"sweep_recall"`
-	SweepFPR       float64 `json:"sweep_fpr"`
-	SweepThreshold float64 `json:"sweep_threshold"`
-	// Relevance and kinds, through the product's lane and kind rules.
-	Relevance Scores  `json:"relevance"`
-	Kind      float64 `json:"kind_accuracy"`
-	// KindArgmax is the share of wanted messages whose likeliest kind
-	// is the policy's, before the product's rule (ten approvals taught
-	// kinds, probability at least 0.6) is applied.
-	KindArgmax float64 `json:"kind_argmax"`
-	// BestScreen is the screen_below (swept from 0.01 to 0.5) that shows
-	// the most wanted mail with at most MaxShownUnwanted of shown cards
-	// unwanted, with what it shows; 0 when no threshold does.
-	BestScreen        float64 `json:"best_screen_below"`
-	BestWantedShown   float64 `json:"best_wanted_shown"`
-	BestShownUnwanted float64 `json:"best_shown_unwanted"`
+	// Threshold is the spam threshold used, chosen on the earlier half
+	// only (see compareOne).
+	Threshold float64 `json:"spam_threshold"`
+	// Figures on the later half.
+	SpamCaught  float64 `json:"spam_caught"`
+	LegitToSpam float64 `json:"legit_to_spam"`
+	HardToSpam  float64 `json:"hard_ham_to_spam"`
+	JunkInInbox float64 `json:"junk_in_inbox"`
+	WantedShown float64 `json:"wanted_shown"`
+	KindRight   float64 `json:"kind_right"`
+	LegitFP     int     `json:"legit_fp"`
+	HardFP      int     `json:"hard_fp"`
+	// The same on the earlier half, as the user saw it while teaching.
+	TrainSpamCaught  float64 `json:"train_spam_caught"`
+	TrainLegitToSpam float64 `json:"train_legit_to_spam"`
+	// ValSpamCaught and ValLegitToSpam are what chose the threshold: the
+	// last 40 % of the earlier half scored after the user taught the rest.
+	ValSpamCaught  float64 `json:"validation_spam_caught"`
+	ValLegitToSpam float64 `json:"validation_legit_to_spam"`
+	// Taught counts what the user taught: explicit spam reports, spam
+	// confirmed by silence, and all teachings.
+	TaughtSpam, SilentSpam, Taught int `json:"-"`
 	// Update is the time of one learning step in memory; Predict the
 	// predictions per CPU second in memory.
 	Update  Latency `json:"update"`
 	Predict float64 `json:"predict_per_core_s"`
-	// Features and Bytes are the model's size after one fold's training.
-	Features int   `json:"features"`
-	Bytes    int64 `json:"bytes"`
-	// UndoDelta is the largest change of any probability on the test
-	// messages left by learning one decision and then unlearning it: 0
-	// when undo is exact.
+	// UndoDelta is the largest change of any probability on test messages
+	// left by learning one decision and then undoing it: 0 when exact.
 	UndoDelta float64 `json:"undo_delta"`
 }
 
-// algo is one learner under comparison.
-type algo interface {
-	predict(fs []learn.Feature) guess
-	learn(fs []learn.Feature, l learn.Label, sign float64)
-	size() (int, int64)
+// Contenders are the learners compared; the last is the product's.
+var contenders = []contender{
+	{name: "Robinson–Fisher before issue 19 (identity ×10 everywhere)", make: func() learner {
+		return newCounts(learn.Params{SpamIdentityWeight: 10, FlatIdentity: true}, false)
+	}},
+	{name: "RF, identity ×10 for relevance, ×1 for spam", make: func() learner { return newCounts(learn.Params{SpamIdentityWeight: 1}, false) }},
+	{name: "RF, spam identity up to ×10 by purity", make: func() learner { return newCounts(learn.Params{SpamIdentityWeight: 10}, false) }},
+	{name: "RF, purity + sender within list", make: func() learner { return newCounts(learn.Params{SpamIdentityWeight: 10}, true) }},
+	{name: "logistic regression alone (words, every head)", make: func() learner { return &lrAlone{} }},
+	{name: "content alone (LR, words + 4-grams)", make: func() learner { return newMixed(1, true, 0, 1) }},
+	{name: "content alone (LR, words)", make: func() learner { return newMixed(2, false, 0, 1) }},
+	{name: "mix 0.2·RF + 0.8·content (words + 4-grams)", make: func() learner { return newMixed(1, true, 0.2, 0.8) }},
+	{name: "mix 0.2·RF + 0.8·content (words)", make: func() learner { return newMixed(2, false, 0.2, 0.8) }},
+	{name: "mix (words), screened mail to Spam from 0.5", make: func() learner { return newMixed(2, false, 0.2, 0.8) }, screenedSpam: 0.5},
+	{name: "product, if silence in Screened taught the content model not-spam", make: func() learner { return newProductLearner(false) }, silenceHam: true, fixed: true},
+	{name: "product (learn defaults, the scout's spam threshold)", make: func() learner { return newProductLearner(true) }, silenceHam: true, fixed: true},
+}
+
+type contender struct {
+	name string
+	make func() learner
+	// screenedSpam, when above 0, files as spam mail that would be
+	// screened anyway from this spam probability.
+	screenedSpam float64
+	// silenceHam: a card left in Screened teaches "not spam" as well as
+	// "not wanted", as engine.Teaching has it.
+	silenceHam bool
+	// fixed keeps the scout's spam threshold (Options.Settings) instead
+	// of choosing one.
+	fixed bool
+}
+
+// learner is one model under comparison.
+type learner interface {
+	predict(p *prepared) guess
+	// learn teaches l with weight w (a negative w takes it back where
+	// the model can subtract).
+	learn(p *prepared, l learn.Label, w float64)
+	// undo takes back the last lesson exactly, as the product would.
+	undo(p *prepared, l learn.Label, w float64)
 }
 
 type guess struct {
@@ -79,57 +122,144 @@ type guess struct {
 	kindP, kindN  float64
 }
 
-// rf is the product's model on a table in memory.
-type rf struct {
-	m   learn.Model
-	t   learn.MemTable
-	now time.Time
+// counts is Robinson–Fisher on a table in memory.
+type counts struct {
+	m          learn.Model
+	t          learn.MemTable
+	listSender bool
 }
 
-func newRF(p learn.Params) *rf {
-	return &rf{m: learn.Model{Params: p, Epoch: start}, t: learn.MemTable{}, now: start}
+var epoch = time.Date(2002, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func newCounts(p learn.Params, listSender bool) *counts {
+	return &counts{m: learn.Model{Params: p, Epoch: epoch}, t: learn.MemTable{}, listSender: listSender}
 }
 
-func (r *rf) predict(fs []learn.Feature) guess {
-	p, _ := r.m.Predict(r.t, fs, r.now)
-	return guess{spam: p.Spam.P, approve: p.Approve.P, kind: p.Kind.Kind, kindP: p.Kind.P, kindN: p.Kind.Decisions}
+func (r *counts) features(p *prepared) []learn.Feature {
+	if r.listSender {
+		return p.fs
+	}
+	return p.noListSender
 }
 
-func (r *rf) learn(fs []learn.Feature, l learn.Label, sign float64) {
-	h := learn.Hashes(fs)
-	r.t.Apply(h, l.Vec(), sign)
-	r.m.Totals = r.m.Totals.Add(l.Vec(), len(h), sign)
+func (r *counts) predict(p *prepared) guess {
+	pr, _ := r.m.Predict(r.t, r.features(p), epoch)
+	return guess{spam: pr.Spam.P, approve: pr.Approve.P, kind: pr.Kind.Kind, kindP: pr.Kind.P, kindN: pr.Kind.Decisions}
 }
 
-func (r *rf) size() (int, int64) { return len(r.t), int64(len(r.t)) * (8 + 4*learn.NClasses) }
+func (r *counts) learn(p *prepared, l learn.Label, w float64) {
+	h := learn.Hashes(r.features(p))
+	r.t.Apply(h, l.Vec(), w)
+	r.m.Totals = r.m.Totals.Add(l.Vec(), len(h), w)
+}
 
-// lr is online logistic regression.
-type lr struct {
+func (r *counts) undo(p *prepared, l learn.Label, w float64) { r.learn(p, l, -w) }
+
+// lrAlone is online logistic regression for every head (learn.LogReg).
+type lrAlone struct {
 	m     learn.LogReg
 	kinds float64
 }
 
-func (r *lr) predict(fs []learn.Feature) guess {
-	s, a, k, kp := r.m.Predict(fs)
+func (r *lrAlone) predict(p *prepared) guess {
+	s, a, k, kp := r.m.Predict(p.fs)
 	return guess{spam: s, approve: a, kind: k, kindP: kp, kindN: r.kinds}
 }
 
-func (r *lr) learn(fs []learn.Feature, l learn.Label, sign float64) {
-	r.m.Learn(fs, l, sign)
+func (r *lrAlone) learn(p *prepared, l learn.Label, w float64) {
+	r.m.Learn(p.fs, l, math.Copysign(1, w))
 	if l.Kind != "" {
-		r.kinds += sign
+		r.kinds += math.Copysign(1, w)
 	}
 }
 
-func (r *lr) size() (int, int64) {
-	return r.m.Features(), int64(r.m.Features() * learn.LogRegRowBytes)
+// undo is LogReg's approximate step against the gradient: it cannot do
+// better.
+func (r *lrAlone) undo(p *prepared, l learn.Label, w float64) { r.learn(p, l, -w) }
+
+// mixed is the counts for relevance and kinds, and for spam the counts'
+// probability combined with the content model's (learn.Mix); a = 0 is the
+// content model alone.
+type mixed struct {
+	rf       *counts
+	c        *learn.Content
+	grams    bool
+	a, b     float64
+	examples []learn.ContentExample
+	// explicitHam leaves out of the content model the not-spam that only
+	// silence taught (learn.ContentLearns).
+	explicitHam bool
 }
 
-// prepared is a mail as the learner sees it.
+func newMixed(rate float64, grams bool, a, b float64) *mixed {
+	return &mixed{rf: newCounts(learn.Params{}, true), c: learn.NewContent(rate), grams: grams, a: a, b: b}
+}
+
+// newProductLearner is what the desktop runs: learn.Params' defaults, the
+// content model over the stored feature hashes (learn.HashIDs) mixed in
+// with the defaults' weights.
+func newProductLearner(explicitHam bool) *mixed {
+	m := newMixed(0, false, 0, 0)
+	m.a, m.b = learn.DefaultMix()
+	m.explicitHam = explicitHam
+	return m
+}
+
+func (r *mixed) ids(p *prepared) []uint32 {
+	if r.grams {
+		return p.grams
+	}
+	return p.words
+}
+
+func (r *mixed) predict(p *prepared) guess {
+	g := r.rf.predict(p)
+	z, ok := r.c.Logit(r.ids(p))
+	if r.a == 0 {
+		g.spam = -1
+		if ok {
+			g.spam = 1 / (1 + math.Exp(-r.b*z))
+		}
+		return g
+	}
+	g.spam = learn.Mix(g.spam, z, ok, r.a, r.b)
+	return g
+}
+
+func (r *mixed) learn(p *prepared, l learn.Label, w float64) {
+	r.rf.learn(p, l, w)
+	if r.explicitHam && !learn.ContentLearns(l, w) {
+		return
+	}
+	if l.Spam || l.Ham {
+		e := learn.ContentExample{IDs: r.ids(p), Spam: l.Spam, Weight: w}
+		r.examples = append(r.examples, e)
+		r.c.Learn(e)
+	}
+}
+
+// undo retrains the content model from the examples without the last
+// one, as the desktop does after an undo.
+func (r *mixed) undo(p *prepared, l learn.Label, w float64) {
+	r.rf.learn(p, l, -w)
+	if r.explicitHam && !learn.ContentLearns(l, w) {
+		return
+	}
+	if l.Spam || l.Ham {
+		r.examples = r.examples[:len(r.examples)-1]
+		r.c.Train(r.examples)
+	}
+}
+
+// prepared is a mail as the learners see it.
 type prepared struct {
-	j    judged
-	fs   []learn.Feature
-	heur triage.Verdict
+	j            judged
+	date         time.Time
+	hard         bool
+	fs           []learn.Feature
+	noListSender []learn.Feature
+	words, grams []uint32
+	heur         triage.Verdict
 }
 
 func prepare(ctx context.Context, js []judged) ([]prepared, error) {
@@ -149,53 +279,54 @@ func prepare(ctx context.Context, js []judged) ([]prepared, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, prepared{j: j, fs: learn.Extract(learnItem(m), salt), heur: d.Verdict})
+		it := learnItem(m)
+		fs := learn.Extract(it, salt)
+		p := prepared{j: j, date: m.Date, hard: strings.Contains(j.mail.Ref, "hard-ham"), fs: fs, heur: d.Verdict}
+		p.noListSender = slices.DeleteFunc(slices.Clone(fs), func(f learn.Feature) bool { return f.Group == learn.GroupListSender })
+		p.words = learn.ContentIDs(fs)
+		p.grams = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(p.words), learn.Grams(it.Subject+"\n"+it.Body, salt)...))))
+		out = append(out, p)
 	}
 	return out, nil
 }
 
-// sim replays the product's rules around a learner in memory.
-type sim struct {
-	set scouts.LearnSettings
-	a   algo
+// splitByDate orders the mail by Date (mail without one first, in arrival
+// order) and cuts it in two halves.
+func splitByDate(ps []prepared) (train, test []prepared) {
+	slices.SortStableFunc(ps, func(a, b prepared) int { return a.date.Compare(b.date) })
+	n := len(ps) / 2
+	return ps[:n], ps[n:]
+}
+
+// replay is one learner's run: the user over the earlier half, then the
+// later half scored.
+type replay struct {
+	set          scouts.LearnSettings
+	screenedSpam float64
+	silenceHam   bool
+	l            learner
 	// decisions, spam and ham count what was taught, as LearnState does.
 	decisions, spam, ham int
 	durations            []time.Duration
+	taughtSpam, silent   int
 }
 
-// teaching is what the product teaches for the user's final decision on
-// a mail: engine.TeachingOf the suggestion as the decision leaves it.
-func teaching(j judged) learn.Label {
-	s := scouts.Suggestion{Status: scouts.StatusRejected, Lane: scouts.LaneInbox, ResolvedBy: "user"}
-	switch {
-	case j.mail.Spam:
-		s.Lane = scouts.LaneSpam
-	case j.wanted:
-		s.Status, s.ResolvedKind = scouts.StatusApproved, j.kind
-	}
-	return engine.TeachingOf(s)
-}
-
-func (s *sim) teach(fs []learn.Feature, l learn.Label) {
+func (r *replay) teach(p *prepared, l learn.Label, w float64) {
 	t0 := time.Now()
-	s.a.learn(fs, l, 1)
-	s.durations = append(s.durations, time.Since(t0))
-	s.decisions++
+	r.l.learn(p, l, w)
+	r.durations = append(r.durations, time.Since(t0))
+	r.decisions++
 	if l.Spam {
-		s.spam++
+		r.spam++
 	}
 	if l.Ham {
-		s.ham++
+		r.ham++
 	}
 }
 
-// MaxShownUnwanted is the share of unwanted cards the relevance sweep
-// allows (the issue's target).
-const MaxShownUnwanted = 0.10
-
-// assess mirrors the engine's: the heuristics' lane first, then learned
+// lane mirrors the engine's: the heuristics' lane first, then learned
 // spam, then screening; the learned kind once ten approvals taught kinds.
-func (s *sim) assess(p prepared, g guess) (scouts.Lane, scouts.EntityKind) {
+func (r *replay) lane(p *prepared, g guess) (scouts.Lane, scouts.EntityKind) {
 	lane := scouts.LaneInbox
 	switch p.heur {
 	case triage.Spam:
@@ -203,12 +334,15 @@ func (s *sim) assess(p prepared, g guess) (scouts.Lane, scouts.EntityKind) {
 	case triage.Skip:
 		lane = scouts.LaneScreened
 	}
-	spamReady := s.spam >= s.set.MinSpam && s.ham >= s.set.MinSpam && s.decisions >= s.set.ColdStart
+	spamReady := r.spam >= r.set.MinSpam && r.ham >= r.set.MinSpam && r.decisions >= r.set.ColdStart
+	screen := r.decisions >= r.set.ColdStart && g.approve >= 0 && g.approve < r.set.ScreenBelow
 	switch {
 	case lane == scouts.LaneSpam:
-	case spamReady && g.spam >= s.set.SpamAbove:
+	case spamReady && g.spam >= r.set.SpamAbove:
 		lane = scouts.LaneSpam
-	case s.decisions >= s.set.ColdStart && g.approve >= 0 && g.approve < s.set.ScreenBelow:
+	case spamReady && screen && r.screenedSpam > 0 && g.spam >= r.screenedSpam:
+		lane = scouts.LaneSpam
+	case screen:
 		lane = scouts.LaneScreened
 	}
 	kind := scouts.EntityTask
@@ -218,172 +352,249 @@ func (s *sim) assess(p prepared, g guess) (scouts.Lane, scouts.EntityKind) {
 	return lane, kind
 }
 
-func (s *sim) guesses(test []prepared) []guess {
-	gs := make([]guess, len(test))
-	for i, p := range test {
-		gs[i] = s.a.predict(p.fs)
-	}
-	return gs
+// The realistic user's labels.
+var (
+	spamLabel   = learn.Label{Spam: true}
+	rejectLabel = learn.Label{Reject: true, Ham: true}
+)
+
+func approveLabel(j judged) learn.Label {
+	return learn.Label{Approve: true, Ham: true, Kind: string(j.kind)}
 }
 
-func (s *sim) score(test []prepared, gs []guess) Scores {
-	items := make([]scored, len(test))
-	for i, p := range test {
-		lane, kind := s.assess(p, gs[i])
-		items[i] = scored{j: p.j, s: scouts.Suggestion{Lane: lane, ProposedKind: kind}}
+// explicit is what the realistic user does with a card in lane: every
+// Inbox card is decided; in Screened and Spam only mistakes are rescued
+// (wanted mail brought back and approved, legitimate mail brought back
+// from Spam and decided). ok is false when the user leaves the card alone.
+func explicit(j judged, lane scouts.Lane) (l learn.Label, ok bool) {
+	switch {
+	case lane == scouts.LaneInbox && j.mail.Spam:
+		return spamLabel, true
+	case j.wanted:
+		return approveLabel(j), true
+	case lane == scouts.LaneInbox || (lane == scouts.LaneSpam && !j.mail.Spam):
+		return rejectLabel, true
 	}
-	return scoresOf(items)
+	return learn.Label{}, false
 }
 
-// bestScreen sweeps screen_below for the most wanted mail shown with at
-// most MaxShownUnwanted of the shown cards unwanted.
-func (s *sim) bestScreen(test []prepared, gs []guess) (threshold float64, best Scores) {
-	keep := s.set.ScreenBelow
-	defer func() { s.set.ScreenBelow = keep }()
-	for t := 1; t <= 50; t++ {
-		s.set.ScreenBelow = float64(t) / 100
-		sc := s.score(test, gs)
-		if sc.ShownUnwanted <= MaxShownUnwanted && sc.WantedShown > best.WantedShown {
-			threshold, best = s.set.ScreenBelow, sc
-		}
+// silence is what a card left alone in its lane teaches once its grace
+// period is over: the lane was right. Spam left in Spam confirms spam;
+// mail left in Screened confirms that it was not wanted and, with ham (as
+// engine.Teaching has it), that it was not spam either.
+func silence(lane scouts.Lane, ham bool) learn.Label {
+	if lane == scouts.LaneSpam {
+		return spamLabel
 	}
-	return threshold, best
+	return learn.Label{Reject: true, Ham: ham}
 }
 
-// kindArgmax is the share of wanted messages whose likeliest kind is the
-// policy's.
-func kindArgmax(test []prepared, gs []guess) float64 {
-	right, n := 0, 0
-	for i, p := range test {
-		if p.j.wanted {
-			n++
-			if gs[i].kind == string(p.j.kind) {
-				right++
+type pending struct {
+	p *prepared
+	l learn.Label
+}
+
+// train replays the earlier half in batches: the user looks after each
+// batch, and what was left alone in the batch before is confirmed.
+func (r *replay) train(ps []prepared, batch int, implicit float64) (counts laneCounts) {
+	var waiting, next []pending
+	for i := range ps {
+		p := &ps[i]
+		g := r.l.predict(p)
+		lane, _ := r.lane(p, g)
+		counts.add(p, lane)
+		if l, ok := explicit(p.j, lane); ok {
+			r.teach(p, l, 1)
+			if l.Spam {
+				r.taughtSpam++
 			}
+		} else {
+			next = append(next, pending{p, silence(lane, r.silenceHam)})
+		}
+		if (i+1)%batch == 0 || i == len(ps)-1 {
+			for _, w := range waiting {
+				if implicit > 0 {
+					r.teach(w.p, w.l, implicit)
+					if w.l.Spam {
+						r.silent++
+					}
+				}
+			}
+			waiting, next = next, nil
 		}
 	}
-	return ratio(right, n)
+	return counts
 }
 
-// algos are the contenders, each made fresh.
-var algos = []struct {
-	name string
-	make func() algo
-}{
-	{"Robinson–Fisher (product)", func() algo { return newRF(learn.Params{}) }},
-	{"online logistic regression", func() algo { return &lr{} }},
+// laneCounts tallies where mail went.
+type laneCounts struct {
+	spam, spamIn, legit, legitIn, hard, hardIn int
+	inbox, junkInbox, wanted, wantedShown      int
+	kindRight                                  int
 }
 
-func runCompare(ctx context.Context, o Options, js []judged, k int) (Comparison, error) {
-	o.progress("comparing the learners in memory")
+func (c *laneCounts) add(p *prepared, lane scouts.Lane) {
+	inSpam := lane == scouts.LaneSpam
+	switch {
+	case p.j.mail.Spam:
+		c.spam++
+		if inSpam {
+			c.spamIn++
+		}
+	case p.hard:
+		c.hard++
+		if inSpam {
+			c.hardIn++
+		}
+	default:
+		c.legit++
+		if inSpam {
+			c.legitIn++
+		}
+	}
+	if lane == scouts.LaneInbox {
+		c.inbox++
+		if !p.j.wanted {
+			c.junkInbox++
+		}
+	}
+	if p.j.wanted {
+		c.wanted++
+		if lane == scouts.LaneInbox {
+			c.wantedShown++
+		}
+	}
+}
+
+func (ct contender) replay(set scouts.LearnSettings, spamAbove float64) *replay {
+	set.SpamAbove = spamAbove
+	return &replay{set: set, screenedSpam: ct.screenedSpam, silenceHam: ct.silenceHam, l: ct.make()}
+}
+
+// score places ps with the model as it stands, nobody deciding.
+func (r *replay) score(ps []prepared) laneCounts {
+	var c laneCounts
+	for i := range ps {
+		lane, kind := r.lane(&ps[i], r.l.predict(&ps[i]))
+		c.add(&ps[i], lane)
+		if ps[i].j.wanted && kind == ps[i].j.kind {
+			c.kindRight++
+		}
+	}
+	return c
+}
+
+// thresholds are the spam thresholds each learner is tried at.
+var thresholds = []float64{0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995}
+
+// Compare runs the comparison alone (judging the input with the policy).
+func Compare(ctx context.Context, o Options) (Comparison, error) {
+	if o.Settings == (scouts.LearnSettings{}) {
+		o.Settings = scouts.DefaultLearnSettings()
+	}
+	if o.MinMeasure <= 0 {
+		o.MinMeasure = defaultMeasure
+	}
+	return runCompare(ctx, o, judge(o.Input, o.Policy, o.Seed), 0)
+}
+
+// compareBatch and compareImplicit are the realistic user's rhythm: a
+// look every 50 messages, and silence after a batch weighs half a
+// decision.
+const (
+	compareBatch    = 50
+	compareImplicit = 0.5
+)
+
+func runCompare(ctx context.Context, o Options, js []judged, _ int) (Comparison, error) {
+	o.progress("comparing the learners in memory (time split, realistic user)")
 	ps, err := prepare(ctx, js)
 	if err != nil {
 		return Comparison{}, err
 	}
-	relAfter, kindAfter := min(200, len(ps)/2), min(100, len(ps)/2)
-	test := ps[max(o.Train, relAfter):]
-	c := Comparison{Folds: k, RelevanceAfter: relAfter, KindAfter: kindAfter, Test: len(test)}
-	for _, al := range algos {
-		f := AlgoFigures{Name: al.name}
-		// Spam alone, K folds.
-		var samples []cvSample
-		var durations []time.Duration
-		for fold := range k {
-			s := &sim{set: o.Settings, a: al.make()}
-			for i, p := range ps {
-				if i%k != fold {
-					l := learn.Label{Spam: p.j.mail.Spam, Ham: !p.j.mail.Spam}
-					if l.Ham {
-						l.Approve, l.Kind = true, string(scouts.EntityTask)
-					}
-					s.teach(p.fs, l)
-				}
-			}
-			durations = append(durations, s.durations...)
-			if fold == 0 {
-				f.Features, f.Bytes = s.a.size()
-				t := make([]prepared, 0, len(ps)/k+1)
-				for i, p := range ps {
-					if i%k == fold {
-						t = append(t, p)
-					}
-				}
-				if f.Predict, err = rate(o.MinMeasure, len(t), func() error {
-					for _, p := range t {
-						s.a.predict(p.fs)
-					}
-					return nil
-				}); err != nil {
-					return c, err
-				}
-			}
-			for i, p := range ps {
-				if i%k == fold {
-					g := s.a.predict(p.fs)
-					samples = append(samples, cvSample{spam: p.j.mail.Spam, heur: p.heur == triage.Spam, p: g.spam,
-						inBox: p.heur == triage.Spam || g.spam >= o.Settings.SpamAbove})
-				}
-			}
+	train, test := splitByDate(ps)
+	c := Comparison{Split: "date", Train: len(train), Test: len(test), Batch: compareBatch, ImplicitWeight: compareImplicit}
+	if len(test) > 0 {
+		c.TestFrom = test[0].date
+	}
+	for _, ct := range contenders {
+		o.progress("  %s", ct.name)
+		f, err := compareOne(o, ct, train, test)
+		if err != nil {
+			return c, err
 		}
-		tp, fp, spam, ham := 0, 0, 0, 0
-		for _, s := range samples {
-			if s.spam {
-				spam++
-				if s.inBox {
-					tp++
-				}
-			} else {
-				ham++
-				if s.inBox {
-					fp++
-				}
-			}
-		}
-		f.SpamRecall, f.SpamFPR = ratio(tp, spam), ratio(fp, ham)
-		f.SweepThreshold, f.SweepRecall, f.SweepFPR = sweep(samples, MaxFPR)
-		f.Update = latency(durations)
-
-		// The simulated user, online: kinds after kindAfter decisions,
-		// relevance after relAfter.
-		s := &sim{set: o.Settings, a: al.make()}
-		kinds := func() {
-			gs := s.guesses(test)
-			f.Kind, f.KindArgmax = s.score(test, gs).KindAccuracy, kindArgmax(test, gs)
-		}
-		for i, p := range ps[:relAfter] {
-			if i == kindAfter {
-				kinds()
-			}
-			s.teach(p.fs, teaching(p.j))
-		}
-		if kindAfter >= relAfter {
-			kinds()
-		}
-		gs := s.guesses(test)
-		f.Relevance = s.score(test, gs)
-		f.Relevance.Decisions = relAfter
-		var best Scores
-		f.BestScreen, best = s.bestScreen(test, gs)
-		f.BestWantedShown, f.BestShownUnwanted = best.WantedShown, best.ShownUnwanted
-		f.UndoDelta = undoDelta(s.a, ps[relAfter], test[:min(len(test), 200)])
 		c.Algos = append(c.Algos, f)
 	}
 	return c, nil
 }
 
-// undoDelta learns one decision, unlearns it, and returns the largest
-// change it left on the probabilities of probe.
-func undoDelta(a algo, p prepared, probe []prepared) float64 {
-	before := make([]guess, len(probe))
-	for i, q := range probe {
-		before[i] = a.predict(q.fs)
+// compareOne chooses the learner's spam threshold on the earlier half
+// alone, the way the later half will test it: for each threshold of the
+// grid, the user's replay of the first 60 % of the earlier half, then the
+// remaining 40 % scored with nobody deciding; the lowest threshold that
+// sent at most MaxFPR of the legitimate mail there to Spam wins. Then the
+// whole earlier half is replayed at that threshold and the later half
+// scored with the model it left.
+func compareOne(o Options, ct contender, train, test []prepared) (AlgoFigures, error) {
+	f := AlgoFigures{Name: ct.name, Threshold: thresholds[len(thresholds)-1]}
+	cut := len(train) * 6 / 10
+	ts := thresholds
+	if ct.fixed {
+		ts = []float64{o.Settings.SpamAbove}
 	}
-	l := teaching(p.j)
-	a.learn(p.fs, l, 1)
-	a.learn(p.fs, l, -1)
+	for _, t := range ts {
+		r := ct.replay(o.Settings, t)
+		r.train(slices.Clone(train[:cut]), compareBatch, compareImplicit)
+		vc := r.score(train[cut:])
+		if debugCompare {
+			fmt.Fprintf(os.Stderr, "  t=%.3f validation spam %d/%d legit %d/%d hard %d/%d\n", t, vc.spamIn, vc.spam, vc.legitIn, vc.legit, vc.hardIn, vc.hard)
+		}
+		if ratio(vc.legitIn, vc.legit) <= MaxFPR || ct.fixed {
+			f.Threshold = t
+			f.ValSpamCaught, f.ValLegitToSpam = ratio(vc.spamIn, vc.spam), ratio(vc.legitIn, vc.legit)
+			break
+		}
+	}
+	best := ct.replay(o.Settings, f.Threshold)
+	bestTrain := best.train(slices.Clone(train), compareBatch, compareImplicit)
+	r := best
+	f.TrainSpamCaught, f.TrainLegitToSpam = ratio(bestTrain.spamIn, bestTrain.spam), ratio(bestTrain.legitIn, bestTrain.legit)
+	f.TaughtSpam, f.SilentSpam, f.Taught = r.taughtSpam, r.silent, r.decisions
+	f.Update = latency(r.durations)
+	tc := r.score(test)
+	f.SpamCaught, f.LegitToSpam, f.HardToSpam = ratio(tc.spamIn, tc.spam), ratio(tc.legitIn, tc.legit), ratio(tc.hardIn, tc.hard)
+	f.LegitFP, f.HardFP = tc.legitIn, tc.hardIn
+	f.JunkInInbox, f.WantedShown = ratio(tc.junkInbox, tc.inbox), ratio(tc.wantedShown, tc.wanted)
+	f.KindRight = ratio(tc.kindRight, tc.wanted)
+	var err error
+	if f.Predict, err = rate(o.MinMeasure, len(test), func() error {
+		for i := range test {
+			r.l.predict(&test[i])
+		}
+		return nil
+	}); err != nil {
+		return f, err
+	}
+	f.UndoDelta = undoDelta(r.l, &test[0], test[:min(len(test), 200)])
+	return f, nil
+}
+
+// undoDelta learns one decision, undoes it, and returns the largest
+// change it left on the probabilities of probe.
+func undoDelta(a learner, p *prepared, probe []prepared) float64 {
+	before := make([]guess, len(probe))
+	for i := range probe {
+		before[i] = a.predict(&probe[i])
+	}
+	l := spamLabel
+	if !p.j.mail.Spam {
+		l = rejectLabel
+	}
+	a.learn(p, l, 1)
+	a.undo(p, l, 1)
 	var d float64
-	for i, q := range probe {
-		g := a.predict(q.fs)
+	for i := range probe {
+		g := a.predict(&probe[i])
 		d = math.Max(d, math.Max(math.Abs(g.spam-before[i].spam), math.Abs(g.approve-before[i].approve)))
 		if g.kind == before[i].kind {
 			d = math.Max(d, math.Abs(g.kindP-before[i].kindP))
@@ -396,47 +607,22 @@ func undoDelta(a algo, p prepared, probe []prepared) float64 {
 
 // Print writes the comparison.
 func (c Comparison) Print(w io.Writer) {
-	fmt.Fprintf(w, "Learners compared in memory on the same features and decisions (spam: %d-fold cross-validation; relevance after %d decisions and kinds after %d, on %d test messages):\n",
-		c.Folds, c.RelevanceAfter, c.KindAfter, c.Test)
+	fmt.Fprintf(w, "Learners compared in memory (split by Date: the user decides the earlier %d messages — every Inbox card, only mistakes in Screened and Spam, silence confirming after the next batch of %d at weight %.1f — and the later %d, from %s, are scored; thresholds tuned on the earlier half):\n",
+		c.Train, c.Batch, c.ImplicitWeight, c.Test, c.TestFrom.Format("2 Jan 2006"))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	names := []string{""}
+	fmt.Fprintln(tw, "learner\tspam ≥\tspam caught\tlegit→Spam\thard-ham→Spam\tjunk in Inbox\twanted shown\tkind right\tspam taught (told / silent)\tundo\tpredict/CPU s\t")
 	for _, a := range c.Algos {
-		names = append(names, a.Name)
+		undo := "exact"
+		if a.UndoDelta != 0 {
+			undo = fmt.Sprintf("off %.2g", a.UndoDelta)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s (%d)\t%s (%d)\t%s\t%s\t%s\t%d / %d\t%s\t%.0f\t\n", a.Name, threshold(a.Threshold),
+			pct(a.SpamCaught), pct2(a.LegitToSpam), a.LegitFP, pct(a.HardToSpam), a.HardFP, pct(a.JunkInInbox), pct(a.WantedShown),
+			pct(a.KindRight), a.TaughtSpam, a.SilentSpam, undo, a.Predict)
 	}
-	fmt.Fprintln(tw, strings.Join(names, "\t")+"\t")
-	row := func(label string, f func(a AlgoFigures) string) {
-		cells := []string{label}
-		for _, a := range c.Algos {
-			cells = append(cells, f(a))
-		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
-	}
-	row("spam recall / FPR at p ≥ threshold", func(a AlgoFigures) string { return pct(a.SpamRecall) + " / " + pct2(a.SpamFPR) })
-	row("spam recall at FPR ≤ 0.2 % (swept)", func(a AlgoFigures) string {
-		return pct(a.SweepRecall) + " / " + pct2(a.SweepFPR) + " (p ≥ " + threshold(a.SweepThreshold) + ")"
-	})
-	row("wanted shown / shown unwanted", func(a AlgoFigures) string {
-		return pct(a.Relevance.WantedShown) + " / " + pct(a.Relevance.ShownUnwanted)
-	})
-	row("spam recall / FPR while relevance-trained", func(a AlgoFigures) string {
-		return pct(a.Relevance.SpamRecall) + " / " + pct2(a.Relevance.SpamFPR)
-	})
-	row("best wanted shown with ≤ 10 % shown unwanted", func(a AlgoFigures) string {
-		if a.BestScreen == 0 {
-			return "none"
-		}
-		return fmt.Sprintf("%s / %s (screen below %.2f)", pct(a.BestWantedShown), pct(a.BestShownUnwanted), a.BestScreen)
-	})
-	row("wanted filed as spam", func(a AlgoFigures) string { return fmt.Sprint(a.Relevance.WantedInSpam) })
-	row("kind right (product rule / likeliest kind)", func(a AlgoFigures) string { return pct(a.Kind) + " / " + pct(a.KindArgmax) })
-	row("update, median / p99", func(a AlgoFigures) string { return us(a.Update.Median) + " / " + us(a.Update.P99) })
-	row("predictions per CPU second", func(a AlgoFigures) string { return fmt.Sprintf("%.0f", a.Predict) })
-	row("model after one fold's training", func(a AlgoFigures) string { return fmt.Sprintf("%d features, %s", a.Features, size(a.Bytes)) })
-	row("largest change left by learn + unlearn", func(a AlgoFigures) string {
-		if a.UndoDelta == 0 {
-			return "0 (exact)"
-		}
-		return fmt.Sprintf("%.2g", a.UndoDelta)
-	})
 	tw.Flush()
 }
+
+// debugCompare (SCOUTS_COMPARE_DEBUG=1) prints every threshold's
+// validation figures while the comparison runs.
+var debugCompare = os.Getenv("SCOUTS_COMPARE_DEBUG") != ""

@@ -24,7 +24,7 @@ func Explain(b Binary, verbA, verbB string) []string {
 			continue
 		}
 		switch c.Group {
-		case GroupSender, GroupList, GroupDomain:
+		case GroupSender, GroupList, GroupDomain, GroupListSender:
 			if took[c.Group] || len(out) >= 2 {
 				continue
 			}
@@ -64,6 +64,8 @@ func ExplainKind(k KindGuess) []string {
 	switch c.Group {
 	case GroupSender:
 		what = "from this sender"
+	case GroupListSender:
+		what = "from this sender on this list"
 	case GroupList:
 		what = "from this list"
 	case GroupDomain:
@@ -93,6 +95,8 @@ func countPhrase(c Clue, forA bool, verbA, verbB string) string {
 	switch c.Group {
 	case GroupSender:
 		what = "from this sender"
+	case GroupListSender:
+		what = "from this sender on this list"
 	case GroupList:
 		what = "from this list"
 	case GroupDomain:

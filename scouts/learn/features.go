@@ -40,7 +40,21 @@ const (
 	GroupPath
 	GroupExt
 	GroupURL
+	// GroupListSender is a sender within a list: on a list that carries
+	// many senders' mail, who wrote matters more than the list.
+	GroupListSender
 )
+
+// IsIdentity reports whether g says who sent an item rather than what it
+// says: identity clues weigh more for relevance, and for spam only as far
+// as they were pure (Params.SpamIdentityWeight).
+func (g Group) IsIdentity() bool {
+	switch g {
+	case GroupSender, GroupDomain, GroupList, GroupListSender:
+		return true
+	}
+	return false
+}
 
 // Feature is one feature of an item. Text is the feature as read (a word,
 // an address): it exists only in memory, for explanations, and is never
@@ -79,6 +93,9 @@ func Extract(it Item, salt uint64) []Feature {
 	}
 	if l := strings.ToLower(strings.Trim(strings.TrimSpace(it.ListID), "<>")); l != "" {
 		x.add(GroupList, l)
+		if addr := strings.ToLower(strings.TrimSpace(it.Sender)); addr != "" {
+			x.add(GroupListSender, l+" "+addr)
+		}
 	}
 	for _, s := range it.Signs {
 		x.add(GroupSign, s)

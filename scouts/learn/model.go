@@ -121,6 +121,27 @@ type Params struct {
 	// weight 10 with screen_below 0.3, 96.8 % and 8.2 %; kind right after
 	// 100 decisions 70.6 % → 80.6 %).
 	IdentityWeight int
+	// SpamIdentityWeight is what a sender, list or domain clue counts as
+	// in the spam model when it is pure; a clue that carried both spam
+	// and not-spam counts as 1 + (SpamIdentityWeight-1)·purity, where
+	// purity is how far the decisions containing it outnumber the others
+	// on the side the clue leans to ((spam-ham)/(spam+ham) for a clue
+	// leaning to spam), and 0 when they do not. Who sends may decide what a person wants, but a
+	// list that once carried spam must not send its later mail to Spam
+	// on its name alone (issue 19). Default 1: an identity clue weighs as
+	// one word in the spam model (chosen on the comparison in
+	// docs/triage.md).
+	SpamIdentityWeight int
+	// FlatIdentity weighs identity clues in the spam model at
+	// SpamIdentityWeight whatever their purity: the learner before issue
+	// 19, kept so that `scouts eval --compare` can measure against it.
+	FlatIdentity bool
+	// MixCounts and MixContent combine the counts' spam probability with
+	// the content model's log-odds (see Mix) when a Content model is set.
+	// Defaults 0.5 and 2: 0.2 and 0.8 as measured in docs/triage.md,
+	// scaled by 2.5 so that the scouts' default spam threshold (0.9) falls
+	// where the comparison chose 0.7 for them.
+	MixCounts, MixContent float64
 }
 
 func (p Params) withDefaults() Params {
@@ -141,6 +162,12 @@ func (p Params) withDefaults() Params {
 	}
 	if p.IdentityWeight <= 0 {
 		p.IdentityWeight = 10
+	}
+	if p.SpamIdentityWeight <= 0 {
+		p.SpamIdentityWeight = 1
+	}
+	if p.MixCounts <= 0 && p.MixContent <= 0 {
+		p.MixCounts, p.MixContent = 0.5, 2
 	}
 	return p
 }
@@ -272,27 +299,45 @@ func (m *Model) binary(p Params, fs []Feature, counts []Vec, a, b int, scale flo
 		out.P = 0.5
 		return out
 	}
-	var lnA, lnB float64
-	n := 0
+	var lnA, lnB, n float64
 	for _, c := range clues {
 		pr := math.Min(math.Max(c.P, 1e-9), 1-1e-9)
-		// Who sent it weighs as much as several words: a person's
-		// preferences are mostly about senders and lists, and one sender
-		// clue must not drown among a hundred words of the body.
-		w := 1
-		switch c.Group {
-		case GroupSender, GroupList, GroupDomain:
-			w = p.IdentityWeight
-		}
-		lnA += float64(w) * math.Log(pr)
-		lnB += float64(w) * math.Log(1-pr)
+		w := p.clueWeight(c, a == CSpam)
+		lnA += w * math.Log(pr)
+		lnB += w * math.Log(1-pr)
 		n += w
 	}
-	dof := 2 * n
+	dof := 2 * max(1, int(math.Round(n)))
 	sA := 1 - chi2Q(-2*lnB, dof) // evidence for a: the b-probabilities are small
 	sB := 1 - chi2Q(-2*lnA, dof)
 	out.P = (sA - sB + 1) / 2
 	return out
+}
+
+// clueWeight is how many clues c counts as. Who sent it weighs as much as
+// several words for relevance and kinds: a person's preferences are mostly
+// about senders and lists, and one sender clue must not drown among a
+// hundred words of the body. For spam it weighs by how pure it was.
+func (p Params) clueWeight(c Clue, spam bool) float64 {
+	if !c.Group.IsIdentity() {
+		return 1
+	}
+	if !spam {
+		return float64(p.IdentityWeight)
+	}
+	purity := 1.0
+	if t := c.A + c.B; t > 0 && !p.FlatIdentity {
+		// How pure it is towards the side it leans to, on the decisions
+		// themselves: a list that carried 3 spam and 10 kept mails leans
+		// to spam by the classes' shares when the person marked few spam,
+		// but most of what it carried was kept, and it weighs as a word.
+		towards := c.A - c.B
+		if c.P < 0.5 {
+			towards = -towards
+		}
+		purity = max(0, towards/t)
+	}
+	return 1 + float64(p.SpamIdentityWeight-1)*purity
 }
 
 // chi2Q is the chi-square survival function for even degrees of freedom.
@@ -341,8 +386,7 @@ func (m *Model) kind(p Params, fs []Feature, counts []Vec, scale float64) KindGu
 		var e ev
 		e.i = i
 		w := 1
-		switch fs[i].Group {
-		case GroupSender, GroupList, GroupDomain:
+		if fs[i].Group.IsIdentity() {
 			w = p.IdentityWeight
 		}
 		for k := range Kinds {
@@ -415,4 +459,11 @@ func (t MemTable) Apply(hashes []uint64, d Vec, w float64) {
 			t[h] = v
 		}
 	}
+}
+
+// DefaultMix returns the product's weights of the counts' spam log-odds and
+// the content model's (Params.MixCounts, MixContent).
+func DefaultMix() (counts, content float64) {
+	p := Params{}.withDefaults()
+	return p.MixCounts, p.MixContent
 }

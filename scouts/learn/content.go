@@ -1,0 +1,279 @@
+package learn
+
+import (
+	"math"
+	"slices"
+	"sync"
+)
+
+// Content is the spam model that reads what an item says: online logistic
+// regression over hashed features, with AdaGrad step sizes and each item's
+// features scaled by 1/√n — the approach that won the TREC spam tracks
+// (Goodman and Yih; Sculley and Wachman). Its weights live in a fixed
+// table of 2^ContentBits cells indexed by the feature's hash, so its size
+// does not grow with the vocabulary.
+//
+// A step of gradient descent cannot be taken back, so Content is never
+// unlearned: it is a function of an ordered list of examples (Train), and
+// the owner keeps those examples (feature ids and labels, no text) and
+// trains a new model from them when one is undone (see Examples). Learning
+// the examples one by one with Learn gives bit for bit the same weights as
+// Train on the same list.
+//
+// Content is safe for concurrent use: predictions share a read lock.
+type Content struct {
+	mu sync.RWMutex
+	// rate is AdaGrad's base step.
+	rate float64
+	w, g []float32
+	bias struct{ w, g float64 }
+	// spam and ham are the weights of the examples of each class learned.
+	spam, ham float64
+	n         int
+}
+
+// ContentBits sizes the weight table: 2^20 cells, 4 MB of weights and 4
+// MB of AdaGrad sums per scout. Collisions between a mailbox's features
+// (tens of thousands) are rare at this size.
+const ContentBits = 20
+
+const contentMask = 1<<ContentBits - 1
+
+// DefaultContentRate is AdaGrad's base step (chosen with `scouts eval
+// --compare` on the development groups; see docs/triage.md).
+const DefaultContentRate = 2
+
+// NewContent returns an empty model with base step rate (≤ 0: the default).
+func NewContent(rate float64) *Content {
+	if rate <= 0 {
+		rate = DefaultContentRate
+	}
+	return &Content{rate: rate}
+}
+
+// ContentExample is one decision as the content model learns it: the ids
+// of the item's features (ContentIDs), whether it was spam, and the weight
+// of the decision (1 for an explicit decision, less for a silence).
+type ContentExample struct {
+	IDs    []uint32
+	Spam   bool
+	Weight float64
+}
+
+// ContentLearns reports whether the content model learns a lesson l
+// taught at factor of an explicit decision's weight: spam always, and
+// not-spam only when the person said so. Silence in Screened confirms that
+// a card was not wanted; the spam that lands there (most of it, for a
+// model still learning) would teach the content model that spam is not
+// spam, so only the counts learn from it (docs/triage.md).
+func ContentLearns(l Label, factor float64) bool {
+	return l.Spam || (l.Ham && factor >= 1)
+}
+
+// ContentIDs returns the content model's feature ids of fs: each
+// feature's hash folded into the table, sorted, without repeats. Every
+// group counts, identity included, as one feature among the others.
+func ContentIDs(fs []Feature) []uint32 {
+	out := make([]uint32, 0, len(fs))
+	for _, f := range fs {
+		out = append(out, uint32(f.Hash&contentMask))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// HashIDs is ContentIDs of stored feature hashes (Hashes).
+func HashIDs(hashes []uint64) []uint32 {
+	out := make([]uint32, 0, len(hashes))
+	for _, h := range hashes {
+		out = append(out, uint32(h&contentMask))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// Ready reports whether the model has learned both classes.
+func (m *Content) Ready() bool {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.spam > 0 && m.ham > 0
+}
+
+// Examples is how many examples the model learned.
+func (m *Content) Examples() int {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.n
+}
+
+// Logit returns the model's log-odds that ids are spam; ok is false until
+// it has learned both classes.
+func (m *Content) Logit(ids []uint32) (z float64, ok bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.spam <= 0 || m.ham <= 0 {
+		return 0, false
+	}
+	return m.logit(ids), true
+}
+
+// P returns the probability that ids are spam, -1 until the model has
+// learned both classes.
+func (m *Content) P(ids []uint32) float64 {
+	z, ok := m.Logit(ids)
+	if !ok {
+		return -1
+	}
+	return sigmoid(z)
+}
+
+func (m *Content) logit(ids []uint32) float64 {
+	z := m.bias.w
+	if m.w == nil || len(ids) == 0 {
+		return z
+	}
+	x := 1 / math.Sqrt(float64(len(ids)))
+	var s float64
+	for _, id := range ids {
+		s += float64(m.w[id&contentMask])
+	}
+	return z + x*s
+}
+
+// Learn takes one AdaGrad step towards the example's label.
+func (m *Content) Learn(e ContentExample) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.learn(e)
+}
+
+func (m *Content) learn(e ContentExample) {
+	if e.Weight <= 0 {
+		return
+	}
+	if m.w == nil {
+		m.w = make([]float32, 1<<ContentBits)
+		m.g = make([]float32, 1<<ContentBits)
+	}
+	y := 0.0
+	if e.Spam {
+		y = 1
+		m.spam += e.Weight
+	} else {
+		m.ham += e.Weight
+	}
+	m.n++
+	grad := (sigmoid(m.logit(e.IDs)) - y) * e.Weight
+	m.bias.g += grad * grad
+	m.bias.w -= m.rate * grad / math.Sqrt(m.bias.g+1e-8)
+	if len(e.IDs) == 0 {
+		return
+	}
+	gx := grad / math.Sqrt(float64(len(e.IDs)))
+	g2 := float32(gx * gx)
+	for _, id := range e.IDs {
+		i := id & contentMask
+		m.g[i] += g2
+		m.w[i] -= float32(m.rate * gx / math.Sqrt(float64(m.g[i])+1e-8))
+	}
+}
+
+// Train forgets everything and learns examples in order: the model a
+// store rebuilds after an undo, equal to one that never saw the undone
+// decision.
+func (m *Content) Train(examples []ContentExample) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.reset()
+	for _, e := range examples {
+		m.learn(e)
+	}
+}
+
+func (m *Content) reset() {
+	if m.w != nil {
+		clear(m.w)
+		clear(m.g)
+	}
+	m.bias.w, m.bias.g = 0, 0
+	m.spam, m.ham, m.n = 0, 0, 0
+}
+
+// Equal reports whether two models hold exactly the same weights: tests
+// use it to prove unlearning exact.
+func (m *Content) Equal(o *Content) bool {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	if m.bias != o.bias || m.spam != o.spam || m.ham != o.ham || m.n != o.n {
+		return false
+	}
+	zero := func(s []float32) bool { return !slices.ContainsFunc(s, func(f float32) bool { return f != 0 }) }
+	switch {
+	case m.w == nil && o.w == nil:
+		return true
+	case m.w == nil:
+		return zero(o.w) && zero(o.g)
+	case o.w == nil:
+		return zero(m.w) && zero(m.g)
+	}
+	return slices.Equal(m.w, o.w) && slices.Equal(m.g, o.g)
+}
+
+// Mix combines the counts model's spam probability with the content
+// model's log-odds: σ(a·logit(counts) + b·content). Either may be missing
+// (counts < 0, ok false); with neither, -1.
+func Mix(counts float64, content float64, ok bool, a, b float64) float64 {
+	switch {
+	case counts < 0 && !ok:
+		return -1
+	case counts < 0:
+		return sigmoid(content)
+	case !ok:
+		return counts
+	}
+	c := math.Min(math.Max(counts, 1e-6), 1-1e-6)
+	return sigmoid(a*math.Log(c/(1-c)) + b*content)
+}
+
+// MaxGramBytes is how much of an item's text its 4-grams are read from.
+const MaxGramBytes = 3000
+
+// Grams returns the ids of the byte 4-grams of the first MaxGramBytes of
+// s (ASCII lower-cased, runs of white space as one space), keyed by salt:
+// the features of the TREC spam tracks' winners, which see through the
+// misspellings and spacing spam uses to dodge word filters.
+func Grams(s string, salt uint64) []uint32 {
+	if len(s) > MaxGramBytes {
+		s = s[:MaxGramBytes]
+	}
+	out := make([]uint32, 0, len(s))
+	var v uint32
+	n := 0
+	space := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			if space {
+				continue
+			}
+			c, space = ' ', true
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+			space = false
+		default:
+			space = false
+		}
+		v = v<<8 | uint32(c)
+		if n++; n >= 4 {
+			h := (uint64(v) ^ salt) * 0x9e3779b97f4a7c15
+			h ^= h >> 29
+			h *= 0xbf58476d1ce4e5b9
+			out = append(out, uint32(h>>(64-ContentBits)))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
