@@ -90,6 +90,14 @@ func (c *Connector) ListNew(ctx context.Context, page func(context.Context, []sc
 	sink := &refSink{seen: c.o.Seen}
 	syncer := &Syncer{Client: c.o.Client, Pipeline: c.o.Pipeline, AutoTrashSpam: c.o.AutoTrashSpam, Sink: sink, Logger: c.o.Logger,
 		NotBefore: c.o.NotBefore, BodyRunes: c.o.BodyRunes}
+	if c.o.BodyRunes > 0 {
+		// A desktop learner reads this mailbox: the recipients of the
+		// person's sent mail go to the engine with the page (never a card).
+		syncer.SentTo = func(_ context.Context, to []string) error {
+			sink.refs = append(sink.refs, scouts.ItemRef{Ref: "sent", SentTo: to})
+			return nil
+		}
+	}
 	res, err := syncer.Run(ctx, cursor, at)
 	if err != nil {
 		return err
