@@ -52,7 +52,7 @@ func (r Report) printHeadline(w io.Writer) {
 	fmt.Fprintf(tw, "  spam caught (Spam lane or Trash)\t%s (%d of %d)\t%s\t\n", pct(f.SpamRecall), f.TP, f.TP+f.FN, targetSpamCaught)
 	fmt.Fprintf(tw, "  legitimate mail sent to Spam (hard ham apart)\t%s (%d of %d)\t%s\t\n", pct2(f.LegitToSpam), f.LegitFP, f.Legit, targetLegitToSpam)
 	fmt.Fprintf(tw, "  hard ham sent to Spam (stress set)\t%s (%d of %d)\t%s\t\n", pct(f.HardToSpam), f.HardFP, f.Hard, targetHardToSpam)
-	fmt.Fprintf(tw, "  junk in the inbox (spam + unwanted, of all inbox cards)\t%s (of %d)\t%s\t\n", pct(f.ShownUnwanted), f.Shown, targetJunk)
+	fmt.Fprintf(tw, "  junk in the inbox (spam + unwanted, of all inbox cards)\t%s (%d spam + %d unwanted of %d)\t%s\t\n", pct(f.ShownUnwanted), f.InboxSpam, f.InboxUnwanted, f.Shown, targetJunk)
 	fmt.Fprintf(tw, "  wanted mail shown in the inbox\t%s (of %d)\t%s\t\n", pct(f.WantedShown), f.Wanted, targetWanted)
 	fmt.Fprintf(tw, "  kind right on wanted mail\t%s\t%s\t\n", pct(f.KindAccuracy), targetKind)
 	fmt.Fprintf(tw, "  decisions made\t%d\t\t\n", p.Decisions)

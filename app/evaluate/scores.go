@@ -47,6 +47,9 @@ type Scores struct {
 	Hard       int     `json:"hard_ham"`
 	HardFP     int     `json:"hard_fp"`
 	HardToSpam float64 `json:"hard_ham_to_spam"`
+	// InboxSpam and InboxUnwanted split the junk in the inbox.
+	InboxSpam     int `json:"inbox_spam"`
+	InboxUnwanted int `json:"inbox_unwanted"`
 	// SpamTaught is how many decisions had taught the spam model spam
 	// (engine.LearnState) when the test part was scored.
 	SpamTaught int `json:"spam_taught"`
@@ -97,6 +100,12 @@ func scoresOf(items []scored) Scores {
 		shown := lane == scouts.LaneInbox
 		if shown {
 			sc.Shown++
+			switch {
+			case spam:
+				sc.InboxSpam++
+			case !it.j.wanted:
+				sc.InboxUnwanted++
+			}
 			if !it.j.wanted {
 				shownUnwanted++
 			}
