@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -59,6 +60,11 @@ type Def struct {
 	Kinds []string
 	// Schema is the JSON Schema (draft 2020-12) of the action's params.
 	Schema json.RawMessage
+	// Blocked, when set, says why the action cannot run now (a tool of an
+	// MCP server whose definition changed since the person approved it):
+	// it resolves to deny, whatever the policies say, and plans show it
+	// with this reason.
+	Blocked string
 
 	compiled *jsonschema.Schema
 }
@@ -71,6 +77,61 @@ func (d Def) AppliesTo(kind string) bool {
 // Catalogue is the set of actions, with their compiled schemas.
 type Catalogue struct {
 	defs []Def
+	// extra lists the actions that come and go while the agent runs (the
+	// tools of MCP servers), asked each time: nil, none.
+	extra func() []Def
+	// schemas caches the compiled schemas of extra actions by their text.
+	schemas *schemaCache
+}
+
+// WithExtra returns the catalogue with actions that come and go at run
+// time: extra is called on every look-up, so an action it stops listing
+// (or lists as blocked) is gone (or blocked) at once. An extra action
+// never shadows a built-in one.
+func (c *Catalogue) WithExtra(extra func() []Def) *Catalogue {
+	return &Catalogue{defs: c.defs, extra: extra, schemas: &schemaCache{m: map[string]*jsonschema.Schema{}}}
+}
+
+// schemaCache holds compiled schemas of extra actions, keyed by the
+// schema's text: a tool whose schema changes compiles again.
+type schemaCache struct {
+	mu sync.Mutex
+	m  map[string]*jsonschema.Schema
+}
+
+// maxCachedSchemas bounds the cache; past it, it starts again.
+const maxCachedSchemas = 1000
+
+func (sc *schemaCache) compile(d Def) (*jsonschema.Schema, error) {
+	key := d.Name + "\x00" + string(d.Schema)
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if s, ok := sc.m[key]; ok {
+		return s, nil
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	schema := d.Schema
+	if len(bytes.TrimSpace(schema)) == 0 {
+		schema = json.RawMessage(`{"type": "object"}`)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: its schema is not JSON: %v", ErrInvalid, d.Name, err)
+	}
+	url := "scouts:actions/extra/" + d.Name + ".json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, fmt.Errorf("%w: %s: its schema: %v", ErrInvalid, d.Name, err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: its schema does not compile: %v", ErrInvalid, d.Name, err)
+	}
+	if len(sc.m) >= maxCachedSchemas {
+		clear(sc.m)
+	}
+	sc.m[key] = s
+	return s, nil
 }
 
 // New compiles the built-in catalogue. It fails only on a broken schema in
@@ -106,14 +167,32 @@ func MustNew() *Catalogue {
 	return c
 }
 
-// List returns every action, in catalogue order.
-func (c *Catalogue) List() []Def { return slices.Clone(c.defs) }
+// List returns every action, in catalogue order: the built-in ones,
+// then the extra ones.
+func (c *Catalogue) List() []Def {
+	out := slices.Clone(c.defs)
+	if c.extra != nil {
+		for _, d := range c.extra() {
+			if !slices.ContainsFunc(c.defs, func(b Def) bool { return b.Name == d.Name }) {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
 
 // Get returns the action called name.
 func (c *Catalogue) Get(name string) (Def, bool) {
 	for _, d := range c.defs {
 		if d.Name == name {
 			return d, true
+		}
+	}
+	if c.extra != nil {
+		for _, d := range c.extra() {
+			if d.Name == name {
+				return d, true
+			}
 		}
 	}
 	return Def{}, false
@@ -140,7 +219,16 @@ func (c *Catalogue) Validate(name string, params json.RawMessage) error {
 	if err != nil {
 		return fmt.Errorf("%w: %s: params are not JSON: %v", ErrInvalid, name, err)
 	}
-	if err := d.compiled.Validate(inst); err != nil {
+	compiled := d.compiled
+	if compiled == nil && c.schemas != nil {
+		if compiled, err = c.schemas.compile(d); err != nil {
+			return err
+		}
+	}
+	if compiled == nil {
+		return fmt.Errorf("%w: %s has no schema", ErrInvalid, name)
+	}
+	if err := compiled.Validate(inst); err != nil {
 		if leaves, ok := schemacheck.Leaves(err); ok {
 			return fmt.Errorf("%w: %s: %s", ErrInvalid, name, describe(leaves))
 		}

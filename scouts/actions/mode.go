@@ -33,6 +33,10 @@ const (
 	SourceScout    Source = "scout"    // the scout's override for the action
 	SourceGlobal   Source = "global"   // the global setting for the action
 	SourceInferred Source = "inferred" // the action's risk hint
+	// SourceBlocked: the action is blocked (Def.Blocked): a tool whose
+	// definition changed since it was approved. No policy lifts it; the
+	// person's review of the change does.
+	SourceBlocked Source = "blocked"
 )
 
 // Resolution is an invocation's mode and where it came from; both are
@@ -67,6 +71,9 @@ type Policies struct {
 // allow" on some card); to allow it for one scout, the global deny is
 // removed first.
 func (p Policies) Resolve(d Def, scoutID string) Resolution {
+	if d.Blocked != "" {
+		return Resolution{Mode: Deny, Source: SourceBlocked}
+	}
 	g, hasGlobal := p.Global[d.Name]
 	if hasGlobal && g == Deny {
 		return Resolution{Mode: Deny, Source: SourceGlobal}

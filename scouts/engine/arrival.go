@@ -135,7 +135,7 @@ func (e *Engine) arrivalStep(ctx context.Context, s scouts.Scout, sug scouts.Sug
 	case !st.Enabled:
 		return
 	}
-	if x := e.cfg.Executors[st.Action]; x != nil {
+	if x := e.executor(st.Action); x != nil {
 		if err := x.Check(ctx, Invocation{Action: st.Action, Params: st.Params, Scout: s, Suggestion: sug}); err != nil {
 			note(scouts.AuditActionFailed, scouts.OutcomeError, fmt.Sprintf("Not run: %s (%s): %s", st.Action, by, errorText(err)))
 			return

@@ -55,6 +55,11 @@ type Config struct {
 	// Executors run remote actions, by action name. An action without an
 	// executor is never proposed and cannot be chosen.
 	Executors map[string]ActionExecutor
+	// ExtraActions lists actions that come and go while the agent runs
+	// (the tools of MCP servers, app/mcpclient), asked at each look-up;
+	// ExecutorFor runs those not in Executors. Nil: none.
+	ExtraActions func() []actions.Def
+	ExecutorFor  func(action string) ActionExecutor
 	// RunState keeps run locks and schedule times in storage (runstate.go);
 	// nil: in memory only.
 	RunState RunState
@@ -131,10 +136,14 @@ func New(cfg Config) *Engine {
 	// use, not at every start of the agent (350 KB), most of whose runs
 	// plan no action for a while.
 	e.actions = sync.OnceValue(func() *actions.Catalogue {
-		if cfg.Actions != nil {
-			return cfg.Actions
+		c := cfg.Actions
+		if c == nil {
+			c = actions.MustNew()
 		}
-		return actions.MustNew()
+		if cfg.ExtraActions != nil {
+			c = c.WithExtra(cfg.ExtraActions)
+		}
+		return c
 	})
 	return e
 }

@@ -214,7 +214,7 @@ func (e *Engine) execute(ctx context.Context, r ActionRun) (json.RawMessage, err
 		defer cancel()
 		return e.fillBody(ctx, r)
 	}
-	x := e.cfg.Executors[r.Action]
+	x := e.executor(r.Action)
 	if x == nil {
 		return nil, scouts.Errorf(scouts.EInvalid, "this desktop cannot run %s", r.Action)
 	}

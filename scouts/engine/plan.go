@@ -176,6 +176,19 @@ type Invocation struct {
 	Attempt    int
 }
 
+// executor returns the executor of a remote action: a registered one, or
+// one of the actions that come and go (ExecutorFor); nil when this
+// desktop cannot run it.
+func (e *Engine) executor(action string) ActionExecutor {
+	if x := e.cfg.Executors[action]; x != nil {
+		return x
+	}
+	if e.cfg.ExecutorFor != nil {
+		return e.cfg.ExecutorFor(action)
+	}
+	return nil
+}
+
 // catalogue returns the engine's action catalogue.
 func (e *Engine) catalogue() *actions.Catalogue { return e.actions() }
 
@@ -258,7 +271,7 @@ func (e *Engine) proposePlan(sc scouts.Scout, s scouts.Suggestion, kind scouts.E
 			params = json.RawMessage(`{}`)
 		}
 		res := pol.Resolve(d, s.ScoutID)
-		if d.Where == actions.Outbox && e.cfg.Executors[action] == nil {
+		if d.Where == actions.Outbox && e.executor(action) == nil {
 			return // this desktop cannot run it at all
 		}
 		steps = append(steps, PlanStep{Action: action, Params: params, Enabled: enabled && res.Mode != actions.Deny, Origin: origin,
@@ -380,11 +393,14 @@ func (e *Engine) choosePlan(ctx context.Context, sc scouts.Scout, s scouts.Sugge
 		if err := e.catalogue().Validate(c.Action, params); err != nil {
 			return nil, nil, scouts.Errorf(scouts.EInvalid, "action %d: %s", i+1, strings.TrimPrefix(err.Error(), actions.ErrInvalid.Error()+": "))
 		}
+		if res.Source == actions.SourceBlocked {
+			return nil, nil, scouts.Errorf(scouts.EInvalid, "action %d: %s is blocked: %s; untick it to approve", i+1, c.Action, d.Blocked)
+		}
 		if res.Mode == actions.Deny {
 			return nil, nil, scouts.Errorf(scouts.EInvalid, "action %d: %s is denied by the %s policy; untick it to approve, or change the policy (Settings → Policies)", i+1, c.Action, res.Source)
 		}
 		if d.Where == actions.Outbox {
-			x := e.cfg.Executors[c.Action]
+			x := e.executor(c.Action)
 			if x == nil {
 				return nil, nil, scouts.Errorf(scouts.EInvalid, "action %d: this desktop cannot run %s", i+1, c.Action)
 			}
@@ -443,6 +459,8 @@ func modeWords(m actions.Mode, src actions.Source) string {
 		from = "this scout's policy"
 	case actions.SourceGlobal:
 		from = "the global policy"
+	case actions.SourceBlocked:
+		from = "its block (its definition changed since it was approved)"
 	default:
 		from = "its risk (no policy set)"
 	}

@@ -17,7 +17,7 @@ func (e *Engine) Actions() []actions.Def { return e.catalogue().List() }
 // always; remote ones need an executor).
 func (e *Engine) CanRun(action string) bool {
 	d, ok := e.catalogue().Get(action)
-	return ok && (d.Where == actions.Local || e.cfg.Executors[action] != nil)
+	return ok && (d.Where == actions.Local || e.executor(action) != nil)
 }
 
 // Policies returns the user's modes.

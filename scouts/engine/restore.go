@@ -41,7 +41,7 @@ func (e *Engine) restoreStep(ctx context.Context, s scouts.Suggestion) (restoreP
 	if !ok {
 		return restorePlan{}, scouts.Errorf(scouts.EInternal, "the catalogue has no %s", actions.GmailRestore)
 	}
-	if e.cfg.Executors[d.Name] == nil {
+	if e.executor(d.Name) == nil {
 		return restorePlan{note: "The email stays in Gmail's Trash: this desktop cannot reach Gmail (connect the account, then bring the card back again)"}, nil
 	}
 	pol, err := e.cfg.Store.Policies(ctx)
