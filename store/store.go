@@ -66,6 +66,11 @@ type Options struct {
 	// connection runs a PASSIVE checkpoint at most this long after a
 	// commit, and a last one on Close (see checkpoint.go).
 	BackgroundCheckpoint time.Duration
+	// Connect, when set, runs on every new connection of the writer and
+	// the readers, before it is used: SQLite's extensions (FTS5) are
+	// registered per connection, and the schema of a database that uses
+	// one cannot be read or written without it.
+	Connect func(*sqlite3.Conn) error
 }
 
 // OpenSQLite opens (creating if needed) the SQLite database file at path in
@@ -105,6 +110,18 @@ func OpenSQLite(ctx context.Context, path string, opts Options) (*DB, error) {
 		}
 		onConnect = cp.hook
 	}
+	if opts.Connect != nil {
+		hook := onConnect
+		onConnect = func(c *sqlite3.Conn) error {
+			if err := opts.Connect(c); err != nil {
+				return err
+			}
+			if hook != nil {
+				return hook(c)
+			}
+			return nil
+		}
+	}
 	// Until it starts, the checkpointer only has a pool to close.
 	closeCP := func() {
 		if cp != nil {
@@ -132,7 +149,7 @@ func OpenSQLite(ctx context.Context, path string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("store: open sqlite %s: journal mode is %q, want wal (is the file on a network filesystem?)", path, mode)
 	}
 
-	read, err := sql.Open("sqlite3", base+"&_pragma=query_only(1)")
+	read, err := driver.Open(base+"&_pragma=query_only(1)", opts.Connect)
 	if err != nil {
 		write.Close()
 		closeCP()

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ncruces/go-sqlite3/ext/fts5"
 	"github.com/scouts-hq/scouts/app/procid"
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/learn"
@@ -77,6 +78,8 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		Readers:    2,
 		ReaderIdle: readerIdle,
 		WriterIdle: writerIdle,
+		// Search's index is an FTS5 table (migration 0015).
+		Connect: fts5.Register,
 	})
 	if err != nil {
 		return nil, err

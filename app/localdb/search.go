@@ -1,0 +1,267 @@
+package localdb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/store"
+)
+
+// SearchHit is one thing a search found.
+type SearchHit struct {
+	Type  string // SearchCard, SearchTask, …
+	ID    string
+	Title string
+	// Snippet is the indexed text around the match (a card's excerpt or
+	// path, an entity's body); for a search by filters alone, its start.
+	Snippet string
+	Sender  string
+	// ScoutID is the card's scout, or the scout of the card an entity was
+	// made from ("" for an entity made by hand).
+	ScoutID   string
+	ScoutName string
+	// Lane, Status and ProposedKind are a card's.
+	Lane         scouts.Lane
+	Status       scouts.Status
+	ProposedKind scouts.EntityKind
+	Done         bool // a task's or project's
+	// At is what before: and after: compare: an event's start (its
+	// creation when it has none), anything else's creation.
+	At time.Time
+	// Rank orders the hits of a search with words, best (lowest) first:
+	// FTS5's bm25 with the title weighing most. Zero for filters alone.
+	Rank float64
+}
+
+// Search limits: a search answers at most searchMaxLimit hits.
+const (
+	searchDefaultLimit = 50
+	searchMaxLimit     = 200
+)
+
+// searchWeights are bm25's column weights: title, body, sender.
+const searchWeights = "10.0, 1.0, 4.0"
+
+// searchSnippet is the body's text around the first match, plain.
+const searchSnippet = "snippet(search_index, 1, '', '', '…', 16)"
+
+// typeCond is one result type's share of a search: how its rows are
+// reached from the index, its date, and its filters.
+type typeCond struct {
+	typ   string
+	alias string // its table's alias in the search's joins
+	table string
+	at    string // the expression before:/after: compare
+}
+
+var searchTables = []typeCond{
+	{SearchCard, "s", "suggestions", "s.created_at"},
+	{SearchTask, "t", "tasks", "t.created_at"},
+	{SearchNote, "n", "notes", "n.created_at"},
+	{SearchEvent, "e", "events", "COALESCE(e.starts_at, e.created_at)"},
+	{SearchProject, "p", "projects", "p.created_at"},
+}
+
+// Search finds what the query asks for, best first for words, newest
+// first for filters alone; at most limit hits (default 50, at most 200).
+func (d *DB) Search(ctx context.Context, sq SearchQuery, limit int) ([]SearchHit, error) {
+	if limit <= 0 {
+		limit = searchDefaultLimit
+	}
+	limit = min(limit, searchMaxLimit)
+	names, err := d.scoutNames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	scoutIDs, err := resolveScouts(sq.Scouts, names)
+	if err != nil {
+		return nil, err
+	}
+	var parts []string
+	var args []any
+	for _, tc := range searchTables {
+		c, a, ok := sq.condFor(tc, scoutIDs)
+		if !ok {
+			continue
+		}
+		if sq.Match != "" {
+			parts = append(parts, "(f.kind = '"+tc.typ+"' AND "+c+")")
+		} else {
+			parts = append(parts, searchFilterSQL(tc, c))
+			a = append(a, limit)
+		}
+		args = append(args, a...)
+	}
+	if len(parts) == 0 {
+		return []SearchHit{}, nil
+	}
+	var q string
+	if sq.Match != "" {
+		q = searchMatchSQL + strings.Join(parts, " OR ") + `) ORDER BY r LIMIT ?`
+		args = append([]any{sq.Match}, args...)
+	} else {
+		q = `SELECT * FROM (` + strings.Join(parts, "\n\tUNION ALL ") + `) ORDER BY 11 DESC LIMIT ?`
+	}
+	args = append(args, limit)
+	rows, err := d.read().QueryContext(ctx, q, args...)
+	if err != nil {
+		if strings.Contains(err.Error(), "fts5: syntax error") {
+			return nil, scouts.Errorf(scouts.EInvalid, "the search could not be read: %v", err)
+		}
+		return nil, fmt.Errorf("localdb: search: %w", err)
+	}
+	defer rows.Close()
+	out := []SearchHit{}
+	for rows.Next() {
+		var h SearchHit
+		var scout, lane, status, kind sql.NullString
+		var at sql.NullInt64
+		if err := rows.Scan(&h.Type, &h.ID, &h.Title, &h.Snippet, &h.Sender, &scout, &lane, &status, &kind, &h.Done, &at, &h.Rank); err != nil {
+			return nil, fmt.Errorf("localdb: search: %w", err)
+		}
+		h.ScoutID, h.ScoutName = scout.String, names[scout.String]
+		h.Lane, h.Status, h.ProposedKind = scouts.Lane(lane.String), scouts.Status(status.String), scouts.EntityKind(kind.String)
+		h.At = store.FromMillis(at)
+		out = append(out, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("localdb: search: %w", err)
+	}
+	return out, nil
+}
+
+// condFor is the WHERE condition of one result type, or false when the
+// query cannot return that type.
+func (sq SearchQuery) condFor(tc typeCond, scoutIDs []string) (string, []any, bool) {
+	if sq.Types != nil && !sq.Types[tc.typ] {
+		return "", nil, false
+	}
+	cardOnly := len(sq.Lanes) > 0 || len(sq.Statuses) > 0
+	if cardOnly && tc.typ != SearchCard {
+		return "", nil, false
+	}
+	if sq.Done != nil && tc.typ != SearchTask && tc.typ != SearchProject {
+		return "", nil, false
+	}
+	var parts []string
+	var args []any
+	in := func(col string, vals []any) {
+		parts = append(parts, col+" IN (?"+strings.Repeat(", ?", len(vals)-1)+")")
+		args = append(args, vals...)
+	}
+	if len(sq.Lanes) > 0 {
+		in("s.lane", anys(sq.Lanes))
+	}
+	if len(sq.Statuses) > 0 {
+		in("s.status", anys(sq.Statuses))
+	}
+	if sq.Done != nil {
+		parts = append(parts, tc.alias+".done = ?")
+		args = append(args, *sq.Done)
+	}
+	if len(scoutIDs) > 0 {
+		col := "src.scout_id"
+		if tc.typ == SearchCard {
+			col = "s.scout_id"
+		}
+		in(col, anys(scoutIDs))
+	}
+	if !sq.After.IsZero() {
+		parts = append(parts, tc.at+" >= ?")
+		args = append(args, sq.After.UnixMilli())
+	}
+	if !sq.Before.IsZero() {
+		parts = append(parts, tc.at+" < ?")
+		args = append(args, sq.Before.UnixMilli())
+	}
+	if len(parts) == 0 {
+		parts = []string{"1"}
+	}
+	return strings.Join(parts, " AND "), args, true
+}
+
+// searchMatchSQL finds the index's matches and reaches each one's row by
+// its type and id; the types' conditions follow, each applying to its own
+// type's rows.
+const searchMatchSQL = `SELECT f.kind, f.ref, f.title, ` + searchSnippet + `, f.sender,
+		COALESCE(s.scout_id, src.scout_id), s.lane, s.status, s.proposed_kind, COALESCE(t.done, p.done, 0),
+		CASE f.kind WHEN 'card' THEN s.created_at WHEN 'task' THEN t.created_at WHEN 'note' THEN n.created_at
+			WHEN 'event' THEN COALESCE(e.starts_at, e.created_at) ELSE p.created_at END,
+		bm25(search_index, ` + searchWeights + `) AS r
+	FROM search_index f
+	LEFT JOIN suggestions s ON f.kind = 'card' AND s.id = f.ref
+	LEFT JOIN tasks t ON f.kind = 'task' AND t.id = f.ref
+	LEFT JOIN notes n ON f.kind = 'note' AND n.id = f.ref
+	LEFT JOIN events e ON f.kind = 'event' AND e.id = f.ref
+	LEFT JOIN projects p ON f.kind = 'project' AND p.id = f.ref
+	LEFT JOIN suggestions src ON f.kind <> 'card' AND src.id = COALESCE(t.source_suggestion_id, n.source_suggestion_id,
+		e.source_suggestion_id, p.source_suggestion_id)
+	WHERE search_index MATCH ? AND (`
+
+// searchFilterSQL lists one type's rows that pass its filters (cond),
+// newest first, at most a limit given after cond's arguments; the columns
+// are searchMatchSQL's.
+func searchFilterSQL(tc typeCond, cond string) string {
+	a := tc.alias
+	if tc.typ == SearchCard {
+		return `SELECT * FROM (SELECT 'card', s.id, s.title, substr(trim(s.excerpt || ' ' || s.path), 1, 160), s.sender, s.scout_id,
+			s.lane, s.status, s.proposed_kind, 0, s.created_at, 0.0 FROM suggestions s WHERE ` + cond + ` ORDER BY s.created_at DESC LIMIT ?)`
+	}
+	done := "0"
+	if tc.typ == SearchTask || tc.typ == SearchProject {
+		done = a + ".done"
+	}
+	return `SELECT * FROM (SELECT '` + tc.typ + `', ` + a + `.id, ` + a + `.title, substr(` + a + `.body, 1, 160), COALESCE(src.sender, ''), src.scout_id,
+			NULL, NULL, NULL, ` + done + `, ` + tc.at + `, 0.0 FROM ` + tc.table + ` ` + a + `
+			LEFT JOIN suggestions src ON src.id = ` + a + `.source_suggestion_id WHERE ` + cond + ` ORDER BY ` + tc.at + ` DESC LIMIT ?)`
+}
+
+// scoutNames maps every scout's id to its name, deleted scouts included
+// (their cards are still found).
+func (d *DB) scoutNames(ctx context.Context) (map[string]string, error) {
+	rows, err := d.read().QueryContext(ctx, `SELECT id, name FROM scouts`)
+	if err != nil {
+		return nil, fmt.Errorf("localdb: search: scouts: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var id, name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return nil, fmt.Errorf("localdb: search: scouts: %w", err)
+		}
+		out[id] = name
+	}
+	return out, rows.Err()
+}
+
+// resolveScouts turns scout: values (an id, or a name in any case) into
+// ids; a value that names no scout is refused.
+func resolveScouts(vals []string, names map[string]string) ([]string, error) {
+	var ids []string
+	for _, v := range vals {
+		found := false
+		for id, name := range names {
+			if id == v || strings.EqualFold(name, v) {
+				ids = append(ids, id)
+				found = true
+			}
+		}
+		if !found {
+			return nil, scouts.Errorf(scouts.EInvalid, "scout:%s names no scout (give its name, in quotes if it has spaces, or its id)", v)
+		}
+	}
+	return ids, nil
+}
+
+func anys[T any](vals []T) []any {
+	out := make([]any, len(vals))
+	for i, v := range vals {
+		out[i] = v
+	}
+	return out
+}
