@@ -104,11 +104,19 @@ func ensureModel(ctx context.Context, tx *sql.Tx, scoutID string, at time.Time) 
 
 // LearnState returns a scout's learner; see engine.Store.
 func (d *DB) LearnState(ctx context.Context, scoutID string) (engine.LearnState, error) {
-	m, _, err := getModel(ctx, d.read(), scoutID)
+	m, ok, err := getModel(ctx, d.read(), scoutID)
 	if err != nil {
 		return engine.LearnState{}, err
 	}
-	return m.state(scoutID, d.learnParams), nil
+	st := m.state(scoutID, d.learnParams)
+	if ok {
+		// The content spam model, up to date with the examples taught
+		// (learncontent.go).
+		if st.Model.Content, err = d.learned.content.model(ctx, d.read(), m.id); err != nil {
+			return engine.LearnState{}, err
+		}
+	}
+	return st, nil
 }
 
 // LearnCounts returns feature counts; see engine.Store.

@@ -20,6 +20,9 @@ type learnCache struct {
 	models  map[int64]*cachedModel
 	loading map[int64]*loadState
 	pending map[*sql.Tx][]countUpdate
+	// content keeps the content spam models, which follow the stored
+	// examples rather than count updates (learncontent.go).
+	content *contentCache
 }
 
 // loadState marks a model being read whole: an update committed meanwhile
@@ -46,7 +49,8 @@ type countUpdate struct {
 const idleModel = 10 * time.Minute
 
 func newLearnCache() *learnCache {
-	return &learnCache{models: map[int64]*cachedModel{}, loading: map[int64]*loadState{}, pending: map[*sql.Tx][]countUpdate{}}
+	return &learnCache{models: map[int64]*cachedModel{}, loading: map[int64]*loadState{}, pending: map[*sql.Tx][]countUpdate{},
+		content: newContentCache()}
 }
 
 // record notes an update made in tx, applied if tx commits.

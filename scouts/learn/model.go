@@ -225,6 +225,10 @@ type Model struct {
 	Params Params
 	Epoch  time.Time
 	Totals Totals
+	// Content is the content spam model trained from the scout's stored
+	// examples, nil for none: its log-odds are mixed into Predict's spam
+	// probability (Params.MixCounts, MixContent). Shared, read-only here.
+	Content *Content
 }
 
 // Table reads the stored counts of features.
@@ -243,7 +247,13 @@ func (m *Model) Predict(tbl Table, fs []Feature, now time.Time) (Prediction, err
 	if err != nil {
 		return Prediction{}, err
 	}
-	return m.predict(fs, counts, now), nil
+	pred := m.predict(fs, counts, now)
+	if m.Content != nil {
+		p := m.Params.withDefaults()
+		z, ok := m.Content.Logit(ContentIDs(fs))
+		pred.Spam.P = Mix(pred.Spam.P, z, ok, p.MixCounts, p.MixContent)
+	}
+	return pred, nil
 }
 
 func (m *Model) predict(fs []Feature, counts []Vec, now time.Time) Prediction {
