@@ -280,6 +280,10 @@ type LearnSettings struct {
 	ScreenBelow float64 `json:"screen_below"`
 	SpamAbove   float64 `json:"spam_above"`
 	MinSpam     int     `json:"min_spam"`
+	// SilenceDays is the grace period of implicit feedback (0 = off). A
+	// PUT without it keeps the scout's value, so that a client written
+	// before it existed does not turn implicit feedback off.
+	SilenceDays *int `json:"silence_days,omitempty"`
 }
 
 // Approve is the body of POST /api/v1/suggestions/{id}/approve: the kind to

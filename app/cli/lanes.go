@@ -114,13 +114,14 @@ func runLearning(ctx context.Context, args []string, env Env) error {
 	f.Var(probability{&set.ScreenBelow}, "screen-below", "screen items the person approves with less than this probability (0–0.5, e.g. 0.1 or 10%)")
 	f.Var(probability{&set.SpamAbove}, "spam-above", "file as spam above this spam probability (0.5–1)")
 	f.IntVar(&set.MinSpam, "min-spam", 0, "spam and non-spam decisions each needed before learned spam filing")
+	silence := f.Int("silence-days", 0, "days a card left alone in Spam or Screened waits before its silence teaches (0 turns it off)")
 	id, c, err := f.oneArg(args, "scout ID")
 	if err != nil {
 		return err
 	}
 	changed := map[string]bool{}
 	f.Visit(func(fl *flag.Flag) { changed[fl.Name] = true })
-	thresholds := changed["cold-start"] || changed["screen-below"] || changed["spam-above"] || changed["min-spam"]
+	thresholds := changed["cold-start"] || changed["screen-below"] || changed["spam-above"] || changed["min-spam"] || changed["silence-days"]
 	if *reset && thresholds {
 		return usageErrorf("--reset cannot be combined with thresholds")
 	}
@@ -147,6 +148,9 @@ func runLearning(ctx context.Context, args []string, env Env) error {
 		if changed["min-spam"] {
 			next.MinSpam = set.MinSpam
 		}
+		if changed["silence-days"] {
+			next.SilenceDays = silence
+		}
 		l, err = c.SetLearning(ctx, id, next)
 		if err != nil {
 			return err
@@ -172,6 +176,13 @@ func runLearning(ctx context.Context, args []string, env Env) error {
 	fmt.Fprintf(w, "Cold start\t%s before screening or filing spam\n", plural(st.ColdStart, "decision"))
 	fmt.Fprintf(w, "Screen below\t%s approve probability\n", pct(st.ScreenBelow))
 	fmt.Fprintf(w, "Spam above\t%s spam probability (after %d spam and %d not-spam decisions)\n", pct(st.SpamAbove), st.MinSpam, st.MinSpam)
+	if st.SilenceDays != nil {
+		if *st.SilenceDays == 0 {
+			fmt.Fprintf(w, "Silence\toff: cards left alone teach nothing\n")
+		} else {
+			fmt.Fprintf(w, "Silence\ta card left alone in Spam or Screened for %s teaches as confirmed\n", plural(*st.SilenceDays, "day"))
+		}
+	}
 	return w.Flush()
 }
 

@@ -51,7 +51,7 @@ func (s *Server) learning(r *http.Request, scoutID string) (apitype.Learning, er
 	return apitype.Learning{ScoutID: scoutID, Decisions: st.Decisions, Spam: st.Spam, Ham: st.Ham,
 		State: st.Learning(), Trained: st.Trained(), Features: n, ResetAt: timePtr(st.ResetAt),
 		Settings: apitype.LearnSettings{ColdStart: st.Settings.ColdStart, ScreenBelow: st.Settings.ScreenBelow,
-			SpamAbove: st.Settings.SpamAbove, MinSpam: st.Settings.MinSpam}}, nil
+			SpamAbove: st.Settings.SpamAbove, MinSpam: st.Settings.MinSpam, SilenceDays: &st.Settings.SilenceDays}}, nil
 }
 
 func (s *Server) handleGetLearning(w http.ResponseWriter, r *http.Request) {
@@ -74,10 +74,13 @@ func (s *Server) handlePutLearning(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	// The grace period of implicit feedback is not in this body: it keeps
-	// its value (set in the scout's definition) rather than turning off.
+	// A body without the grace period of implicit feedback keeps the
+	// scout's value rather than turning it off.
 	set := scouts.LearnSettings{ColdStart: in.ColdStart, ScreenBelow: in.ScreenBelow, SpamAbove: in.SpamAbove, MinSpam: in.MinSpam,
 		SilenceDays: cur.Settings.SilenceDays}
+	if in.SilenceDays != nil {
+		set.SilenceDays = *in.SilenceDays
+	}
 	if err := s.core.Definitions().SetLearnSettings(r.Context(), r.PathValue("id"), set); err != nil {
 		s.fail(w, r, err)
 		return

@@ -124,6 +124,25 @@ export function LearningSection({ sc, learning }: { sc: Scout; learning?: Learni
                 <span class="muted small">% likely spam</span>
               </span>
             </label>
+            <label
+              class="field compact"
+              for={id('silence')}
+              title="A card left alone (never opened) in Spam or Screened teaches as if confirmed, at half the weight of a decision; 0 turns it off"
+            >
+              <span>Silence teaches after</span>
+              <span class="inline">
+                <input
+                  id={id('silence')}
+                  type="number"
+                  min={0}
+                  max={365}
+                  step={1}
+                  value={shown.silence_days}
+                  onInput={edit('silence_days')}
+                />
+                <span class="muted small">days left alone</span>
+              </span>
+            </label>
             <div class="learning-actions">
               <button type="submit" disabled={!dirty || saving}>
                 {saving ? 'Saving…' : 'Save thresholds'}
