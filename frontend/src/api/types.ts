@@ -229,6 +229,9 @@ export interface LearnSettings {
   /** 0.5–1: file as spam above this. */
   spam_above: number;
   min_spam: number;
+  /** Days a card left alone in Spam or Screened waits before its silence
+   * teaches (0 = off). Absent from a PUT: the scout keeps its value. */
+  silence_days?: number;
 }
 
 /** GET /api/v1/scouts/{id}/learning. */
