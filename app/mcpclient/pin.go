@@ -169,23 +169,23 @@ func SetHash(defs map[string]string) string {
 type Status string
 
 const (
-	// Unchanged: the definition is the pinned one.
-	Unchanged Status = "unchanged"
-	// Tightened: only safety hints changed, each towards more caution.
+	// StatusUnchanged: the definition is the pinned one.
+	StatusUnchanged Status = "unchanged"
+	// StatusTightened: only safety hints changed, each towards more caution.
 	// Not drift: the pin follows, and the trail says so.
-	Tightened Status = "tightened"
-	// Changed: the definition differs from the pin (text, a schema, a
+	StatusTightened Status = "tightened"
+	// StatusChanged: the definition differs from the pin (text, a schema, a
 	// hint claiming more safety). Blocked until approved again.
-	Changed Status = "changed"
-	// New: no pin by that name (a new tool, or a renamed one). Blocked
+	StatusChanged Status = "changed"
+	// StatusNew: no pin by that name (a new tool, or a renamed one). Blocked
 	// until approved.
-	New Status = "new"
-	// Removed: pinned, and no longer listed. Its action cannot run.
-	Removed Status = "removed"
+	StatusNew Status = "new"
+	// StatusRemoved: pinned, and no longer listed. Its action cannot run.
+	StatusRemoved Status = "removed"
 )
 
 // Drift reports whether a status needs the person's review.
-func (s Status) Drift() bool { return s == Changed || s == New }
+func (s Status) Drift() bool { return s == StatusChanged || s == StatusNew }
 
 // ToolReport is one tool's classification.
 type ToolReport struct {
@@ -238,14 +238,14 @@ func Classify(pinned map[string]Definition, listed []Definition) Report {
 		old, ok := pinned[d.Name]
 		switch {
 		case !ok:
-			tr.Status = New
+			tr.Status = StatusNew
 		case pinHashes[d.Name] == h:
-			tr.Status, tr.OldHash, tr.New = Unchanged, h, nil
+			tr.Status, tr.OldHash, tr.New = StatusUnchanged, h, nil
 		default:
 			tr.OldHash, tr.Old = pinHashes[d.Name], ptr(old)
-			tr.Status = Changed
+			tr.Status = StatusChanged
 			if old.withoutHints().Hash() == d.withoutHints().Hash() && !old.Annotations.loosens(d.Annotations) {
-				tr.Status = Tightened
+				tr.Status = StatusTightened
 			}
 			tr.Diff = SideBySide(old, d)
 		}
@@ -254,7 +254,7 @@ func Classify(pinned map[string]Definition, listed []Definition) Report {
 	r.SetHash = SetHash(seen)
 	for n, d := range pinned {
 		if _, ok := seen[n]; !ok {
-			r.Tools = append(r.Tools, ToolReport{Name: n, Status: Removed, OldHash: pinHashes[n], Old: ptr(d)})
+			r.Tools = append(r.Tools, ToolReport{Name: n, Status: StatusRemoved, OldHash: pinHashes[n], Old: ptr(d)})
 		}
 	}
 	slices.SortFunc(r.Tools, func(a, b ToolReport) int { return strings.Compare(a.Name, b.Name) })

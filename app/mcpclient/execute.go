@@ -1,0 +1,239 @@
+package mcpclient
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
+)
+
+// ExecutorFor returns the executor of a tool's action
+// (engine.Config.ExecutorFor); nil for an action that is not a tool's.
+func (m *Manager) ExecutorFor(action string) engine.ActionExecutor {
+	if _, _, ok := SplitAction(action); !ok {
+		return nil
+	}
+	return executor{m}
+}
+
+type executor struct{ m *Manager }
+
+// Check refuses a tool that cannot run now: unknown, blocked (changed,
+// new, no longer listed). The catalogue validated the params against the
+// approved input schema before this.
+func (x executor) Check(ctx context.Context, inv engine.Invocation) error {
+	_, err := x.m.runnable(inv.Action)
+	return err
+}
+
+// runnable returns the tool's hints if it may run.
+func (m *Manager) runnable(action string) (Definition, error) {
+	server, tool, _ := SplitAction(action)
+	for _, d := range m.Actions() {
+		if d.Name != action {
+			continue
+		}
+		if d.Blocked != "" {
+			return Definition{}, scouts.Errorf(scouts.EConflict, "%s is blocked: %s", action, d.Blocked)
+		}
+		rows, err := m.cfg.Store.MCPTools(context.Background(), server)
+		if err != nil {
+			return Definition{}, err
+		}
+		for _, r := range rows {
+			if r.Name == tool {
+				def, _ := decodeDef(r.Pinned)
+				return def, nil
+			}
+		}
+	}
+	return Definition{}, scouts.Errorf(scouts.ENotFound, "no tool %s on MCP server %s", tool, server)
+}
+
+// Execute calls the tool once. Its start is committed first: an attempt
+// that finds the previous one interrupted during the call does not call
+// again by itself — whether the effect happened is unknown, and a tool's
+// idempotentHint is believed only for a trusted server — but fails, so the
+// person looks and retries (a retry starts afresh).
+func (x executor) Execute(ctx context.Context, inv engine.Invocation) (json.RawMessage, error) {
+	m := x.m
+	def, err := m.runnable(inv.Action)
+	if err != nil {
+		return nil, err
+	}
+	server, tool, _ := SplitAction(inv.Action)
+	s, err := m.server(ctx, server)
+	if err != nil {
+		return nil, err
+	}
+	interrupted, err := m.cfg.Store.StartMCPCall(ctx, inv.Key, m.cfg.Now())
+	if err != nil {
+		return nil, err
+	}
+	idempotent := s.Trusted && def.Annotations.Idempotent != nil && *def.Annotations.Idempotent
+	if interrupted && inv.Attempt > 1 && !idempotent {
+		m.cfg.Store.FinishMCPCall(context.WithoutCancel(ctx), inv.Key, m.cfg.Now())
+		return nil, scouts.Errorf(scouts.EConflict, "the previous attempt was interrupted during the call to %s, so whether it took effect is unknown; "+
+			"it is not called again by itself: look, then retry or drop it", inv.Action)
+	}
+	c, err := m.conn(ctx, server)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := c.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var args map[string]any
+	if err := json.Unmarshal(inv.Params, &args); err != nil {
+		return nil, scouts.Errorf(scouts.EInvalid, "%s: params: %v", inv.Action, err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if ctx.Err() != nil {
+		return nil, ctx.Err() // stopping: left unfinished on purpose
+	}
+	m.cfg.Store.FinishMCPCall(context.WithoutCancel(ctx), inv.Key, m.cfg.Now())
+	if err != nil {
+		return nil, scouts.Errorf(scouts.EUnavailable, "%s: %v", inv.Action, err)
+	}
+	out := Summarise(res, m.secretValues(ctx, s.Name))
+	if res.IsError {
+		// The tool refused: another attempt would be refused the same.
+		return nil, scouts.Errorf(scouts.EInvalid, "%s answered an error: %s", inv.Action, out.Note)
+	}
+	b, _ := json.Marshal(out)
+	return b, nil
+}
+
+// secretValues are the values of a server's secrets, to be struck from
+// what is recorded of its answers.
+func (m *Manager) secretValues(ctx context.Context, name string) []string {
+	s, err := m.server(ctx, name)
+	if err != nil || m.cfg.Secret == nil {
+		return nil
+	}
+	var out []string
+	names := []string{s.Bearer}
+	for _, n := range s.Env {
+		names = append(names, n)
+	}
+	for _, n := range s.Headers {
+		names = append(names, n)
+	}
+	for _, n := range names {
+		if n == "" {
+			continue
+		}
+		if v, err := m.cfg.Secret(ctx, n); err == nil && len(v) >= 4 {
+			out = append(out, string(v))
+		}
+	}
+	return out
+}
+
+// Result is what the outbox records of a call: a note for the trail and
+// the answer, structurally truncated and redacted.
+type Result struct {
+	Note       string `json:"note"`
+	Content    any    `json:"content,omitempty"`
+	Structured any    `json:"structured,omitempty"`
+	Truncated  bool   `json:"truncated,omitempty"`
+}
+
+// Summarise makes a call's Result: strings clipped, arrays and objects cut
+// to their first entries, depth bounded, values under secret-looking keys
+// and the server's own secrets replaced.
+func Summarise(res *mcp.CallToolResult, secrets []string) Result {
+	t := truncator{secrets: secrets}
+	var content any
+	if b, err := json.Marshal(res.Content); err == nil {
+		json.Unmarshal(b, &content)
+	}
+	var texts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			texts = append(texts, tc.Text)
+		}
+	}
+	r := Result{Content: t.walk(content, 0)}
+	if res.StructuredContent != nil {
+		var sc any
+		if b, err := json.Marshal(res.StructuredContent); err == nil {
+			json.Unmarshal(b, &sc)
+		}
+		r.Structured = t.walk(sc, 0)
+	}
+	r.Note = clip(strings.Join(strings.Fields(t.redact(strings.Join(texts, " "))), " "), 200)
+	r.Truncated = t.cut
+	return r
+}
+
+type truncator struct {
+	secrets []string
+	cut     bool
+}
+
+const (
+	maxDepth   = 6
+	maxEntries = 20
+	maxString  = 1000
+)
+
+var secretKey = regexp.MustCompile(`(?i)(token|secret|password|passwd|authorization|api[_-]?key|cookie|credential|private[_-]?key)`)
+
+func (t *truncator) walk(v any, depth int) any {
+	if depth >= maxDepth {
+		t.cut = true
+		return "…"
+	}
+	switch x := v.(type) {
+	case string:
+		s := t.redact(x)
+		if len([]rune(s)) > maxString {
+			t.cut = true
+			s = clip(s, maxString)
+		}
+		return s
+	case []any:
+		if len(x) > maxEntries {
+			t.cut = true
+			x = append(x[:maxEntries:maxEntries], fmt.Sprintf("… %d more", len(x)-maxEntries))
+		}
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = t.walk(e, depth+1)
+		}
+		return out
+	case map[string]any:
+		out := map[string]any{}
+		n := 0
+		for k, e := range x {
+			if n == maxEntries {
+				t.cut = true
+				out["…"] = fmt.Sprintf("%d more keys", len(x)-maxEntries)
+				break
+			}
+			n++
+			if secretKey.MatchString(k) {
+				out[k] = "[redacted]"
+				continue
+			}
+			out[k] = t.walk(e, depth+1)
+		}
+		return out
+	}
+	return v
+}
+
+func (t *truncator) redact(s string) string {
+	for _, v := range t.secrets {
+		s = strings.ReplaceAll(s, v, "[redacted]")
+	}
+	return s
+}
