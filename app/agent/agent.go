@@ -23,6 +23,8 @@ import (
 
 	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/app/localapi"
+	"github.com/scouts-hq/scouts/app/localclient"
+	"github.com/scouts-hq/scouts/app/mcpserve"
 	"github.com/scouts-hq/scouts/connectors/directory/watchhub"
 	"github.com/scouts-hq/scouts/scouts/triage"
 )
@@ -213,7 +215,17 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 
-	api := localapi.New(c, localapi.Options{Token: token, Logger: log, UI: cfg.UI, Keyring: kr})
+	mcpToken, err := ensureToken(datadir.MCPTokenPath(dir))
+	if err != nil {
+		return err
+	}
+	// Scouts' MCP server over HTTP (off until the person switches it on)
+	// reaches the agent as `scouts mcp serve` does: through the local
+	// API's client, over the socket.
+	mcpAPI := localclient.NewSocket(sockPath)
+	mcpAPI.ClientName = "mcp"
+	mcpHandler := mcpserve.Handler(mcpserve.Options{API: mcpAPI, Version: cfg.Version, Logger: log})
+	api := localapi.New(c, localapi.Options{Token: token, Logger: log, UI: cfg.UI, Keyring: kr, MCP: mcpHandler, MCPToken: mcpToken})
 	// Streams watch their request context; cancelling this base context on
 	// shutdown ends them, so Shutdown does not wait for idle streams.
 	baseCtx, cancelBase := context.WithCancel(context.WithoutCancel(ctx))

@@ -134,6 +134,10 @@ Talking to a running agent:
   keyring [use-file]                     where the agent keeps tokens; use-file switches
                                          the running agent to its encrypted file keyring
                                          (a machine without a desktop keyring)
+  mcp serve                              Scouts as an MCP server on stdio, for an AI agent
+                                         to read the inbox and propose cards (docs/mcp.md)
+  mcp http [on|off]                      the same over streamable HTTP on the agent's
+                                         loopback listener, with its own token (off by default)
   secrets [list] | secrets set NAME | secrets rm NAME
                                          secrets in the OS keyring, named by definitions
                                          ({"secret": "NAME"}); set reads the value from
@@ -185,6 +189,8 @@ func Main(args []string, env Env) int {
 		err = runGmail(ctx, rest, env)
 	case "keyring":
 		err = runKeyring(ctx, rest, env)
+	case "mcp":
+		err = runMCP(ctx, rest, env)
 	case "version":
 		fmt.Fprintln(env.Stdout, "scouts", env.Version)
 	case "status":

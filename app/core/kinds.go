@@ -114,6 +114,12 @@ func (c *Core) newKinds() map[scouts.Kind]scoutKind {
 			fromRelay: webhookItem,
 			Kind:      defsync.Kind{HookToken: true, InternalKeys: []string{"hook_url"}},
 		},
+		scouts.KindAgent: {
+			// An AI agent's proposals arrive through the MCP server
+			// (agent.go, Engine.Ingest): no connector, no relay.
+			check:    checkAgent,
+			describe: describeAgent,
+		},
 		scouts.KindGmail: {
 			check: c.gmail.Check,
 			describe: func(json.RawMessage) ([]string, []defdraft.Risk) {

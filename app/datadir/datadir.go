@@ -79,3 +79,7 @@ func SocketPath(dataDir string) string {
 
 // TokenPath is the file holding the loopback listener's bearer token.
 func TokenPath(dataDir string) string { return filepath.Join(dataDir, "local-api.token") }
+
+// MCPTokenPath is the file holding the bearer token of Scouts' MCP
+// endpoint over HTTP (its own: it opens that endpoint only).
+func MCPTokenPath(dataDir string) string { return filepath.Join(dataDir, "mcp.token") }

@@ -276,7 +276,14 @@ func (s *Server) handleApprove(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleReject(w http.ResponseWriter, r *http.Request) {
-	sg, err := s.core.Engine.Reject(r.Context(), r.PathValue("id"), actor(r))
+	var in apitype.Reject
+	if r.ContentLength != 0 {
+		if err := decode(w, r, &in); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
+	sg, err := s.core.Engine.RejectWithNote(r.Context(), r.PathValue("id"), actor(r), in.Note)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/scouts-hq/scouts/app/apitype"
@@ -42,6 +43,12 @@ type Server struct {
 	// screener applies the screener's keys and finds the cards offering
 	// them (screener.go).
 	screener *screener.Screener
+	// mcp is Scouts' MCP server over streamable HTTP (agents.go), nil
+	// when the agent gave none; mcpToken its own bearer token; tcpAddr
+	// the TCP listener's address, for the endpoint's URL.
+	mcp      http.Handler
+	mcpToken string
+	tcpAddr  atomic.Value
 }
 
 // Options configure a Server.
@@ -55,6 +62,10 @@ type Options struct {
 	// Keyring is where the agent keeps its tokens (GET /api/v1/keyring,
 	// POST /api/v1/keyring/file); nil answers those 503.
 	Keyring Keyring
+	// MCP is Scouts' MCP server over streamable HTTP, served at MCPPath
+	// on TCP listeners when the person switched it on, to MCPToken only.
+	MCP      http.Handler
+	MCPToken string
 }
 
 // New returns the API server for c.
@@ -62,7 +73,7 @@ func New(c *core.Core, opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{core: c, log: opts.Logger, token: opts.Token, mux: http.NewServeMux(), keyring: opts.Keyring}
+	s := &Server{core: c, log: opts.Logger, token: opts.Token, mux: http.NewServeMux(), keyring: opts.Keyring, mcp: opts.MCP, mcpToken: opts.MCPToken}
 	s.screener = newScreener(c, opts.Logger)
 	s.routes()
 	if opts.UI != nil {
@@ -125,6 +136,7 @@ func (s *Server) routes() {
 	s.keyringRoutes(m)
 	s.runRoutes(m)
 	s.actionRoutes(m)
+	s.agentRoutes(m)
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.Method+" "+r.URL.Path)
 	})
@@ -148,6 +160,7 @@ func (s *Server) TCPHandler(addr net.Addr) http.Handler {
 	port := ""
 	if ta, ok := addr.(*net.TCPAddr); ok {
 		port = strconv.Itoa(ta.Port)
+		s.tcpAddr.Store(ta)
 	}
 	allowed := map[string]bool{
 		"127.0.0.1:" + port: true,
@@ -163,6 +176,10 @@ func (s *Server) TCPHandler(addr net.Addr) http.Handler {
 		}
 		if o := r.Header.Get("Origin"); o != "" && !allowed[strings.ToLower(strings.TrimPrefix(o, "http://"))] {
 			writeError(w, http.StatusForbidden, "forbidden", "origin "+strconv.Quote(o)+" may not call the agent")
+			return
+		}
+		if r.URL.Path == MCPPath {
+			s.serveMCP(w, r)
 			return
 		}
 		if s.ui != nil && !strings.HasPrefix(r.URL.Path, "/api/") {
