@@ -15,6 +15,10 @@ const (
 	LaneInbox    Lane = "inbox"
 	LaneScreened Lane = "screened"
 	LaneSpam     Lane = "spam"
+	// LaneSnoozed holds what the person put off until a time; it is not a
+	// lane triage sends anything to (Valid), and a card in it returns to
+	// the inbox on its own.
+	LaneSnoozed Lane = "snoozed"
 )
 
 // Valid reports whether l is a known lane.
@@ -23,8 +27,8 @@ func (l Lane) Valid() bool { return l == LaneInbox || l == LaneScreened || l == 
 // ParseLane accepts a lane name.
 func ParseLane(s string) (Lane, error) {
 	l := Lane(s)
-	if !l.Valid() {
-		return "", Errorf(EInvalid, "unknown lane %q (want inbox, screened or spam)", s)
+	if !l.Valid() && l != LaneSnoozed {
+		return "", Errorf(EInvalid, "unknown lane %q (want inbox, screened, spam or snoozed)", s)
 	}
 	return l, nil
 }

@@ -82,6 +82,12 @@ type Suggestion struct {
 	// settles once.
 	Silence   Lane
 	SettledAt time.Time
+
+	// SnoozedUntil is when a card in LaneSnoozed returns to the inbox;
+	// zero when it is not snoozed. ReturnedAt is when a snoozed card came
+	// back on its own (it is listed at the top of the inbox).
+	SnoozedUntil time.Time
+	ReturnedAt   time.Time
 }
 
 // Decide checks that a pending suggestion may move to status to. Decisions

@@ -20,17 +20,17 @@ const suggestionCols = `id, scout_id, source_type, source_ref, trace_id, title, 
 
 // suggestionReadCols are what a read returns: the columns written on
 // insert and those only later steps set (implicit feedback, migration
-// 0012).
-const suggestionReadCols = suggestionCols + `, opened_at, silence, settled_at`
+// 0012) and snooze (migration 0017).
+const suggestionReadCols = suggestionCols + `, opened_at, silence, settled_at, snoozed_until, returned_at`
 
 func scanSuggestion(row interface{ Scan(...any) error }) (scouts.Suggestion, error) {
 	var s scouts.Suggestion
 	var payload, rkind, rid, assessment sql.NullString
 	var created, expires int64
-	var resolved, opened, settled sql.NullInt64
+	var resolved, opened, settled, snoozed, returned sql.NullInt64
 	err := row.Scan(&s.ID, &s.ScoutID, &s.SourceType, &s.SourceRef, &s.TraceID, &s.Title, &s.Excerpt, &s.Sender,
 		&s.Path, &s.URL, &s.ProposedKind, &s.Reason, &payload, &s.Status, &created, &expires, &resolved, &rkind, &rid,
-		&s.Lane, &assessment, &s.Rescued, &s.ResolvedBy, &opened, &s.Silence, &settled)
+		&s.Lane, &assessment, &s.Rescued, &s.ResolvedBy, &opened, &s.Silence, &settled, &snoozed, &returned)
 	if err != nil {
 		return s, err
 	}
@@ -47,6 +47,8 @@ func scanSuggestion(row interface{ Scan(...any) error }) (scouts.Suggestion, err
 	s.ResolvedAt = store.FromMillis(resolved)
 	s.OpenedAt = store.FromMillis(opened)
 	s.SettledAt = store.FromMillis(settled)
+	s.SnoozedUntil = store.FromMillis(snoozed)
+	s.ReturnedAt = store.FromMillis(returned)
 	s.ResolvedKind = scouts.EntityKind(rkind.String)
 	s.ResolvedEntityID = rid.String
 	return s, nil
@@ -225,6 +227,12 @@ func (d *DB) ListSuggestions(ctx context.Context, f SuggestionFilter) ([]scouts.
 	if f.Newest {
 		order = "DESC"
 	}
+	// Snoozed cards that came back are at the top of the inbox, on its
+	// first page; later pages leave them out, so none is listed twice.
+	returnedFirst := f.Lane == scouts.LaneInbox && !f.Likely
+	if returnedFirst && f.After != "" {
+		where = append(where, "returned_at IS NULL")
+	}
 	if f.After != "" {
 		// Rows are ordered by insertion (rowid): detection order, stable
 		// even for items detected within the same millisecond.
@@ -246,6 +254,8 @@ func (d *DB) ListSuggestions(ctx context.Context, f SuggestionFilter) ([]scouts.
 	}
 	if f.Likely {
 		q += fmt.Sprintf(` ORDER BY score IS NULL, score DESC, rowid %s LIMIT %d`, order, limit)
+	} else if returnedFirst {
+		q += fmt.Sprintf(` ORDER BY returned_at IS NULL, returned_at DESC, rowid %s LIMIT %d`, order, limit)
 	} else {
 		q += fmt.Sprintf(` ORDER BY rowid %s LIMIT %d`, order, limit)
 	}
@@ -291,7 +301,7 @@ func (d *DB) CountPendingByLane(ctx context.Context) (map[scouts.Lane]int, error
 		return nil, fmt.Errorf("localdb: count lanes: %w", err)
 	}
 	defer rows.Close()
-	out := map[scouts.Lane]int{scouts.LaneInbox: 0, scouts.LaneScreened: 0, scouts.LaneSpam: 0}
+	out := map[scouts.Lane]int{scouts.LaneInbox: 0, scouts.LaneScreened: 0, scouts.LaneSpam: 0, scouts.LaneSnoozed: 0}
 	for rows.Next() {
 		var l scouts.Lane
 		var n int
@@ -560,6 +570,10 @@ func (d *DB) MoveLane(ctx context.Context, id string, to scouts.Lane, rescue sco
 		if sug.Status != scouts.StatusPending {
 			return scouts.Errorf(scouts.EConflict, "suggestion %s is already %s; only pending cards move between lanes", id, sug.Status)
 		}
+		if sug.Lane == scouts.LaneSnoozed {
+			// Bringing back would teach; a snoozed card is unsnoozed.
+			return scouts.Errorf(scouts.EConflict, "suggestion %s is snoozed until %s; unsnooze it instead", id, sug.SnoozedUntil.Format(time.RFC3339))
+		}
 		existing, err := listActions(ctx, tx, `WHERE suggestion_id = ? ORDER BY n`, id)
 		if err != nil {
 			return err
@@ -577,7 +591,7 @@ func (d *DB) MoveLane(ctx context.Context, id string, to scouts.Lane, rescue sco
 		if sug.OpenedAt.IsZero() {
 			sug.OpenedAt = at
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE suggestions SET lane = ?, rescued = ?, opened_at = ? WHERE id = ? AND status = 'pending'`,
+		if _, err := tx.ExecContext(ctx, `UPDATE suggestions SET lane = ?, rescued = ?, opened_at = ?, returned_at = NULL WHERE id = ? AND status = 'pending'`,
 			to, rescue, sug.OpenedAt.UnixMilli(), id); err != nil {
 			return fmt.Errorf("localdb: move lane: %w", err)
 		}
