@@ -21,7 +21,7 @@ import (
 // API reaches them.
 
 // newServices builds the definitions, rules and drafting services, once
-// the kinds and the relay link are.
+// the kinds, the relay link and the MCP servers' manager are.
 func (c *Core) newServices() {
 	c.secrets = secretref.New(c.cfg.SecretStore, c.DB, c.Bus, c.now, c.log)
 	c.defs = defsync.New(defsync.Config{Dir: c.cfg.DefinitionsDir, Store: c.DB, Host: defsHost{c},
@@ -29,7 +29,7 @@ func (c *Core) newServices() {
 		Sync:  func(s scouts.Scout) { c.Engine.Sync(s) }, Publish: c.Bus.Publish, Logger: c.log, Now: c.now,
 		Watches: c.watches.hub, PollInterval: c.cfg.PollInterval})
 	c.rules = rulebook.New(rulebook.Config{Store: c.DB, Host: rulesHost{c}, Defs: c.defs, Executors: c.executors(),
-		Publish: c.Bus.Publish, Logger: c.log, Now: c.now})
+		ExtraActions: c.mcp.Actions, Publish: c.Bus.Publish, Logger: c.log, Now: c.now})
 	ledger, _ := c.ledger()
 	c.drafts = defdraft.New(defdraft.Config{Model: c.cfg.Model, ModelBudget: c.cfg.ModelBudget, ModelDailyTokens: c.cfg.ModelDailyTokens,
 		Ledger: ledger, RuleOptions: c.rules.Options, SecretNames: c.secrets.Names, Now: c.now,

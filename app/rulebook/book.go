@@ -68,9 +68,12 @@ type Config struct {
 	// Executors are the remote actions the desktop runs: a rule's actions
 	// are checked with their own parameter checks (ParamsChecker).
 	Executors map[string]engine.ActionExecutor
-	Publish   func(scouts.Event)
-	Logger    *slog.Logger
-	Now       func() time.Time
+	// ExtraActions are the actions that come and go while the agent runs
+	// (the tools of MCP servers), asked at each check; nil: none.
+	ExtraActions func() []actions.Def
+	Publish      func(scouts.Event)
+	Logger       *slog.Logger
+	Now          func() time.Time
 }
 
 // Book is the scouts' rules. Its methods are safe for concurrent use.
@@ -146,7 +149,12 @@ func (b *Book) compileWith(s scouts.Scout, doc []byte, probe bool) (*rules.Compi
 }
 
 func (b *Book) actionCatalogue() *actions.Catalogue {
-	b.catalogueOnce.Do(func() { b.catalogue = actions.MustNew() })
+	b.catalogueOnce.Do(func() {
+		b.catalogue = actions.MustNew()
+		if b.cfg.ExtraActions != nil {
+			b.catalogue = b.catalogue.WithExtra(b.cfg.ExtraActions)
+		}
+	})
 	return b.catalogue
 }
 
