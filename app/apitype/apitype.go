@@ -219,6 +219,11 @@ type Suggestion struct {
 	// below the inbox ("screened" or "spam").
 	Rescued    string      `json:"rescued,omitempty"`
 	Assessment *Assessment `json:"assessment,omitempty"`
+	// SnoozedUntil is when a card in the snoozed lane returns to the
+	// inbox; ReturnedAt when a snoozed card came back (it is at the top of
+	// the inbox).
+	SnoozedUntil *time.Time `json:"snoozed_until,omitempty"`
+	ReturnedAt   *time.Time `json:"returned_at,omitempty"`
 	// ScreenerOffer is set on the first card from a new sender (list,
 	// folder): the screener's keys apply to it (screener.go).
 	ScreenerOffer *ScreenerOffer `json:"screener_offer,omitempty"`

@@ -109,6 +109,9 @@ Talking to a running agent:
   spam ID                                reject as spam (teaches the scout's learner)
   bring-back ID                          from Screened or Spam back to the inbox (alias: restore)
   screen ID                              from the inbox to Screened
+  snooze ID WHEN                         put a card off until WHEN ("in 3 hours", "tomorrow
+                                         morning", "next week", a date): back at the top of the inbox then
+  unsnooze ID                            take a snoozed card back now
   screen-sender ID --show|--screen       the screener: always show or always screen the
                                          card's sender (its list, its folder) — a rule first
                                          in the scout's rules, and the cards waiting settled
@@ -214,6 +217,10 @@ func Main(args []string, env Env) int {
 	case "screen-sender":
 		err = runScreenSender(ctx, rest, env)
 	case "undo":
+	case "snooze":
+		err = runSnooze(ctx, rest, env)
+	case "unsnooze":
+		err = runLaneAction(ctx, unsnoozeAction, rest, env)
 		err = runUndo(ctx, rest, env)
 	case "learning":
 		err = runLearning(ctx, rest, env)

@@ -25,7 +25,8 @@ func toSuggestion(s scouts.Suggestion) apitype.Suggestion {
 		CreatedAt: s.CreatedAt, ExpiresAt: s.ExpiresAt, ResolvedAt: timePtr(s.ResolvedAt),
 		ResolvedKind: string(s.ResolvedKind), ResolvedID: s.ResolvedEntityID,
 		Lane: string(s.Lane), Rescued: string(s.Rescued), Assessment: toAssessment(s.Assessment),
-		Screener: screenerRule(s.Assessment.RuleID),
+		Screener:     screenerRule(s.Assessment.RuleID),
+		SnoozedUntil: timePtr(s.SnoozedUntil), ReturnedAt: timePtr(s.ReturnedAt),
 	}
 }
 

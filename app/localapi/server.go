@@ -102,6 +102,8 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /api/v1/suggestions/{id}/spam", s.handleMarkSpam)
 	m.HandleFunc("POST /api/v1/suggestions/{id}/bring-back", s.handleBringBack)
 	m.HandleFunc("POST /api/v1/suggestions/{id}/screen", s.handleScreen)
+	m.HandleFunc("POST /api/v1/suggestions/{id}/snooze", s.handleSnooze)
+	m.HandleFunc("POST /api/v1/suggestions/{id}/unsnooze", s.handleUnsnooze)
 	m.HandleFunc("POST /api/v1/suggestions/{id}/screen-sender", s.handleScreenSender)
 	m.HandleFunc("GET /api/v1/scouts/{id}/learning", s.handleGetLearning)
 	m.HandleFunc("PUT /api/v1/scouts/{id}/learning", s.handlePutLearning)
