@@ -17,6 +17,7 @@ import (
 	"github.com/scouts-hq/scouts/app/defsync"
 	"github.com/scouts-hq/scouts/app/gmaildesk"
 	"github.com/scouts-hq/scouts/app/localdb"
+	"github.com/scouts-hq/scouts/app/mcpclient"
 	"github.com/scouts-hq/scouts/app/relaylink"
 	"github.com/scouts-hq/scouts/app/rulebook"
 	"github.com/scouts-hq/scouts/app/secretref"
@@ -108,6 +109,7 @@ type Core struct {
 	rules   *rulebook.Book     // the scouts' rules
 	drafts  *defdraft.Drafter  // drafting definitions in plain words
 	secrets *secretref.Service // the named secrets
+	mcp     *mcpclient.Manager // other MCP servers' tools as actions (mcpservers.go)
 
 	gmail   *gmaildesk.Desk // the Gmail scouts (gmail.go)
 	runs    runSettings
@@ -151,9 +153,10 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 	c.gmail = c.newGmail()
 	c.kinds = c.newKinds()
 	c.relay = c.newRelay()
+	c.newMCP()
 	c.newServices()
 	open, remote := openers(c.kinds)
-	c.Engine = engine.New(engine.Config{
+	c.Engine = engine.New(c.mcpEngine(engine.Config{
 		Store:        db,
 		Openers:      open,
 		Remote:       remote,
@@ -168,7 +171,7 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 		RunContext:   c.runContext,
 		RunTokens:    c.runTokens,
 		Expiry:       c.cfg.Expiry,
-	})
+	}))
 	return c, nil
 }
 
@@ -190,6 +193,11 @@ func (c *Core) Start(ctx context.Context) error {
 	for _, r := range cut {
 		c.log.Warn("a run was cut short when the agent stopped", "scout", r.ScoutID, "run", r.ID)
 	}
+	// The MCP servers' tools before any scout plans with them (no server
+	// starts here: each starts when first needed).
+	if err := c.mcp.Start(ctx); err != nil {
+		c.log.Warn("MCP servers", "err", err)
+	}
 	if err := c.Engine.Start(ctx); err != nil {
 		return err
 	}
@@ -208,6 +216,7 @@ func (c *Core) Close() error {
 		c.cancel()
 	}
 	c.Engine.Stop()
+	c.mcp.Close()
 	c.relay.Close()
 	c.wg.Wait()
 	c.defs.Wait()
