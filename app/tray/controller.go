@@ -88,6 +88,13 @@ func (c *controller) onEvent(ev apitype.StreamEvent) {
 		if json.Unmarshal(ev.Data, &s) == nil && s.Status == "pending" && (s.Lane == "" || s.Lane == "inbox") && c.notify != nil {
 			c.notify(s.Title)
 		}
+	case ev.Type == "suggestion.returned":
+		// A snoozed card is back at the top of the inbox: announced like a
+		// new card (batched, quiet hours and the setting hold it).
+		var s apitype.Suggestion
+		if json.Unmarshal(ev.Data, &s) == nil && c.notify != nil {
+			c.notify("Back from snooze: " + s.Title)
+		}
 	case ev.Type == "gmail.connected":
 		var g apitype.GmailConnected
 		if json.Unmarshal(ev.Data, &g) == nil && c.announce != nil {
