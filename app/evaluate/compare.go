@@ -74,7 +74,7 @@ type AlgoFigures struct {
 	UndoDelta float64 `json:"undo_delta"`
 }
 
-// Contenders are the learners compared; the last is the product's.
+// Contenders are the learners compared; the last two are the product's.
 var contenders = []contender{
 	{name: "Robinson–Fisher before issue 19 (identity ×10 everywhere)", make: func() learner {
 		return newCounts(learn.Params{SpamIdentityWeight: 10, FlatIdentity: true}, false)
@@ -88,8 +88,11 @@ var contenders = []contender{
 	{name: "mix 0.2·RF + 0.8·content (words + 4-grams)", make: func() learner { return newMixed(1, true, 0.2, 0.8) }},
 	{name: "mix 0.2·RF + 0.8·content (words)", make: func() learner { return newMixed(2, false, 0.2, 0.8) }},
 	{name: "mix (words), screened mail to Spam from 0.5", make: func() learner { return newMixed(2, false, 0.2, 0.8) }, screenedSpam: 0.5},
-	{name: "product, if silence in Screened taught the content model not-spam", make: func() learner { return newProductLearner(false) }, silenceHam: true, fixed: true},
-	{name: "product (learn defaults, the scout's spam threshold)", make: func() learner { return newProductLearner(true) }, silenceHam: true, fixed: true},
+	{name: "content model on, if silence in Screened taught it not-spam", make: func() learner { return newContentLearner(false) }, silenceHam: true},
+	{name: "content model on (learn.Params{ContentModel: true})", make: func() learner { return newContentLearner(true) }, silenceHam: true},
+	{name: "content model on, the scout's spam threshold", make: func() learner { return newContentLearner(true) }, silenceHam: true, fixed: true},
+	{name: "product: learn.Params defaults", make: func() learner { return newCounts(learn.Params{}, true) }, silenceHam: true},
+	{name: "product, the scout's spam threshold", make: func() learner { return newCounts(learn.Params{}, true) }, silenceHam: true, fixed: true},
 }
 
 type contender struct {
@@ -195,10 +198,11 @@ func newMixed(rate float64, grams bool, a, b float64) *mixed {
 	return &mixed{rf: newCounts(learn.Params{}, true), c: learn.NewContent(rate), grams: grams, a: a, b: b}
 }
 
-// newProductLearner is what the desktop runs: learn.Params' defaults, the
-// content model over the stored feature hashes (learn.HashIDs) mixed in
-// with the defaults' weights.
-func newProductLearner(explicitHam bool) *mixed {
+// newContentLearner is the desktop's learner with the content model on
+// (learn.Params.ContentModel): learn.Params' defaults, the content model
+// over the stored feature hashes (learn.HashIDs) mixed in with the
+// defaults' weights.
+func newContentLearner(explicitHam bool) *mixed {
 	m := newMixed(0, false, 0, 0)
 	m.a, m.b = learn.DefaultMix()
 	m.explicitHam = explicitHam

@@ -109,7 +109,7 @@ func (d *DB) LearnState(ctx context.Context, scoutID string) (engine.LearnState,
 		return engine.LearnState{}, err
 	}
 	st := m.state(scoutID, d.learnParams)
-	if ok {
+	if ok && d.learnParams.ContentModel {
 		// The content spam model, up to date with the examples taught
 		// (learncontent.go).
 		if st.Model.Content, err = d.learned.content.model(ctx, d.read(), m.id); err != nil {

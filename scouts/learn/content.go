@@ -127,6 +127,27 @@ func (m *Content) P(ids []uint32) float64 {
 	return sigmoid(z)
 }
 
+// LogitFeatures is Logit of ContentIDs(fs) without building the ids: the
+// prediction on an arriving item's features. Two of an item's features
+// that fall in one cell (rare: hundreds of features in a million cells)
+// count twice here and once in training.
+func (m *Content) LogitFeatures(fs []Feature) (z float64, ok bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.spam <= 0 || m.ham <= 0 {
+		return 0, false
+	}
+	z = m.bias.w
+	if m.w == nil || len(fs) == 0 {
+		return z, true
+	}
+	var s float64
+	for _, f := range fs {
+		s += float64(m.w[f.Hash&contentMask])
+	}
+	return z + s/math.Sqrt(float64(len(fs))), true
+}
+
 func (m *Content) logit(ids []uint32) float64 {
 	z := m.bias.w
 	if m.w == nil || len(ids) == 0 {

@@ -126,21 +126,30 @@ type Params struct {
 	// and not-spam counts as 1 + (SpamIdentityWeight-1)·purity, where
 	// purity is how far the decisions containing it outnumber the others
 	// on the side the clue leans to ((spam-ham)/(spam+ham) for a clue
-	// leaning to spam), and 0 when they do not. Who sends may decide what a person wants, but a
-	// list that once carried spam must not send its later mail to Spam
-	// on its name alone (issue 19). Default 1: an identity clue weighs as
-	// one word in the spam model (chosen on the comparison in
-	// docs/triage.md).
+	// leaning to spam), and 0 when they do not. Who sends may decide what
+	// a person wants, but a list that once carried spam must not send its
+	// later mail to Spam on its name alone (issue 19). Default 10: on the
+	// comparison in docs/triage.md, weighing identity as one word in the
+	// spam model sent 17 legitimate mails of the later half to Spam (pure
+	// not-spam senders and lists no longer protected their mail), and
+	// purity none.
 	SpamIdentityWeight int
 	// FlatIdentity weighs identity clues in the spam model at
 	// SpamIdentityWeight whatever their purity: the learner before issue
 	// 19, kept so that `scouts eval --compare` can measure against it.
 	FlatIdentity bool
+	// ContentModel mixes the content spam model (Model.Content) into
+	// the spam probability. Off by default: on the comparison in
+	// docs/triage.md it caught more of the later half's spam (97 %
+	// against 86 %) but sent a news feed that only started after the
+	// earlier half, 59 mails the person never decided, to Spam (4 % of
+	// the legitimate mail, against none), and legitimate mail in Spam is
+	// the error that costs most.
+	ContentModel bool
 	// MixCounts and MixContent combine the counts' spam probability with
-	// the content model's log-odds (see Mix) when a Content model is set.
-	// Defaults 0.5 and 2: 0.2 and 0.8 as measured in docs/triage.md,
-	// scaled by 2.5 so that the scouts' default spam threshold (0.9) falls
-	// where the comparison chose 0.7 for them.
+	// the content model's log-odds (see Mix) when ContentModel is on.
+	// Defaults 0.5 and 2: 0.2 and 0.8 scaled by 2.5 so that the scouts'
+	// default spam threshold (0.9) falls where the comparison chose 0.7.
 	MixCounts, MixContent float64
 }
 
@@ -164,7 +173,7 @@ func (p Params) withDefaults() Params {
 		p.IdentityWeight = 10
 	}
 	if p.SpamIdentityWeight <= 0 {
-		p.SpamIdentityWeight = 1
+		p.SpamIdentityWeight = 10
 	}
 	if p.MixCounts <= 0 && p.MixContent <= 0 {
 		p.MixCounts, p.MixContent = 0.5, 2
@@ -226,8 +235,9 @@ type Model struct {
 	Epoch  time.Time
 	Totals Totals
 	// Content is the content spam model trained from the scout's stored
-	// examples, nil for none: its log-odds are mixed into Predict's spam
-	// probability (Params.MixCounts, MixContent). Shared, read-only here.
+	// examples, nil for none: with Params.ContentModel its log-odds are
+	// mixed into Predict's spam probability (Params.MixCounts,
+	// MixContent). Shared, read-only here.
 	Content *Content
 }
 
@@ -248,9 +258,9 @@ func (m *Model) Predict(tbl Table, fs []Feature, now time.Time) (Prediction, err
 		return Prediction{}, err
 	}
 	pred := m.predict(fs, counts, now)
-	if m.Content != nil {
+	if m.Content != nil && m.Params.ContentModel {
 		p := m.Params.withDefaults()
-		z, ok := m.Content.Logit(ContentIDs(fs))
+		z, ok := m.Content.LogitFeatures(fs)
 		pred.Spam.P = Mix(pred.Spam.P, z, ok, p.MixCounts, p.MixContent)
 	}
 	return pred, nil
