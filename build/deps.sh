@@ -131,3 +131,15 @@ if [ "${#missing[@]}" -gt 0 ]; then
 	"${sudo[@]}" apt-get update -qq
 	"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+# The tests' MCP tools (build/mcptest: the official conformance suite),
+# from the npm registry at the versions its lock file pins; again only when
+# the lock changed. The suite's 0.1.10 runs on Node.js 20; its later
+# releases need 22 (fs.globSync).
+if [ "$target" = test ]; then
+	mcptest="$(dirname "$0")/mcptest"
+	if [ ! -f "$mcptest/node_modules/.package-lock.json" ] || [ "$mcptest/package-lock.json" -nt "$mcptest/node_modules/.package-lock.json" ]; then
+		say "installing the tests' MCP tools (npm ci in $mcptest)"
+		(cd "$mcptest" && npm ci --no-audit --no-fund --loglevel=error)
+	fi
+fi

@@ -3,7 +3,10 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -259,5 +262,99 @@ func TestMCPServeProposalsAreDecidedByThePerson(t *testing.T) {
 	}
 	if len(list) != 2 {
 		t.Fatalf("%d cards after two proposals and four refused ones, want 2", len(list))
+	}
+}
+
+// bearer adds a bearer token to every request.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+// TestMCPOverHTTPIsOffUntilSwitchedOnAndTakesItsOwnToken checks Scouts' MCP
+// endpoint on the agent's loopback listener: absent until the person
+// switches it on, then open to its own token only (not the local API's),
+// and the same server as scouts mcp serve — a proposal over it is a card
+// in the agent scout of the client's name.
+func TestMCPOverHTTPIsOffUntilSwitchedOnAndTakesItsOwnToken(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	a := startAgent(t, dir, home)
+	ctx := context.Background()
+	mcpTok, err := os.ReadFile(filepath.Join(dir, "mcp.token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	apiTok, err := os.ReadFile(filepath.Join(dir, "local-api.token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint := a.baseURL + "/mcp"
+	post := func(token string) int {
+		req, _ := http.NewRequest("POST", endpoint, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(token))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := post(string(mcpTok)); code != http.StatusNotFound {
+		t.Fatalf("the endpoint answered %d before it was switched on, want 404", code)
+	}
+	st, err := a.client.SetMCPHTTP(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.HTTP || st.URL != endpoint || st.Token != strings.TrimSpace(string(mcpTok)) {
+		t.Fatalf("switched on: %+v, want http on at %s with the token of mcp.token", st, endpoint)
+	}
+	if code := post(string(apiTok)); code != http.StatusUnauthorized {
+		t.Fatalf("the local API's token got %d from the MCP endpoint, want 401", code)
+	}
+	if code := post("wrong"); code != http.StatusUnauthorized {
+		t.Fatalf("a wrong token got %d, want 401", code)
+	}
+	// The MCP token opens nothing of the local API.
+	other := localclient.NewTCP(a.baseURL, strings.TrimSpace(string(mcpTok)))
+	if _, err := other.Suggestions(ctx, localclient.SuggestionQuery{}); err == nil {
+		t.Fatal("the MCP token opened the local API")
+	}
+
+	c := mcp.NewClient(&mcp.Implementation{Name: "http-agent", Version: "1.0"}, nil)
+	tr := &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1,
+		HTTPClient: &http.Client{Transport: bearer{token: strings.TrimSpace(string(mcpTok)), next: http.DefaultTransport}}}
+	cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	s, err := c.Connect(cctx, tr, nil)
+	if err != nil {
+		t.Fatalf("connect over HTTP: %v", err)
+	}
+	defer s.Close()
+	var p mcpProposal
+	if msg := callTool(t, s, "propose", map[string]any{"kind": "event", "title": "Release review", "starts_at": "2030-06-01T14:00:00Z", "ends_at": "2030-06-01T15:00:00Z"}, &p); msg != "" {
+		t.Fatalf("propose over HTTP refused: %s", msg)
+	}
+	card, err := a.client.Suggestion(ctx, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if card.Sender != "http-agent" || card.ProposedKind != "event" || card.Status != "pending" {
+		t.Fatalf("card %+v: want a pending event from http-agent", card)
+	}
+
+	if _, err := a.client.SetMCPHTTP(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if code := post(string(mcpTok)); code != http.StatusNotFound {
+		t.Fatalf("the endpoint answered %d once switched off, want 404", code)
 	}
 }

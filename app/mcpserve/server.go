@@ -89,7 +89,11 @@ func New(opts Options) *mcp.Server {
 // client); the caller guards it (the local API's token and origin checks).
 func Handler(opts Options) http.Handler {
 	srv := New(opts)
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	// A session's recent events are kept (in memory, bounded by the SDK)
+	// so that a client whose stream dropped while get_decision waited
+	// resumes it instead of losing the answer.
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil), Logger: opts.Logger})
 }
 
 // RunStdio serves one client on standard input and output until it goes
