@@ -33,7 +33,7 @@ type Status struct {
 	// Suggestions["pending"] counts all pending cards).
 	Pending     int            `json:"pending"`
 	Suggestions map[string]int `json:"suggestions"` // count by status
-	// Lanes counts pending cards per lane: inbox, screened, spam.
+	// Lanes counts pending cards per lane: inbox, screened, spam, snoozed.
 	Lanes    map[string]int `json:"lanes"`
 	Entities map[string]int `json:"entities"` // count by kind
 	// ModelBudget lists the scouts whose model budget is spent today: they

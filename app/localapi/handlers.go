@@ -23,7 +23,7 @@ func (s *Server) status(r *http.Request) (apitype.Status, error) {
 		Pending: st.Lanes[scouts.LaneInbox], Suggestions: map[string]int{}, Entities: map[string]int{},
 		Lanes: map[string]int{},
 	}
-	for _, l := range []scouts.Lane{scouts.LaneInbox, scouts.LaneScreened, scouts.LaneSpam} {
+	for _, l := range []scouts.Lane{scouts.LaneInbox, scouts.LaneScreened, scouts.LaneSpam, scouts.LaneSnoozed} {
 		out.Lanes[string(l)] = st.Lanes[l]
 	}
 	for _, k := range []scouts.Status{scouts.StatusPending, scouts.StatusApproved, scouts.StatusRejected, scouts.StatusExpired} {
