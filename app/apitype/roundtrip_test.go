@@ -16,6 +16,7 @@ import (
 
 // all is every type of the package; TestEveryTypeIsListed keeps it whole.
 var all = []any{
+	apitype.SearchResults{}, apitype.SearchHit{}, apitype.CalendarFeed{},
 	apitype.ActionDef{}, apitype.PlanAction{}, apitype.Plan{}, apitype.ApproveAction{}, apitype.Policies{},
 	apitype.ResolvedMode{}, apitype.PlanDefaults{}, apitype.PutPolicies{}, apitype.PolicyChange{}, apitype.Error{},
 	apitype.Status{}, apitype.RelayStatus{}, apitype.RelayLogin{}, apitype.RelayLogout{}, apitype.Keyring{},

@@ -125,6 +125,11 @@ Talking to a running agent:
           [--starts T] [--ends T] [--location L] (events)
   tasks done ID | <kind> rm ID
   audit TRACE_ID [--json]                an item's whole story
+  search QUERY… [--limit N] [--json]     find cards (every lane and status), tasks, notes,
+                                         events, projects: words as prefixes, "phrases",
+                                         -word, from: kind: lane: scout: before: after: is:
+  calendar [token|revoke] [--json]       the calendar feed (events, tasks with a due date):
+                                         its state, a new token (revokes the old), or off
   settings [--autostart on|off] [--notifications on|off] [--quiet-hours 22:00-07:00|off]
   relay login URL TOKEN|-                log in to a relay with the device token from
                                          scouts-relay device add (- reads it from standard
@@ -228,6 +233,10 @@ func Main(args []string, env Env) int {
 		err = runEntities(ctx, strings.TrimSuffix(cmd, "s"), rest, env)
 	case "audit":
 		err = runAudit(ctx, rest, env)
+	case "search":
+		err = runSearch(ctx, rest, env)
+	case "calendar":
+		err = runCalendar(ctx, rest, env)
 	case "secrets", "secret":
 		err = runSecrets(ctx, rest, env)
 	case "revive":

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,6 +49,15 @@ const searchWeights = "10.0, 1.0, 4.0"
 
 // searchSnippet is the body's text around the first match, plain.
 const searchSnippet = "snippet(search_index, 1, '', '', '…', 16)"
+
+// searchCandidates bounds how many matches a search ranks: the newest
+// that pass its filters. bm25 is computed for each match ranked, and a
+// common word or a short prefix matches a good share of 100,000 rows
+// (BenchmarkSearch: ranking every match of such words took a bare FTS5
+// query 200 ms and more, ranking the newest 2,000 stays within a few
+// milliseconds). Older matches beyond these are found by adding a word
+// or a filter (before:).
+const searchCandidates = 2000
 
 // typeCond is one result type's share of a search: how its rows are
 // reached from the index, its date, and its filters.
@@ -101,7 +111,7 @@ func (d *DB) Search(ctx context.Context, sq SearchQuery, limit int) ([]SearchHit
 	}
 	var q string
 	if sq.Match != "" {
-		q = searchMatchSQL + strings.Join(parts, " OR ") + `) ORDER BY r LIMIT ?`
+		q = searchMatchSQL + strings.Join(parts, " OR ") + searchMatchEnd
 		args = append([]any{sq.Match}, args...)
 	} else {
 		q = `SELECT * FROM (` + strings.Join(parts, "\n\tUNION ALL ") + `) ORDER BY 11 DESC LIMIT ?`
@@ -116,22 +126,56 @@ func (d *DB) Search(ctx context.Context, sq SearchQuery, limit int) ([]SearchHit
 	}
 	defer rows.Close()
 	out := []SearchHit{}
+	var rowids []int64
 	for rows.Next() {
 		var h SearchHit
 		var scout, lane, status, kind sql.NullString
 		var at sql.NullInt64
-		if err := rows.Scan(&h.Type, &h.ID, &h.Title, &h.Snippet, &h.Sender, &scout, &lane, &status, &kind, &h.Done, &at, &h.Rank); err != nil {
+		var rowid int64
+		if err := rows.Scan(&h.Type, &h.ID, &h.Title, &h.Snippet, &h.Sender, &scout, &lane, &status, &kind, &h.Done, &at, &h.Rank, &rowid); err != nil {
 			return nil, fmt.Errorf("localdb: search: %w", err)
 		}
 		h.ScoutID, h.ScoutName = scout.String, names[scout.String]
 		h.Lane, h.Status, h.ProposedKind = scouts.Lane(lane.String), scouts.Status(status.String), scouts.EntityKind(kind.String)
 		h.At = store.FromMillis(at)
 		out = append(out, h)
+		rowids = append(rowids, rowid)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("localdb: search: %w", err)
 	}
+	if sq.Match != "" && len(out) > 0 {
+		if err := d.searchSnippets(ctx, sq.Match, out, rowids); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
+}
+
+// searchSnippets fills the hits' snippets: only for the hits shown, as
+// snippet() costs more than ranking.
+func (d *DB) searchSnippets(ctx context.Context, match string, hits []SearchHit, rowids []int64) error {
+	at := make(map[int64]int, len(rowids))
+	args := []any{match}
+	for i, r := range rowids {
+		at[r] = i
+		args = append(args, r)
+	}
+	rows, err := d.read().QueryContext(ctx, `SELECT rowid, `+searchSnippet+` FROM search_index WHERE search_index MATCH ? AND rowid IN (?`+
+		strings.Repeat(", ?", len(rowids)-1)+`)`, args...)
+	if err != nil {
+		return fmt.Errorf("localdb: search snippets: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r int64
+		var snip string
+		if err := rows.Scan(&r, &snip); err != nil {
+			return fmt.Errorf("localdb: search snippets: %w", err)
+		}
+		hits[at[r]].Snippet = snip
+	}
+	return rows.Err()
 }
 
 // condFor is the WHERE condition of one result type, or false when the
@@ -184,23 +228,46 @@ func (sq SearchQuery) condFor(tc typeCond, scoutIDs []string) (string, []any, bo
 	return strings.Join(parts, " AND "), args, true
 }
 
-// searchMatchSQL finds the index's matches and reaches each one's row by
-// its type and id; the types' conditions follow, each applying to its own
-// type's rows.
-const searchMatchSQL = `SELECT f.kind, f.ref, f.title, ` + searchSnippet + `, f.sender,
-		COALESCE(s.scout_id, src.scout_id), s.lane, s.status, s.proposed_kind, COALESCE(t.done, p.done, 0),
-		CASE f.kind WHEN 'card' THEN s.created_at WHEN 'task' THEN t.created_at WHEN 'note' THEN n.created_at
-			WHEN 'event' THEN COALESCE(e.starts_at, e.created_at) ELSE p.created_at END,
-		bm25(search_index, ` + searchWeights + `) AS r
+// searchMatchSQL finds the index's matches, newest first, and reaches
+// each one's row by its type and id; the types' conditions follow, each
+// applying to its own type's rows, then the bound on the matches ranked
+// (searchCandidates).
+var searchMatchSQL = `WITH c AS (SELECT * FROM (SELECT f.rowid AS fr, f.kind AS kind, f.ref AS ref, bm25(search_index, ` + searchWeights + `) AS r
 	FROM search_index f
-	LEFT JOIN suggestions s ON f.kind = 'card' AND s.id = f.ref
-	LEFT JOIN tasks t ON f.kind = 'task' AND t.id = f.ref
-	LEFT JOIN notes n ON f.kind = 'note' AND n.id = f.ref
-	LEFT JOIN events e ON f.kind = 'event' AND e.id = f.ref
-	LEFT JOIN projects p ON f.kind = 'project' AND p.id = f.ref
-	LEFT JOIN suggestions src ON f.kind <> 'card' AND src.id = COALESCE(t.source_suggestion_id, n.source_suggestion_id,
-		e.source_suggestion_id, p.source_suggestion_id)
+` + searchJoinsF + `
 	WHERE search_index MATCH ? AND (`
+
+// searchMatchEnd closes searchMatchSQL: the candidates ranked, the best
+// kept, and only then each one's row read for what the hit shows (the
+// joins above serve the filters alone, and SQLite leaves out those no
+// filter uses).
+var searchMatchEnd = `) ORDER BY f.rowid DESC LIMIT ` + searchCandidatesText + `) ORDER BY r LIMIT ?)
+	SELECT c.kind, c.ref, x.title, '', x.sender,
+		COALESCE(s.scout_id, src.scout_id), s.lane, s.status, s.proposed_kind, COALESCE(t.done, p.done, 0),
+		CASE c.kind WHEN 'card' THEN s.created_at WHEN 'task' THEN t.created_at WHEN 'note' THEN n.created_at
+			WHEN 'event' THEN COALESCE(e.starts_at, e.created_at) ELSE p.created_at END,
+		c.r, c.fr
+	FROM c JOIN search_index x ON x.rowid = c.fr
+` + searchJoinsC + `
+	ORDER BY c.r`
+
+// searchJoins reach a match's row by its type and id, and an entity's
+// card (src) for its scout.
+const searchJoins = `
+	LEFT JOIN suggestions s ON F.kind = 'card' AND s.id = F.ref
+	LEFT JOIN tasks t ON F.kind = 'task' AND t.id = F.ref
+	LEFT JOIN notes n ON F.kind = 'note' AND n.id = F.ref
+	LEFT JOIN events e ON F.kind = 'event' AND e.id = F.ref
+	LEFT JOIN projects p ON F.kind = 'project' AND p.id = F.ref
+	LEFT JOIN suggestions src ON F.kind <> 'card' AND src.id = COALESCE(t.source_suggestion_id, n.source_suggestion_id,
+		e.source_suggestion_id, p.source_suggestion_id)`
+
+var (
+	searchJoinsF = strings.ReplaceAll(searchJoins, "F.", "f.")
+	searchJoinsC = strings.ReplaceAll(searchJoins, "F.", "c.")
+)
+
+var searchCandidatesText = strconv.Itoa(searchCandidates)
 
 // searchFilterSQL lists one type's rows that pass its filters (cond),
 // newest first, at most a limit given after cond's arguments; the columns
@@ -209,14 +276,14 @@ func searchFilterSQL(tc typeCond, cond string) string {
 	a := tc.alias
 	if tc.typ == SearchCard {
 		return `SELECT * FROM (SELECT 'card', s.id, s.title, substr(trim(s.excerpt || ' ' || s.path), 1, 160), s.sender, s.scout_id,
-			s.lane, s.status, s.proposed_kind, 0, s.created_at, 0.0 FROM suggestions s WHERE ` + cond + ` ORDER BY s.created_at DESC LIMIT ?)`
+			s.lane, s.status, s.proposed_kind, 0, s.created_at, 0.0, 0 FROM suggestions s WHERE ` + cond + ` ORDER BY s.created_at DESC LIMIT ?)`
 	}
 	done := "0"
 	if tc.typ == SearchTask || tc.typ == SearchProject {
 		done = a + ".done"
 	}
 	return `SELECT * FROM (SELECT '` + tc.typ + `', ` + a + `.id, ` + a + `.title, substr(` + a + `.body, 1, 160), COALESCE(src.sender, ''), src.scout_id,
-			NULL, NULL, NULL, ` + done + `, ` + tc.at + `, 0.0 FROM ` + tc.table + ` ` + a + `
+			NULL, NULL, NULL, ` + done + `, ` + tc.at + `, 0.0, 0 FROM ` + tc.table + ` ` + a + `
 			LEFT JOIN suggestions src ON src.id = ` + a + `.source_suggestion_id WHERE ` + cond + ` ORDER BY ` + tc.at + ` DESC LIMIT ?)`
 }
 
