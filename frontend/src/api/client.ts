@@ -90,6 +90,9 @@ export class Api {
   undo = (id: string) => this.request<Suggestion>('POST', `/suggestions/${enc(id)}/undo`, {});
   markSpam = (id: string) => this.request<Suggestion>('POST', `/suggestions/${enc(id)}/spam`, {});
   bringBack = (id: string) => this.request<Suggestion>('POST', `/suggestions/${enc(id)}/bring-back`, {});
+  /** Puts a card off until a time in words or RFC 3339. */
+  snooze = (id: string, until: string) => this.request<Suggestion>('POST', `/suggestions/${enc(id)}/snooze`, { until });
+  unsnooze = (id: string) => this.request<Suggestion>('POST', `/suggestions/${enc(id)}/unsnooze`, {});
   screen = (id: string) => this.request<Suggestion>('POST', `/suggestions/${enc(id)}/screen`, {});
   /** The screener: always show or always screen the card's sender (its
    * list, its folder) — a rule first in its scout's rules. */

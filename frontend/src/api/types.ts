@@ -23,8 +23,8 @@ export const ENTITY_KINDS: readonly EntityKind[] = ['task', 'note', 'event', 'pr
 
 /** Where a pending card waits: the inbox, or a lane below it that the
  * person looks through now and then. */
-export type Lane = 'inbox' | 'screened' | 'spam';
-export const LANES: readonly Lane[] = ['inbox', 'screened', 'spam'];
+export type Lane = 'inbox' | 'screened' | 'spam' | 'snoozed';
+export const LANES: readonly Lane[] = ['inbox', 'screened', 'spam', 'snoozed'];
 
 export interface Status {
   version: string;
@@ -186,6 +186,10 @@ export interface Suggestion {
   lane?: Lane;
   /** Brought back to the inbox from this lane. */
   rescued?: '' | 'screened' | 'spam';
+  /** When a snoozed card returns to the inbox. */
+  snoozed_until?: string;
+  /** When a snoozed card came back (it is listed first in the inbox). */
+  returned_at?: string;
   assessment?: Assessment;
   /** The card's plan; only from GET /api/v1/suggestions/{id}. */
   plan?: Plan;
@@ -386,6 +390,9 @@ export interface StreamPayloads {
   'scouts.paused': { paused: boolean };
   'relay.state': RelayStatus;
   /** An expired suggestion brought back to pending. */
+  'suggestion.snoozed',
+  'suggestion.unsnoozed',
+  'suggestion.returned',
   'suggestion.revived': Suggestion;
   /** The names of the secrets in the OS keyring (never a value). */
   'secrets.changed': { names: string[] };
@@ -408,3 +415,7 @@ export interface GmailAccount {
   email: string;
   connected_at: string;
 }
+  /** A card put off until a time, taken back early, or back on its own. */
+  'suggestion.snoozed': Suggestion;
+  'suggestion.unsnoozed': Suggestion;
+  'suggestion.returned': Suggestion;

@@ -68,7 +68,10 @@ describe('keyboard shortcuts', () => {
     expect(k.handle({ key: '1' })).toEqual({ type: 'lane', lane: 'inbox' });
     expect(k.handle({ key: '2' })).toEqual({ type: 'lane', lane: 'screened' });
     expect(k.handle({ key: '3' })).toEqual({ type: 'lane', lane: 'spam' });
-    expect(k.handle({ key: '4' })).toBeUndefined();
+    expect(k.handle({ key: '4' })).toEqual({ type: 'lane', lane: 'snoozed' });
+    expect(k.handle({ key: '5' })).toBeUndefined();
+    expect(k.handle({ key: 'z' })).toEqual({ type: 'snooze' });
+    expect(k.handle({ key: 'z', editing: true })).toBeUndefined();
     expect(k.handle({ key: 'b', editing: true })).toBeUndefined();
     expect(k.handle({ key: '2', editing: true })).toBeUndefined();
     // g i is still the inbox view, g s the scouts.
@@ -79,7 +82,7 @@ describe('keyboard shortcuts', () => {
   it('lists every key once in the help', () => {
     const keys = SHORTCUTS.flatMap((s) => s.keys.map(([k]) => k));
     expect(new Set(keys).size).toBe(keys.length);
-    expect(keys).toEqual(expect.arrayContaining(['b', '!', '1 / 2 / 3']));
+    expect(keys).toEqual(expect.arrayContaining(['b', '!', 'z', '1 / 2 / 3 / 4']));
   });
 
   it('forgets a g prefix typed into a field', () => {

@@ -12,6 +12,7 @@ export type Command =
   | { type: 'reject' }
   | { type: 'spam' }
   | { type: 'bringBack' }
+  | { type: 'snooze' }
   | { type: 'screenSender'; choice: ScreenerChoice }
   | { type: 'lane'; lane: Lane }
   | { type: 'open' }
@@ -36,7 +37,7 @@ export interface KeyLike {
 
 const approveKeys: Record<string, EntityKind> = { t: 'task', n: 'note', e: 'event', p: 'project' };
 
-const laneKeys: Record<string, Lane> = { '1': 'inbox', '2': 'screened', '3': 'spam' };
+const laneKeys: Record<string, Lane> = { '1': 'inbox', '2': 'screened', '3': 'spam', '4': 'snoozed' };
 
 const goKeys: Record<string, View> = {
   i: 'inbox',
@@ -97,6 +98,8 @@ export class KeyMap {
         return { type: 'screenSender', choice: 'screen' };
       case 'b':
         return shift ? undefined : { type: 'bringBack' };
+      case 'z':
+        return shift ? undefined : { type: 'snooze' };
       case 'o':
         return { type: 'open' };
       case 'w':
@@ -133,7 +136,8 @@ export const SHORTCUTS: ReadonlyArray<{ section: string; keys: ReadonlyArray<[st
       ['Enter', 'Edit, then approve as the proposed kind'],
       ['x', 'Reject'],
       ['!', 'Mark as spam'],
-      ['b', 'Bring back to the inbox'],
+      ['b', 'Bring back to the inbox (from Snoozed: now)'],
+      ['z', 'Snooze until a time you type (“in 3 hours”, “tomorrow morning”, “next week”)'],
       ['+ / -', 'First card from a new sender: always show it / always screen it'],
       ['o', 'Open the full item'],
       ['w', 'Why am I seeing this? (the audit trail)'],
@@ -147,7 +151,7 @@ export const SHORTCUTS: ReadonlyArray<{ section: string; keys: ReadonlyArray<[st
     section: 'Anywhere',
     keys: [
       ['g then i', 'Inbox'],
-      ['1 / 2 / 3', 'Inbox, Screened, Spam lanes'],
+      ['1 / 2 / 3 / 4', 'Inbox, Screened, Spam, Snoozed lanes'],
       ['g then t / n / e / p', 'Tasks, notes, events, projects'],
       ['g then s', 'Scouts'],
       ['g then a', 'Agent status'],

@@ -4,10 +4,10 @@
 import type { Assessment, EntityKind, Lane, Learning, Scout, Suggestion } from '../api/types';
 import { withArticle } from './format';
 
-export const LANE_LABEL: Record<Lane, string> = { inbox: 'Inbox', screened: 'Screened', spam: 'Spam' };
+export const LANE_LABEL: Record<Lane, string> = { inbox: 'Inbox', screened: 'Screened', spam: 'Spam', snoozed: 'Snoozed' };
 
 /** The key that shows each lane (see keys.ts). */
-export const LANE_KEY: Record<Lane, string> = { inbox: '1', screened: '2', spam: '3' };
+export const LANE_KEY: Record<Lane, string> = { inbox: '1', screened: '2', spam: '3', snoozed: '4' };
 
 /** What each lane below the inbox holds, and how to get a card out. */
 export const LANE_INTRO: Record<Lane, string> = {
@@ -15,6 +15,8 @@ export const LANE_INTRO: Record<Lane, string> = {
   screened:
     'Cards your scouts’ learners are confident you would reject. Nothing is dropped: press b to bring one back to the inbox, which teaches the learner.',
   spam: 'Spam, by its source’s rules or by what you marked as spam. Press b to bring a card back to the inbox; ! confirms it is spam.',
+  snoozed:
+    'Cards you put off. Each returns to the top of the inbox at its time, with a notification. Press b to take one back now, z to change its time; snoozing teaches nothing.',
 };
 
 const PLURAL: Record<EntityKind, string> = { task: 'tasks', note: 'notes', event: 'events', project: 'projects' };
@@ -79,6 +81,10 @@ export function evidenceBySource(sg: Suggestion): { from: HintSource; label: str
  * lane, short drops the lane's name and, when the card lists the evidence
  * anyway, the evidence the agent appends after a dash. */
 export function laneReason(sg: Suggestion, short?: { evidenceShown: boolean }): string {
+  if (sg.lane === 'snoozed' && sg.snoozed_until) {
+    const at = new Date(sg.snoozed_until).toLocaleString([], { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
+    return short ? `Until ${at}` : `Snoozed until ${at}`;
+  }
   let r = sg.assessment?.lane_reason ?? '';
   if (!short) return r || (sg.lane === 'screened' ? 'Screened' : sg.lane === 'spam' ? 'Spam' : '');
   r = r.replace(/^(Screened|Spam):\s*/, '');

@@ -81,9 +81,9 @@ export function isExpiredRoute(r: Route): boolean {
 }
 
 /** The inbox's lane: #/inbox (the inbox itself), #/inbox/screened,
- * #/inbox/spam. */
+ * #/inbox/spam, #/inbox/snoozed. */
 export function routeLane(r: Route): Lane {
-  return r.view === 'inbox' && (r.id === 'screened' || r.id === 'spam') ? r.id : 'inbox';
+  return r.view === 'inbox' && (r.id === 'screened' || r.id === 'spam' || r.id === 'snoozed') ? r.id : 'inbox';
 }
 
 export function laneHref(lane: Lane): string {

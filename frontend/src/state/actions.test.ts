@@ -247,10 +247,11 @@ describe('lanes', () => {
     expect(api.calls.filter((c) => c.startsWith('list')).sort()).toEqual([
       'list inbox likely 1000',
       'list screened likely 500',
+      'list snoozed likely 500',
       'list spam likely 500',
     ]);
     expect([lanes(a, 'inbox'), lanes(a, 'screened'), lanes(a, 'spam')]).toEqual([['i'], ['s'], ['p']]);
-    expect(laneCounts(a.store.state)).toEqual({ inbox: 1, screened: 1, spam: 1 });
+    expect(laneCounts(a.store.state)).toEqual({ inbox: 1, screened: 1, spam: 1, snoozed: 0 });
   });
 
   it('marks as spam with Undo, which puts the card back in its lane', async () => {
@@ -273,7 +274,7 @@ describe('lanes', () => {
     const done = a.bringBack(['s']);
     // Out of Screened at once; into the inbox once the agent says so.
     expect(lanes(a, 'screened')).toEqual([]);
-    expect(laneCounts(a.store.state)).toEqual({ inbox: 1, screened: 0, spam: 0 });
+    expect(laneCounts(a.store.state)).toEqual({ inbox: 1, screened: 0, spam: 0, snoozed: 0 });
     open();
     expect(await done).toEqual(['s']);
     expect(lanes(a, 'inbox')).toEqual(['a', 's']);

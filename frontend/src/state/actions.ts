@@ -47,7 +47,7 @@ export type Verdict =
 /** How many cards of each lane the UI holds at most: the inbox whole in
  * practice; the lanes below can be long (years of spam) and are counted by
  * the agent beyond this. */
-export const LANE_LIMIT: Record<Lane, number> = { inbox: 1000, screened: 500, spam: 500 };
+export const LANE_LIMIT: Record<Lane, number> = { inbox: 1000, screened: 500, spam: 500, snoozed: 500 };
 
 /** The toast slot of decisions and their undoing. */
 const DECISION = 'decision';
@@ -422,6 +422,51 @@ export class Actions {
       this.info(text, { label: 'Show', run: () => (location.hash = href({ view: 'inbox' })) });
     }
     return moved.map((c) => c.id);
+  }
+
+  /** Snoozes cards until a time the person typed. Resolves to the error's
+   * words when the agent could not read the time (the dialog shows them
+   * and stays open), else undefined. */
+  async snooze(ids: string[], until: string): Promise<string | undefined> {
+    const st = this.store;
+    const cards = ids.map((id) => st.state.suggestions.items[id]).filter((c): c is Suggestion => !!c);
+    if (cards.length === 0) return undefined;
+    const results = await Promise.allSettled(cards.map((c) => this.api.snooze(c.id, until)));
+    const done: Suggestion[] = [];
+    st.update((s) => {
+      let suggestions = s.suggestions;
+      for (const r of results) {
+        if (r.status === 'fulfilled') {
+          done.push(r.value);
+          suggestions = upsert(suggestions, r.value);
+        }
+      }
+      return { ...s, suggestions };
+    });
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed && done.length === 0) {
+      const e = failed.reason as { message?: string };
+      return e?.message ?? 'Could not snooze.';
+    }
+    if (failed) this.fail('Could not snooze every card.', failed.reason);
+    if (done.length > 0) {
+      const when = done[0]!.snoozed_until ? new Date(done[0]!.snoozed_until).toLocaleString() : '';
+      const what = done.length === 1 ? quote(done[0]!.title) : plural(done.length, 'card');
+      this.info(`Snoozed until ${when}: ${what}`);
+    }
+    return undefined;
+  }
+
+  /** Takes snoozed cards back now, to the lane they were snoozed from. */
+  async unsnooze(ids: string[]): Promise<void> {
+    const results = await Promise.allSettled(ids.map((id) => this.api.unsnooze(id)));
+    this.store.update((s) => {
+      let suggestions = s.suggestions;
+      for (const r of results) if (r.status === 'fulfilled') suggestions = upsert(suggestions, r.value);
+      return { ...s, suggestions };
+    });
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) this.fail('Could not unsnooze.', failed.reason);
   }
 
   /** The screener's key on a card: always show or always screen its sender

@@ -16,45 +16,46 @@ describe('lane counts', () => {
     let s = initialState();
     expect(laneCounts(s)).toBeUndefined();
     s = applyEvent(s, { type: 'hello', data: status({ inbox: 2, screened: 5, spam: 9 }) });
-    expect(laneCounts(s)).toEqual({ inbox: 2, screened: 5, spam: 9 });
+    expect(laneCounts(s)).toEqual({ inbox: 2, screened: 5, spam: 9, snoozed: 0 });
 
     s = { ...s, suggestions: replaceAll([sug('a'), sug('b', { lane: 'screened' })]) };
-    expect(laneCounts(s)).toEqual({ inbox: 1, screened: 1, spam: 0 });
+    expect(laneCounts(s)).toEqual({ inbox: 1, screened: 1, spam: 0, snoozed: 0 });
 
     // Arrives in Spam, is brought back, then marked as spam by the person.
     s = applyEvent(s, { type: 'suggestion.created', data: sug('c', { lane: 'spam' }) });
-    expect(laneCounts(s)).toEqual({ inbox: 1, screened: 1, spam: 1 });
+    expect(laneCounts(s)).toEqual({ inbox: 1, screened: 1, spam: 1, snoozed: 0 });
     s = applyEvent(s, { type: 'suggestion.moved', data: sug('c', { lane: 'inbox', rescued: 'spam' }) });
-    expect(laneCounts(s)).toEqual({ inbox: 2, screened: 1, spam: 0 });
+    expect(laneCounts(s)).toEqual({ inbox: 2, screened: 1, spam: 0, snoozed: 0 });
     s = applyEvent(s, { type: 'suggestion.resolved', data: sug('c', { lane: 'spam', status: 'rejected' }) });
-    expect(laneCounts(s)).toEqual({ inbox: 1, screened: 1, spam: 0 });
+    expect(laneCounts(s)).toEqual({ inbox: 1, screened: 1, spam: 0, snoozed: 0 });
     // Undone: back where it waited.
     s = applyEvent(s, { type: 'suggestion.undone', data: sug('c', { lane: 'inbox' }) });
-    expect(laneCounts(s)).toEqual({ inbox: 2, screened: 1, spam: 0 });
+    expect(laneCounts(s)).toEqual({ inbox: 2, screened: 1, spam: 0, snoozed: 0 });
     // The same event twice changes nothing.
     s = applyEvent(s, { type: 'suggestion.undone', data: sug('c', { lane: 'inbox' }) });
-    expect(laneCounts(s)).toEqual({ inbox: 2, screened: 1, spam: 0 });
+    expect(laneCounts(s)).toEqual({ inbox: 2, screened: 1, spam: 0, snoozed: 0 });
   });
 
   it('leave out cards being decided', () => {
     const s = loaded([sug('a'), sug('b')], { deciding: { a: true } });
-    expect(laneCounts(s)).toEqual({ inbox: 1, screened: 0, spam: 0 });
+    expect(laneCounts(s)).toEqual({ inbox: 1, screened: 0, spam: 0, snoozed: 0 });
   });
 
   it('trust the agent for a lane too long to hold whole', () => {
     const cards = [sug('a'), sug('p1', { lane: 'spam' }), sug('p2', { lane: 'spam' })];
     const s = loaded(cards, { status: status({ inbox: 7, screened: 0, spam: 1200 }), truncated: { spam: true } });
     // The inbox is held whole: its own cards count, not a stale status.
-    expect(laneCounts(s)).toEqual({ inbox: 1, screened: 0, spam: 1200 });
+    expect(laneCounts(s)).toEqual({ inbox: 1, screened: 0, spam: 1200, snoozed: 0 });
   });
 
   it('read an agent before lanes: every pending card is in the inbox', () => {
     const s = loaded([sug('a'), sug('b')], { status: { pending: 2 } as Status });
-    expect(laneCounts(s)).toEqual({ inbox: 2, screened: 0, spam: 0 });
+    expect(laneCounts(s)).toEqual({ inbox: 2, screened: 0, spam: 0, snoozed: 0 });
     expect(laneCounts({ ...initialState(), status: { pending: 4 } as Status })).toEqual({
       inbox: 4,
       screened: 0,
       spam: 0,
+      snoozed: 0,
     });
   });
 });
@@ -74,5 +75,19 @@ describe('lane cards', () => {
     expect(laneCards(s, 'inbox').map((c) => c.id)).toEqual(['high', 'high-later', 'low', 'old-unscored', 'new-unscored']);
     expect(laneCards(s, 'screened').map((c) => c.id)).toEqual(['screened']);
     expect(laneCards(s, 'spam')).toEqual([]);
+  });
+});
+
+describe('snooze', () => {
+  it('lists cards back from snooze first in the inbox, and snoozed cards by when they return', () => {
+    const s = loaded([
+      sug('likely', { assessment: likely(0.9) }),
+      sug('back', { assessment: likely(0.1), returned_at: '2026-11-27T09:00:00Z' }),
+      sug('later', { lane: 'snoozed', snoozed_until: '2026-12-01T09:00:00Z' }),
+      sug('soon', { lane: 'snoozed', snoozed_until: '2026-11-28T08:00:00Z' }),
+    ]);
+    expect(laneCards(s, 'inbox').map((c) => c.id)).toEqual(['back', 'likely']);
+    expect(laneCards(s, 'snoozed').map((c) => c.id)).toEqual(['soon', 'later']);
+    expect(laneCounts(s)).toEqual({ inbox: 2, screened: 0, spam: 0, snoozed: 2 });
   });
 });

@@ -130,6 +130,9 @@ export function applyEvent(s: AppState, ev: StreamEvent): AppState {
     case 'suggestion.undone':
     case 'suggestion.moved':
     case 'suggestion.revived':
+    case 'suggestion.snoozed':
+    case 'suggestion.unsnoozed':
+    case 'suggestion.returned':
       return { ...s, suggestions: upsert(s.suggestions, ev.data) };
     case 'secrets.changed':
       return { ...s, secretNames: ev.data.names };
@@ -203,6 +206,23 @@ export const byLikely = (a: Suggestion, b: Suggestion) => {
   return byCreated(a, b);
 };
 
+/** The inbox's order: cards back from snooze first (the latest on top),
+ * then the most likely approved. */
+const byReturned = (a: Suggestion, b: Suggestion) => {
+  const ra = a.returned_at ?? '';
+  const rb = b.returned_at ?? '';
+  if (ra !== rb) return ra > rb ? -1 : 1;
+  return byLikely(a, b);
+};
+
+/** The Snoozed lane's order: what returns soonest first. */
+const bySnoozedUntil = (a: Suggestion, b: Suggestion) => {
+  const ua = a.snoozed_until ?? '';
+  const ub = b.snoozed_until ?? '';
+  if (ua !== ub) return ua < ub ? -1 : 1;
+  return byCreated(a, b);
+};
+
 /** Where a card waits (agents before lanes have only the inbox). */
 export const laneOf = (sg: Suggestion): Lane => sg.lane ?? 'inbox';
 
@@ -213,7 +233,7 @@ const waiting = (s: AppState, sg: Suggestion) => sg.status === 'pending' && !s.d
 export function laneCards(s: AppState, lane: Lane): Suggestion[] {
   return Object.values(s.suggestions.items)
     .filter((sg) => waiting(s, sg) && laneOf(sg) === lane)
-    .sort(byLikely);
+    .sort(lane === 'inbox' ? byReturned : lane === 'snoozed' ? bySnoozedUntil : byLikely);
 }
 
 /** The inbox: the queue the person works through. */
@@ -229,9 +249,9 @@ export function laneCounts(s: AppState): Record<Lane, number> | undefined {
   const fromStatus = (l: Lane) => st?.lanes?.[l] ?? (l === 'inbox' ? (st?.pending ?? 0) : 0);
   if (!s.suggestions.loaded) {
     if (!st) return undefined;
-    return { inbox: fromStatus('inbox'), screened: fromStatus('screened'), spam: fromStatus('spam') };
+    return { inbox: fromStatus('inbox'), screened: fromStatus('screened'), spam: fromStatus('spam'), snoozed: fromStatus('snoozed') };
   }
-  const n: Record<Lane, number> = { inbox: 0, screened: 0, spam: 0 };
+  const n: Record<Lane, number> = { inbox: 0, screened: 0, spam: 0, snoozed: 0 };
   for (const sg of Object.values(s.suggestions.items)) if (waiting(s, sg)) n[laneOf(sg)]++;
   for (const l of LANES) if (s.truncated[l]) n[l] = Math.max(n[l], fromStatus(l));
   return n;

@@ -89,6 +89,7 @@ export const Card = memo(function Card(p: Props) {
         </span>
         {p.scout && <span> · {p.scout.name}</span>}
         {sg.rescued && <span> · brought back from {LANE_LABEL[sg.rescued].toLowerCase()}</span>}
+        {sg.returned_at && p.lane === 'inbox' && <span class="returned"> · back from snooze</span>}
       </p>
       {below && (
         <p class="card-lane small">

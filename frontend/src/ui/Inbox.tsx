@@ -12,7 +12,17 @@ import { BulkBar } from './BulkBar';
 import { Card, type CardCommand } from './Card';
 import { ContentDialog } from './ContentDialog';
 import { InboxEmpty } from './InboxEmpty';
+import { SnoozeDialog } from './SnoozeDialog';
 import { useActions, useLoad, useNow } from './hooks';
+
+const EMPTY_TITLE: Record<Lane, string> = { inbox: 'Nothing waiting', screened: 'Nothing screened', spam: 'No spam', snoozed: 'Nothing snoozed' };
+const LANE_SUFFIX: Record<Lane, string> = { inbox: ' to review', screened: ' screened', spam: ' in spam', snoozed: ' snoozed' };
+const EMPTY_TEXT: Record<Lane, string> = {
+  inbox: '',
+  screened: 'Once a scout has learned from your decisions, cards you would almost surely reject wait here instead of in the inbox.',
+  spam: 'Cards marked as spam by their source, or that look like what you marked as spam, wait here.',
+  snoozed: 'Press z on a card and type when it should come back: “in 3 hours”, “tomorrow morning”, “next week”.',
+};
 
 interface Props {
   s: AppState;
@@ -37,6 +47,7 @@ export function Inbox({ s, lane, counts, keys }: Props) {
   const [why, setWhy] = useState<ReadonlySet<string>>(new Set());
   const [editing, setEditing] = useState<{ id: string; as: EntityKind } | null>(null);
   const [opened, setOpened] = useState<string | null>(null);
+  const [snoozing, setSnoozing] = useState<string[] | null>(null);
   const listRef = useRef<HTMLOListElement>(null);
 
   useEffect(() => dispatch({ type: 'sync', ids }), [ids]);
@@ -63,7 +74,7 @@ export function Inbox({ s, lane, counts, keys }: Props) {
 
   // Keyboard focus follows the cursor, unless the person is elsewhere (a
   // form field, the navigation): then we do not pull focus away.
-  const dialogOpen = editing !== null || opened !== null;
+  const dialogOpen = editing !== null || opened !== null || snoozing !== null;
   useEffect(() => {
     if (!cur.current || dialogOpen) return;
     const a = document.activeElement;
@@ -96,7 +107,8 @@ export function Inbox({ s, lane, counts, keys }: Props) {
           void actions.decide(ids, 'spam');
           break;
         case 'bringBack':
-          void actions.bringBack(ids);
+          if (lane === 'snoozed') void actions.unsnooze(ids);
+          else void actions.bringBack(ids);
           break;
         case 'screenSender':
           void actions.screenSender(first, c.choice);
@@ -117,7 +129,7 @@ export function Inbox({ s, lane, counts, keys }: Props) {
           break;
       }
     },
-    [actions],
+    [actions, lane],
   );
 
   const onCommand = useCallback(
@@ -157,9 +169,14 @@ export function Inbox({ s, lane, counts, keys }: Props) {
         run(t, { type: 'spam' });
         return true;
       case 'bringBack':
-        // Cards in the inbox are already where b brings them.
+        // Cards in the inbox are already where b brings them; a snoozed
+        // card is taken back now (bringing back would teach).
         if (lane === 'inbox') return false;
         run(t, { type: 'bringBack' });
+        return true;
+      case 'snooze':
+        if (t.length === 0) return false;
+        setSnoozing(t);
         return true;
       case 'open':
       case 'why':
@@ -203,8 +220,8 @@ export function Inbox({ s, lane, counts, keys }: Props) {
   let summary = '';
   if (!loading) {
     if (lane === 'inbox') summary = cards.length === 0 ? 'Nothing waiting' : plural(cards.length, 'suggestion') + ' to review';
-    else if (cards.length === 0) summary = lane === 'spam' ? 'No spam' : 'Nothing screened';
-    else summary = plural(counts?.[lane] ?? cards.length, 'card') + (lane === 'spam' ? ' in spam' : ' screened');
+    else if (cards.length === 0) summary = EMPTY_TITLE[lane];
+    else summary = plural(counts?.[lane] ?? cards.length, 'card') + LANE_SUFFIX[lane];
   }
 
   return (
@@ -265,12 +282,8 @@ export function Inbox({ s, lane, counts, keys }: Props) {
       {!loading && cards.length === 0 && !below && <InboxEmpty s={s} />}
       {!loading && cards.length === 0 && below && (
         <div class="empty">
-          <h2>{lane === 'spam' ? 'No spam' : 'Nothing screened'}</h2>
-          <p>
-            {lane === 'spam'
-              ? 'Cards marked as spam by their source, or that look like what you marked as spam, wait here.'
-              : 'Once a scout has learned from your decisions, cards you would almost surely reject wait here instead of in the inbox.'}
-          </p>
+          <h2>{EMPTY_TITLE[lane]}</h2>
+          <p>{EMPTY_TEXT[lane]}</p>
         </div>
       )}
       {cards.length > 0 && (
@@ -303,6 +316,13 @@ export function Inbox({ s, lane, counts, keys }: Props) {
           initialAs={editing.as}
           onClose={() => setEditing(null)}
           onDone={() => setEditing(null)}
+        />
+      )}
+      {snoozing && (
+        <SnoozeDialog
+          count={snoozing.length}
+          onSnooze={(until) => actions.snooze(snoozing, until)}
+          onClose={() => setSnoozing(null)}
         />
       )}
       {openSg && <ContentDialog sg={openSg} home={s.home} onClose={() => setOpened(null)} />}
