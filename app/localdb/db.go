@@ -78,7 +78,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		Readers:    2,
 		ReaderIdle: readerIdle,
 		WriterIdle: writerIdle,
-		// Search's index is an FTS5 table (migration 0015).
+		// Search's index is an FTS5 table (migration 0014).
 		Connect: fts5.Register,
 	})
 	if err != nil {

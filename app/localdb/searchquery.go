@@ -18,7 +18,7 @@ const (
 )
 
 // searchTypes are the result types in their index code order (rowid & 7,
-// migration 0015).
+// migration 0014).
 var searchTypes = []string{SearchCard, SearchTask, SearchNote, SearchEvent, SearchProject}
 
 // SearchQuery is a parsed search: the words for the index and the filters
