@@ -16,6 +16,8 @@ import (
 
 // all is every type of the package; TestEveryTypeIsListed keeps it whole.
 var all = []any{
+	apitype.MCPServer{}, apitype.MCPTool{}, apitype.MCPDiffRow{}, apitype.AddMCPServer{}, apitype.MCPApprove{},
+	apitype.MCPApproved{}, apitype.MCPTrust{},
 	apitype.SearchResults{}, apitype.SearchHit{}, apitype.CalendarFeed{},
 	apitype.ActionDef{}, apitype.PlanAction{}, apitype.Plan{}, apitype.ApproveAction{}, apitype.Policies{},
 	apitype.ResolvedMode{}, apitype.PlanDefaults{}, apitype.PutPolicies{}, apitype.PolicyChange{}, apitype.Error{},

@@ -146,6 +146,14 @@ Talking to a running agent:
                                          to read the inbox and propose cards (docs/mcp.md)
   mcp http [on|off]                      the same over streamable HTTP on the agent's
                                          loopback listener, with its own token (off by default)
+  mcp add NAME -- COMMAND ARGS…          another MCP server's tools as actions (mcp.NAME.TOOL),
+  mcp add NAME --url URL                 on stdio or streamable HTTP; [--env VAR=SECRET]
+                                         [--header H=SECRET] [--token-secret SECRET] name
+                                         secrets, never values; its tools wait for approval
+  mcp list [NAME] | mcp refresh NAME     its tools, their modes, what changed (with a diff)
+  mcp approve NAME [TOOL]                pin the tools as listed now (all waiting, or one)
+  mcp trust NAME [--off] | mcp remove NAME
+                                         believe its read-only hints | forget it and its pins
   secrets [list] | secrets set NAME | secrets rm NAME
                                          secrets in the OS keyring, named by definitions
                                          ({"secret": "NAME"}); set reads the value from

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/scouts-hq/scouts/app/apitype"
 	"github.com/scouts-hq/scouts/app/mcpserve"
@@ -22,7 +23,10 @@ func runMCP(ctx context.Context, args []string, env Env) error {
 	case "http":
 		return runMCPHTTP(ctx, args[1:], env)
 	}
-	return usageErrorf("unknown mcp command %q: want serve or http", args[0])
+	if ok, err := runMCPServers(ctx, args[0], args[1:], env); ok {
+		return err
+	}
+	return usageErrorf("unknown mcp command %q: want serve, http, %s", args[0], strings.Join(mcpServerCommands, ", "))
 }
 
 // runMCPServe serves one AI agent on standard input and output until it

@@ -138,6 +138,7 @@ func (s *Server) routes() {
 	s.keyringRoutes(m)
 	s.runRoutes(m)
 	s.actionRoutes(m)
+	s.mcpServerRoutes(m)
 	s.searchRoutes(m)
 	s.calendarRoutes(m)
 	s.agentRoutes(m)

@@ -108,7 +108,10 @@ type compiledAction struct {
 }
 
 var (
-	actionPattern   = regexp.MustCompile(`^[a-z]+\.[a-z_]+$`)
+	// An action of the catalogue (gmail.archive), or a tool of an MCP
+	// server (mcp.<server>.<tool>, app/mcpclient): tool names are the
+	// server's own, with capitals, digits, dots and dashes.
+	actionPattern   = regexp.MustCompile(`^([a-z]+\.[a-z_]+|mcp\.[a-z0-9_-]+\.[A-Za-z0-9_.-]+)$`)
 	entityKindNames = []string{"task", "note", "event", "project"}
 )
 
@@ -278,7 +281,7 @@ func compileRule(kind string, r Rule, when any, o Options) (*Compiled, error) {
 func compileAction(kind string, a Action, path string, o Options) (compiledAction, error) {
 	ca := compiledAction{name: a.Action, tmpls: map[string]*Template{}}
 	if !actionPattern.MatchString(a.Action) {
-		return ca, failf(path+"/action", "an action is named like gmail.archive (lower-case letters, a dot, letters and _)")
+		return ca, failf(path+"/action", "an action is named like gmail.archive (lower-case letters, a dot, letters and _), or mcp.SERVER.TOOL for an MCP server's tool")
 	}
 	if len(a.Params) > maxParamsBytes {
 		return ca, failf(path+"/params", "the parameters are %d bytes, more than %d", len(a.Params), maxParamsBytes)
