@@ -132,7 +132,8 @@ if [ "${#missing[@]}" -gt 0 ]; then
 	"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# The tests' MCP tools (build/mcptest: the official conformance suite),
+# The tests' MCP tools (build/mcptest: the official conformance suite and
+# the official filesystem server, whose tools the agent runs as actions),
 # from the npm registry at the versions its lock file pins; again only when
 # the lock changed. The suite's 0.1.10 runs on Node.js 20; its later
 # releases need 22 (fs.globSync).
