@@ -359,6 +359,7 @@ export const STREAM_EVENTS = [
   'plan_defaults.changed',
   'scout.rules',
   'definitions.reconciled',
+  'mcp.changed',
 ] as const;
 
 export type StreamEventType = (typeof STREAM_EVENTS)[number];
@@ -404,6 +405,9 @@ export interface StreamPayloads {
   'scout.rules': { scout_id: string };
   /** The definitions folder was read again: the files that failed. */
   'definitions.reconciled': { definition_errors: DefinitionError[] | null };
+  /** An MCP server, or its tools, changed: added, listed again (drift),
+   * approved, trusted, removed, failed. */
+  'mcp.changed': { server: string };
 }
 
 export type StreamEvent = {

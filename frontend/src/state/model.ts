@@ -60,6 +60,9 @@ export interface AppState {
    * (definitions.reconciled): the Scouts view reads the folder's status
    * again, its broken files and the scouts its files manage. */
   definitionsSeq: number;
+  /** Bumped when an MCP server or its tools changed (mcp.changed): Settings
+   * → Tool servers lists them again. */
+  mcpSeq: number;
 }
 
 const empty = <T>(): Collection<T> => ({ loaded: false, items: {} });
@@ -79,6 +82,7 @@ export function initialState(): AppState {
     rulesSeq: {},
     planSeq: {},
     definitionsSeq: 0,
+    mcpSeq: 0,
   };
 }
 
@@ -177,6 +181,8 @@ export function applyEvent(s: AppState, ev: StreamEvent): AppState {
     }
     case 'definitions.reconciled':
       return { ...s, definitionsSeq: s.definitionsSeq + 1 };
+    case 'mcp.changed':
+      return { ...s, mcpSeq: s.mcpSeq + 1 };
     case 'reset':
       // Events were lost (the agent restarted, or this page was away too
       // long): one of them may have been a reconcile. The store refetches

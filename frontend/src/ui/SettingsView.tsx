@@ -8,6 +8,7 @@ import { QuietHoursSetting } from './QuietHoursSetting';
 import { RelaySettings } from './RelaySettings';
 import { SaveState, type Save } from './SaveState';
 import { SecretsSettings } from './SecretsSettings';
+import { ToolServersSettings } from './ToolServersSettings';
 
 export function SettingsView({ s }: { s: AppState }) {
   const actions = useActions();
@@ -90,6 +91,7 @@ export function SettingsView({ s }: { s: AppState }) {
           {s.status && <RelaySettings relay={s.status.relay} />}
           <SecretsSettings s={s} />
           <PoliciesSettings s={s} />
+          <ToolServersSettings s={s} />
         </>
       )}
     </section>
