@@ -47,9 +47,6 @@ const (
 // searchWeights are bm25's column weights: title, body, sender.
 const searchWeights = "10.0, 1.0, 4.0"
 
-// searchSnippet is the body's text around the first match, plain.
-const searchSnippet = "snippet(search_index, 1, '', '', '…', 16)"
-
 // searchCandidates bounds how many matches a search ranks: the newest
 // that pass its filters. bm25 is computed for each match ranked, and a
 // common word or a short prefix matches a good share of 100,000 rows
@@ -130,12 +127,11 @@ func (d *DB) Search(ctx context.Context, sq SearchQuery, limit int) ([]SearchHit
 	}
 	defer rows.Close()
 	out := []SearchHit{}
-	var rowids []int64
 	for rows.Next() {
 		var h SearchHit
 		var scout, lane, status, kind sql.NullString
 		var at sql.NullInt64
-		var rowid int64
+		var rowid int64 // the index's, read for nothing here
 		if err := rows.Scan(&h.Type, &h.ID, &h.Title, &h.Snippet, &h.Sender, &scout, &lane, &status, &kind, &h.Done, &at, &h.Rank, &rowid); err != nil {
 			return nil, fmt.Errorf("localdb: search: %w", err)
 		}
@@ -143,43 +139,16 @@ func (d *DB) Search(ctx context.Context, sq SearchQuery, limit int) ([]SearchHit
 		h.Lane, h.Status, h.ProposedKind = scouts.Lane(lane.String), scouts.Status(status.String), scouts.EntityKind(kind.String)
 		h.At = store.FromMillis(at)
 		out = append(out, h)
-		rowids = append(rowids, rowid)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("localdb: search: %w", err)
 	}
-	if sq.Match != "" && len(out) > 0 {
-		if err := d.searchSnippets(ctx, sq.Match, out, rowids); err != nil {
-			return nil, err
+	if sq.Match != "" {
+		for i := range out {
+			out[i].Snippet = snippetOf(out[i].Snippet, sq.Words)
 		}
 	}
 	return out, nil
-}
-
-// searchSnippets fills the hits' snippets: only for the hits shown, as
-// snippet() costs more than ranking.
-func (d *DB) searchSnippets(ctx context.Context, match string, hits []SearchHit, rowids []int64) error {
-	at := make(map[int64]int, len(rowids))
-	args := []any{match}
-	for i, r := range rowids {
-		at[r] = i
-		args = append(args, r)
-	}
-	rows, err := d.read().QueryContext(ctx, `SELECT rowid, `+searchSnippet+` FROM search_index WHERE search_index MATCH ? AND rowid IN (?`+
-		strings.Repeat(", ?", len(rowids)-1)+`)`, args...)
-	if err != nil {
-		return fmt.Errorf("localdb: search snippets: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var r int64
-		var snip string
-		if err := rows.Scan(&r, &snip); err != nil {
-			return fmt.Errorf("localdb: search snippets: %w", err)
-		}
-		hits[at[r]].Snippet = snip
-	}
-	return rows.Err()
 }
 
 // condFor is the WHERE condition of one result type, or false when the
@@ -258,12 +227,12 @@ const searchMatchWhere = `
 // lookup per match scanned (BenchmarkSearch: all six for every one of
 // 2,000 candidates made a search 6 times slower than the bare index).
 var searchMatchEnd = `) ORDER BY f.rowid DESC LIMIT ` + searchCandidatesText + `) ORDER BY r LIMIT ?)
-	SELECT c.kind, c.ref, x.title, '', x.sender,
+	SELECT c.kind, c.ref, x.title, x.body, x.sender,
 		COALESCE(s.scout_id, src.scout_id), s.lane, s.status, s.proposed_kind, COALESCE(t.done, p.done, 0),
 		CASE c.kind WHEN 'card' THEN s.created_at WHEN 'task' THEN t.created_at WHEN 'note' THEN n.created_at
 			WHEN 'event' THEN COALESCE(e.starts_at, e.created_at) ELSE p.created_at END,
 		c.r, c.fr
-	FROM c JOIN search_index x ON x.rowid = c.fr
+	FROM c CROSS JOIN search_index x ON x.rowid = c.fr
 ` + searchJoinsFor(allSearchJoins, "c") + `
 	ORDER BY c.r`
 

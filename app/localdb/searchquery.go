@@ -27,6 +27,9 @@ type SearchQuery struct {
 	// Match is the FTS5 expression of the words, phrases and from:
 	// filters; empty when the query is filters alone.
 	Match string
+	// Words are the words looked for (not those left out nor from:'s),
+	// lower case, for the snippets.
+	Words []string
 	// Types are the types kind: asked for; nil: every type. Filters that
 	// apply to one type narrow it further (Search: lane: and is:pending
 	// find cards alone, is:done tasks and projects).
@@ -76,6 +79,9 @@ func ParseSearch(q string, loc *time.Location) (SearchQuery, error) {
 			mustNot = append(mustNot, term)
 		} else {
 			must = append(must, term)
+			for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+				sq.Words = append(sq.Words, w)
+			}
 		}
 	}
 	if len(must) == 0 && len(mustNot) > 0 {
