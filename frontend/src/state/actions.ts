@@ -119,6 +119,11 @@ export class Actions {
           case 'suggestion.resolved':
             if (ev.data.status === 'expired') this.refreshStatusSoon();
             break;
+          case 'mcp.changed':
+            // A tool server's tools are actions: the catalogue a view
+            // shows (Policies, the rules editor) is read again.
+            if (this.store.state.catalogue) void this.loadCatalogue().catch(() => undefined);
+            break;
         }
         switch (ev.type) {
           case 'suggestion.created':
