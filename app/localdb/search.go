@@ -60,17 +60,18 @@ const searchCandidates = 2000
 // reached from the index, its date, and its filters.
 type typeCond struct {
 	typ   string
+	code  int    // the type's code in the index's rowid (rowid & 7)
 	alias string // its table's alias in the search's joins
 	table string
 	at    string // the expression before:/after: compare
 }
 
 var searchTables = []typeCond{
-	{SearchCard, "s", "suggestions", "s.created_at"},
-	{SearchTask, "t", "tasks", "t.created_at"},
-	{SearchNote, "n", "notes", "n.created_at"},
-	{SearchEvent, "e", "events", "COALESCE(e.starts_at, e.created_at)"},
-	{SearchProject, "p", "projects", "p.created_at"},
+	{SearchCard, 1, "s", "suggestions", "s.created_at"},
+	{SearchTask, 2, "t", "tasks", "t.created_at"},
+	{SearchNote, 3, "n", "notes", "n.created_at"},
+	{SearchEvent, 4, "e", "events", "COALESCE(e.starts_at, e.created_at)"},
+	{SearchProject, 5, "p", "projects", "p.created_at"},
 }
 
 // Search finds what the query asks for, best first for words, newest
@@ -100,7 +101,7 @@ func (d *DB) Search(ctx context.Context, sq SearchQuery, limit int) ([]SearchHit
 			uses[u] = true
 		}
 		if sq.Match != "" {
-			parts = append(parts, "(f.kind = '"+tc.typ+"' AND "+c+")")
+			parts = append(parts, "((f.rowid & 7) = "+strconv.Itoa(tc.code)+" AND "+c+")")
 		} else {
 			parts = append(parts, searchFilterSQL(tc, c))
 			a = append(a, limit)
@@ -112,7 +113,7 @@ func (d *DB) Search(ctx context.Context, sq SearchQuery, limit int) ([]SearchHit
 	}
 	var q string
 	if sq.Match != "" {
-		q = searchMatchStart + searchJoinsFor(uses, "f") + searchMatchWhere + strings.Join(parts, " OR ") + searchMatchEnd
+		q = searchMatchStart + searchJoinsFor(uses, "f.rowid") + searchMatchWhere + strings.Join(parts, " OR ") + searchMatchEnd
 		args = append([]any{sq.Match}, args...)
 	} else {
 		q = `SELECT * FROM (` + strings.Join(parts, "\n\tUNION ALL ") + `) ORDER BY 11 DESC LIMIT ?`
@@ -214,7 +215,7 @@ func (sq SearchQuery) condUses(tc typeCond, scoutIDs []string) (string, []any, [
 // each one's row by its type and id; the types' conditions follow, each
 // applying to its own type's rows, then the bound on the matches ranked
 // (searchCandidates).
-const searchMatchStart = `WITH c AS (SELECT * FROM (SELECT f.rowid AS fr, f.kind AS kind, f.ref AS ref, bm25(search_index, ` + searchWeights + `) AS r
+const searchMatchStart = `WITH c AS (SELECT * FROM (SELECT f.rowid AS fr, bm25(search_index, ` + searchWeights + `) AS r
 	FROM search_index f`
 
 // searchMatchWhere follows the joins the filters need (searchJoinsFor).
@@ -227,37 +228,39 @@ const searchMatchWhere = `
 // lookup per match scanned (BenchmarkSearch: all six for every one of
 // 2,000 candidates made a search 6 times slower than the bare index).
 var searchMatchEnd = `) ORDER BY f.rowid DESC LIMIT ` + searchCandidatesText + `) ORDER BY r LIMIT ?)
-	SELECT c.kind, c.ref, x.title, x.body, x.sender,
+	SELECT x.kind, x.ref, x.title, x.body, x.sender,
 		COALESCE(s.scout_id, src.scout_id), s.lane, s.status, s.proposed_kind, COALESCE(t.done, p.done, 0),
-		CASE c.kind WHEN 'card' THEN s.created_at WHEN 'task' THEN t.created_at WHEN 'note' THEN n.created_at
+		CASE x.kind WHEN 'card' THEN s.created_at WHEN 'task' THEN t.created_at WHEN 'note' THEN n.created_at
 			WHEN 'event' THEN COALESCE(e.starts_at, e.created_at) ELSE p.created_at END,
 		c.r, c.fr
 	FROM c CROSS JOIN search_index x ON x.rowid = c.fr
-` + searchJoinsFor(allSearchJoins, "c") + `
+` + searchJoinsFor(allSearchJoins, "c.fr") + `
 	ORDER BY c.r`
 
 // searchJoinOrder lists the joins that reach a match's row by its type
-// and id, and an entity's card (src, for its scout), in the order they
-// can be made; F stands for the index's alias.
+// code and rowid (the index's rowid is the row's * 8 + its type code,
+// migration 0014: nothing of the index's content is read to reach it), and
+// an entity's card (src, for its scout), in the order they can be made;
+// {F} stands for the index's rowid.
 var searchJoinOrder = []struct{ alias, sql string }{
-	{"s", `LEFT JOIN suggestions s ON F.kind = 'card' AND s.id = F.ref`},
-	{"t", `LEFT JOIN tasks t ON F.kind = 'task' AND t.id = F.ref`},
-	{"n", `LEFT JOIN notes n ON F.kind = 'note' AND n.id = F.ref`},
-	{"e", `LEFT JOIN events e ON F.kind = 'event' AND e.id = F.ref`},
-	{"p", `LEFT JOIN projects p ON F.kind = 'project' AND p.id = F.ref`},
-	{"src", `LEFT JOIN suggestions src ON F.kind <> 'card' AND src.id = COALESCE(t.source_suggestion_id, n.source_suggestion_id,
+	{"s", `LEFT JOIN suggestions s ON ({F} & 7) = 1 AND s.rowid = ({F} >> 3)`},
+	{"t", `LEFT JOIN tasks t ON ({F} & 7) = 2 AND t.rowid = ({F} >> 3)`},
+	{"n", `LEFT JOIN notes n ON ({F} & 7) = 3 AND n.rowid = ({F} >> 3)`},
+	{"e", `LEFT JOIN events e ON ({F} & 7) = 4 AND e.rowid = ({F} >> 3)`},
+	{"p", `LEFT JOIN projects p ON ({F} & 7) = 5 AND p.rowid = ({F} >> 3)`},
+	{"src", `LEFT JOIN suggestions src ON ({F} & 7) <> 1 AND src.id = COALESCE(t.source_suggestion_id, n.source_suggestion_id,
 		e.source_suggestion_id, p.source_suggestion_id)`},
 }
 
 var allSearchJoins = map[string]bool{"s": true, "t": true, "n": true, "e": true, "p": true, "src": true}
 
 // searchJoinsFor is the joins of the aliases in uses, on the index's
-// alias f; src reads all four entity tables, so it brings them.
+// rowid f; src reads all four entity tables, so it brings them.
 func searchJoinsFor(uses map[string]bool, f string) string {
 	var b strings.Builder
 	for _, j := range searchJoinOrder {
 		if uses[j.alias] || (uses["src"] && j.alias != "s") {
-			b.WriteString("\n\t" + strings.ReplaceAll(j.sql, "F.", f+"."))
+			b.WriteString("\n\t" + strings.ReplaceAll(j.sql, "{F}", f))
 		}
 	}
 	return b.String()
