@@ -37,19 +37,6 @@ func filesystemServer(t *testing.T) (node, entry string) {
 	return node, entry
 }
 
-// needMCPMigration skips while the MCP servers' registry (the migration
-// creating mcp_servers) is not among the database's migrations.
-func needMCPMigration(t *testing.T) {
-	t.Helper()
-	files, _ := filepath.Glob(filepath.Join("..", "localdb", "migrations", "*.sql"))
-	for _, f := range files {
-		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), "CREATE TABLE mcp_servers") {
-			return
-		}
-	}
-	t.Skip("the MCP servers' migration (CREATE TABLE mcp_servers) is not in app/localdb/migrations yet")
-}
-
 func mcpTool(s apitype.MCPServer, name string) apitype.MCPTool {
 	for _, t := range s.Tools {
 		if t.Name == name {
@@ -67,7 +54,6 @@ func mcpTool(s apitype.MCPServer, name string) apitype.MCPTool {
 // approval, and the rejected card's never.
 func TestMCPFilesystemServerWritesOnceAcrossACrash(t *testing.T) {
 	watchtest.Need(t)
-	needMCPMigration(t)
 	node, entry := filesystemServer(t)
 	ctx := context.Background()
 	home := t.TempDir()

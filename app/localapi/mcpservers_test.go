@@ -81,7 +81,6 @@ func toolOf(s apitype.MCPServer, name string) apitype.MCPTool {
 // a person would get wrong is refused with a clear 400, 404 or 409, and an
 // AI agent (through Scouts' own MCP server) changes nothing.
 func TestMCPServersThroughTheAPI(t *testing.T) {
-	needMCPMigration(t)
 	srv, _ := newServer(t)
 	if got := mcpServers(t, srv); len(got) != 0 {
 		t.Fatalf("servers before any: %+v", got)
@@ -212,17 +211,4 @@ func callAs(t *testing.T, srv *httptest.Server, client, method, path, body strin
 	var e apitype.Error
 	json.Unmarshal(b, &e)
 	return resp.StatusCode, e, b
-}
-
-// needMCPMigration skips while the MCP servers' registry (the migration
-// creating mcp_servers) is not among the database's migrations.
-func needMCPMigration(t *testing.T) {
-	t.Helper()
-	files, _ := filepath.Glob(filepath.Join("..", "localdb", "migrations", "*.sql"))
-	for _, f := range files {
-		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), "CREATE TABLE mcp_servers") {
-			return
-		}
-	}
-	t.Skip("the MCP servers' migration (CREATE TABLE mcp_servers) is not in app/localdb/migrations yet")
 }

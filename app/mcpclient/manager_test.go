@@ -67,10 +67,6 @@ func open(t *testing.T) (*Manager, *localdb.DB, chan scouts.Event, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if _, err := db.MCPServers(context.Background()); err != nil && strings.Contains(err.Error(), "no such table") {
-		// Until the migration creating the registry is committed.
-		t.Skip("the MCP servers' migration (CREATE TABLE mcp_servers) is not in app/localdb/migrations yet")
-	}
 	events := make(chan scouts.Event, 100)
 	m := New(Config{Store: db, Emit: func(e scouts.Event) {
 		select {

@@ -7,7 +7,7 @@
 // it again.
 
 import { expect, test } from '@playwright/test';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,13 +15,6 @@ import { ARTIFACTS, startAgent } from './agent';
 
 const MCPTEST = fileURLToPath(new URL('../../build/mcptest/', import.meta.url));
 const SERVER = fileURLToPath(new URL('./mcp-notes-server.cjs', import.meta.url));
-const MIGRATIONS = fileURLToPath(new URL('../../app/localdb/migrations/', import.meta.url));
-
-/** Whether the agent's database has the MCP servers' registry (the
- * migration creating mcp_servers). */
-const registryIn = readdirSync(MIGRATIONS).some((f) =>
-  readFileSync(join(MIGRATIONS, f), 'utf8').includes('CREATE TABLE mcp_servers'),
-);
 
 interface Tool {
   name: string;
@@ -36,7 +29,6 @@ interface Server {
 }
 
 test('Settings → Tool servers: add, approve, trust, and a changed tool re-approved with one key', async ({ page }) => {
-  test.skip(!registryIn, 'the MCP servers’ migration (CREATE TABLE mcp_servers) is not in app/localdb/migrations yet');
   if (!existsSync(join(MCPTEST, 'node_modules', '@modelcontextprotocol', 'sdk'))) {
     throw new Error('build/mcptest has no @modelcontextprotocol/sdk: run make deps-test');
   }
