@@ -121,6 +121,9 @@ type Core struct {
 	wg      sync.WaitGroup
 	// snoozeWake resets the snooze loop's timer after a change (snooze.go).
 	snoozeWake chan struct{}
+	// briefWake resets the daily brief's timer after its time changed
+	// (brief.go).
+	briefWake chan struct{}
 }
 
 // Open opens the database in cfg.DataDir and builds the engine. Call Start
@@ -146,7 +149,7 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 		db.Close()
 		return nil, fmt.Errorf("core: %w", err)
 	}
-	c := &Core{DB: db, cfg: cfg, log: cfg.Logger, now: cfg.Now, started: cfg.Now(), snoozeWake: make(chan struct{}, 1)}
+	c := &Core{DB: db, cfg: cfg, log: cfg.Logger, now: cfg.Now, started: cfg.Now(), snoozeWake: make(chan struct{}, 1), briefWake: make(chan struct{}, 1)}
 	c.Bus = bus.New(4096, c.started.UnixMicro())
 	c.setupWatches()
 	c.setupRuns()
@@ -202,6 +205,7 @@ func (c *Core) Start(ctx context.Context) error {
 		return err
 	}
 	c.wg.Go(func() { c.snoozeLoop(ctx) })
+	c.wg.Go(func() { c.briefLoop(ctx) })
 	// A folder that cannot be watched is reported, not fatal: the scouts
 	// already in the database run.
 	if err := c.defs.Watch(ctx); err != nil {

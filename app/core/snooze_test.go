@@ -36,22 +36,25 @@ func TestSnoozedCardReturnsAfterTheAgentWasOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	cfg, _ := json.Marshal(map[string]any{"path": dir, "settle": "1ms"})
+	for _, name := range []string{"a.txt", "b.txt", "c.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("note "+name+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The files are there first: the scout's first scan suggests them.
+	cfg, _ := json.Marshal(map[string]any{"path": dir, "settle": "1ms", "include_existing": true})
 	if _, err := c.CreateScout(ctx, core.NewScout{Kind: scouts.KindFolder, Name: "Inbox", Review: true, Enabled: true, Config: cfg}); err != nil {
 		t.Fatal(err)
 	}
-	var cards []scouts.Suggestion
-	for _, name := range []string{"a.txt", "b.txt", "c.txt"} {
-		tmp := filepath.Join(t.TempDir(), name)
-		if err := os.WriteFile(tmp, []byte("note "+name+"\n"), 0o600); err != nil {
-			t.Fatal(err)
+	// The three come in any order.
+	seen := map[string]scouts.Suggestion{}
+	waitFor(t, sub, "the three cards", func(e scouts.Event) bool {
+		if s, ok := e.Data.(scouts.Suggestion); ok && e.Type == scouts.EventSuggestionCreated {
+			seen[filepath.Base(s.Path)] = s
 		}
-		if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-			t.Fatal(err)
-		}
-		cards = append(cards, waitFor(t, sub, "the card of "+name, suggestedPath(name)).Data.(scouts.Suggestion))
-	}
-	first := cards[0]
+		return len(seen) == 3
+	})
+	first := seen["a.txt"]
 	if _, err := c.Snooze(ctx, first.ID, "whenever", "test"); err == nil {
 		t.Fatal("a time that cannot be read was accepted")
 	}

@@ -1,0 +1,81 @@
+package core_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/scouts-hq/scouts/app/core"
+	"github.com/scouts-hq/scouts/app/internal/coretest"
+	"github.com/scouts-hq/scouts/scouts"
+)
+
+// The daily brief at its time lists what was screened since the last one;
+// a brief whose time passed while the agent was off is sent when it
+// starts; one with nothing new is not sent; and a card it lists can be
+// brought back.
+func TestDailyBriefListsWhatWasScreenedSinceTheLast(t *testing.T) {
+	ctx := context.Background()
+	var clock atomic.Int64
+	clock.Store(time.Date(2026, 11, 27, 7, 0, 0, 0, time.Local).UnixMilli())
+	now := func() time.Time { return time.UnixMilli(clock.Load()) }
+	dataDir := t.TempDir()
+	ctx1, stop := context.WithCancel(ctx)
+	c, err := core.Open(ctx1, core.Config{DataDir: dataDir, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, _, _ := c.Bus.Subscribe(0, 4096)
+	if err := c.Start(ctx1); err != nil {
+		t.Fatal(err)
+	}
+	if at, err := c.BriefAt(ctx); err != nil || at != "08:30" {
+		t.Fatalf("brief time by default: %q, %v", at, err)
+	}
+	if _, err := c.SetBriefAt(ctx, "8am"); err == nil {
+		t.Fatal("a brief time that is not HH:MM was accepted")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "digest.txt"), []byte("weekly digest\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := json.Marshal(map[string]any{"path": dir, "settle": "1ms", "include_existing": true})
+	if _, err := c.CreateScout(ctx, core.NewScout{Kind: scouts.KindFolder, Name: "Inbox", Review: true, Enabled: true, Config: cfg}); err != nil {
+		t.Fatal(err)
+	}
+	card := waitFor(t, sub, "the card", suggestedPath("digest.txt")).Data.(scouts.Suggestion)
+	if _, err := c.Engine.Screen(ctx, card.ID, "test"); err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// The agent was off at 08:30; started at 09:00 it sends the brief.
+	clock.Store(time.Date(2026, 11, 27, 9, 0, 0, 0, time.Local).UnixMilli())
+	c2, sub2 := coretest.Open(t, core.Config{DataDir: dataDir, Now: now})
+	b := waitFor(t, sub2, "the daily brief", func(e scouts.Event) bool { return e.Type == core.EventBriefReady }).Data.(core.Brief)
+	if len(b.Screened) != 1 || b.Screened[0].ID != card.ID {
+		t.Fatalf("brief: screened %+v, want the digest", b.Screened)
+	}
+	// Nothing new since: the next brief is not sent.
+	if _, sent, err := c2.SendBrief(ctx); err != nil || sent {
+		t.Fatalf("a brief with nothing new: sent %v, %v", sent, err)
+	}
+	again, err := c2.Brief(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Screened) != 0 || again.New {
+		t.Fatalf("the brief after the last: %+v", again)
+	}
+	back, err := c2.Engine.BringBack(ctx, b.Screened[0].ID, "test")
+	if err != nil || back.Lane != scouts.LaneInbox {
+		t.Fatalf("bring back from the brief: %v, lane %s", err, back.Lane)
+	}
+}
