@@ -132,7 +132,7 @@ func TestMCPServeProposalsAreDecidedByThePerson(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	want := []string{"get_decision", "get_suggestion", "list_events", "list_notes", "list_pending_suggestions", "list_tasks", "propose"}
+	want := []string{"get_decision", "get_suggestion", "list_events", "list_notes", "list_pending_suggestions", "list_tasks", "propose", "search"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools %v, want %v (none that approves, rejects or runs)", names, want)
 	}
@@ -224,6 +224,30 @@ func TestMCPServeProposalsAreDecidedByThePerson(t *testing.T) {
 	}
 	if task, err := a.client.Entity(ctx, "task", d.Created.ID); err != nil || task.Body != "The tests fail on main since 42 was merged." {
 		t.Fatalf("the created task %s: %+v, %v (want the proposal's body)", d.Created.ID, task, err)
+	}
+
+	// search finds the card and the task it became, read only.
+	var found struct {
+		Results []struct {
+			Type   string `json:"type"`
+			ID     string `json:"id"`
+			Status string `json:"status"`
+			Scout  string `json:"scout"`
+		} `json:"results"`
+	}
+	if msg := callTool(t, s, "search", map[string]any{"query": "pull request 42"}, &found); msg != "" {
+		t.Fatalf("search refused: %s", msg)
+	}
+	var sawCard, sawTask bool
+	for _, h := range found.Results {
+		sawCard = sawCard || (h.Type == "card" && h.ID == p.ID && h.Status == "approved" && h.Scout == "Agent: e2e-coder")
+		sawTask = sawTask || (h.Type == "task" && h.ID == d.Created.ID)
+	}
+	if !sawCard || !sawTask {
+		t.Fatalf("search for the proposal answered %+v, want its approved card and task %s", found.Results, d.Created.ID)
+	}
+	if msg := callTool(t, s, "search", map[string]any{"query": "pull nope:1"}, &found); !strings.Contains(msg, "unknown filter") {
+		t.Errorf("search with an unknown filter: error %q, want the search's own explanation", msg)
 	}
 
 	// A rejected proposal answers the person's note.

@@ -49,7 +49,7 @@ const DefaultMaxWait = 10 * time.Minute
 // unnamed names a client that did not say its name.
 const unnamed = "unnamed agent"
 
-const instructions = `Scouts is the person's approval inbox. Read what waits for them and what they have (tasks, notes, events). ` +
+const instructions = `Scouts is the person's approval inbox. Read what waits for them and what they have (tasks, notes, events; search finds any of it). ` +
 	`To get something done that needs their consent — a task, a note, an event, or an action from Scouts' catalogue — call propose: ` +
 	`it becomes a card they decide in Scouts, and nothing happens before they approve it. ` +
 	`Then call get_decision with the card's id (wait_seconds to wait for it): approved with what was created, or rejected with their note.`
@@ -81,6 +81,7 @@ func New(opts Options) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "scouts", Title: "Scouts", Version: version},
 		&mcp.ServerOptions{Instructions: instructions, Logger: opts.Logger})
 	s.addReadTools(srv)
+	s.addSearchTool(srv)
 	s.addProposeTools(srv)
 	return srv
 }
