@@ -112,6 +112,8 @@ Talking to a running agent:
   snooze ID WHEN                         put a card off until WHEN ("in 3 hours", "tomorrow
                                          morning", "next week", a date): back at the top of the inbox then
   unsnooze ID                            take a snoozed card back now
+  brief [--at HH:MM|off]                 the daily brief: the inbox, what was screened or filed
+                                         as spam since the last one, tasks due, today's events
   screen-sender ID --show|--screen       the screener: always show or always screen the
                                          card's sender (its list, its folder) — a rule first
                                          in the scout's rules, and the cards waiting settled
@@ -227,13 +229,15 @@ func Main(args []string, env Env) int {
 		err = runLaneAction(ctx, bringBackAction, rest, env)
 	case "screen":
 		err = runLaneAction(ctx, screenAction, rest, env)
-	case "screen-sender":
-		err = runScreenSender(ctx, rest, env)
-	case "undo":
 	case "snooze":
 		err = runSnooze(ctx, rest, env)
 	case "unsnooze":
 		err = runLaneAction(ctx, unsnoozeAction, rest, env)
+	case "brief":
+		err = runBrief(ctx, rest, env)
+	case "screen-sender":
+		err = runScreenSender(ctx, rest, env)
+	case "undo":
 		err = runUndo(ctx, rest, env)
 	case "learning":
 		err = runLearning(ctx, rest, env)

@@ -95,6 +95,14 @@ func (c *controller) onEvent(ev apitype.StreamEvent) {
 		if json.Unmarshal(ev.Data, &s) == nil && c.notify != nil {
 			c.notify("Back from snooze: " + s.Title)
 		}
+	case ev.Type == "brief.ready":
+		var b apitype.Brief
+		if json.Unmarshal(ev.Data, &b) == nil && c.announce != nil {
+			if err := c.announce(briefNote(b)); err != nil {
+				c.log.Warn("tray: brief notification not shown", "err", err)
+			}
+		}
+		return
 	case ev.Type == "gmail.connected":
 		var g apitype.GmailConnected
 		if json.Unmarshal(ev.Data, &g) == nil && c.announce != nil {

@@ -16,6 +16,9 @@ type Notification struct {
 	Body    string
 	// Count is how many suggestions it announces.
 	Count int
+	// View is the window's view a click opens ("": the inbox), e.g.
+	// "brief".
+	View string
 }
 
 // Clock is time for the batcher; tests pass a fake one.

@@ -20,17 +20,17 @@ const (
 // ours is clicked.
 type dbusNotifier struct {
 	conn   *dbus.Conn
-	onOpen func()
+	onOpen func(view string)
 	log    *slog.Logger
 
 	mu  sync.Mutex
-	ids map[uint32]bool
+	ids map[uint32]string // ours, with the view a click opens
 }
 
 // newDBusNotifier uses conn (the caller closes it) and calls onOpen when
 // the user clicks one of our notifications.
-func newDBusNotifier(conn *dbus.Conn, onOpen func(), log *slog.Logger) (*dbusNotifier, error) {
-	n := &dbusNotifier{conn: conn, onOpen: onOpen, log: log, ids: map[uint32]bool{}}
+func newDBusNotifier(conn *dbus.Conn, onOpen func(view string), log *slog.Logger) (*dbusNotifier, error) {
+	n := &dbusNotifier{conn: conn, onOpen: onOpen, log: log, ids: map[uint32]string{}}
 	for _, member := range []string{"ActionInvoked", "NotificationClosed"} {
 		if err := conn.AddMatchSignal(dbus.WithMatchInterface(notifyIface), dbus.WithMatchMember(member),
 			dbus.WithMatchObjectPath(notifyPath)); err != nil {
@@ -53,7 +53,7 @@ func (n *dbusNotifier) signals(sigs chan *dbus.Signal) {
 			continue
 		}
 		n.mu.Lock()
-		ours := n.ids[id]
+		view, ours := n.ids[id]
 		if sig.Name == notifyIface+".NotificationClosed" {
 			delete(n.ids, id)
 		}
@@ -62,7 +62,7 @@ func (n *dbusNotifier) signals(sigs chan *dbus.Signal) {
 			continue
 		}
 		if key, _ := sig.Body[1].(string); key == "default" && n.onOpen != nil {
-			n.onOpen()
+			n.onOpen(view)
 		}
 	}
 }
@@ -83,7 +83,7 @@ func (n *dbusNotifier) Send(note Notification) error {
 		return err
 	}
 	n.mu.Lock()
-	n.ids[id] = true
+	n.ids[id] = note.View
 	n.mu.Unlock()
 	n.log.Debug("notification shown", "id", id, "count", note.Count)
 	return nil

@@ -58,8 +58,8 @@ func Run(ctx context.Context, opts Options) error {
 		conn, err := sessionbus.Connect()
 		if err == nil {
 			defer conn.Close()
-			n, err := newDBusNotifier(conn, func() {
-				if err := opts.OpenWindow(""); err != nil {
+			n, err := newDBusNotifier(conn, func(view string) {
+				if err := opts.OpenWindow(view); err != nil {
 					log.Warn("tray: open window", "err", err)
 				}
 			}, log)

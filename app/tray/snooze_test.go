@@ -21,3 +21,16 @@ func TestReturnedSnoozeIsNotified(t *testing.T) {
 		t.Fatalf("notified %q, want %q", got, want)
 	}
 }
+
+// The daily brief is one notification that opens the Brief page.
+func TestBriefIsAnnouncedAndOpensTheBriefPage(t *testing.T) {
+	var got []Notification
+	c := newController(Options{})
+	c.announce = func(n Notification) error { got = append(got, n); return nil }
+	b, _ := json.Marshal(apitype.Brief{InboxCount: 4, InboxNew: 2, Screened: []apitype.Suggestion{{Title: "Weekly digest"}}})
+	c.onEvent(apitype.StreamEvent{Type: "brief.ready", Data: b})
+	if len(got) != 1 || got[0].View != "brief" || got[0].Summary != "Your daily brief" ||
+		got[0].Body != "4 waiting in the inbox (2 new) · 1 screened since the last brief" {
+		t.Fatalf("notifications: %+v", got)
+	}
+}

@@ -314,7 +314,7 @@ func TestNotificationsAreBatchedAndRespectQuietHours(t *testing.T) {
 func TestClickingANotificationOpensTheWindow(t *testing.T) {
 	addr, srv, srvConn := startNotifications(t)
 	opened := make(chan struct{}, 4)
-	n, err := newDBusNotifier(dbustest.Connect(t, addr), func() { opened <- struct{}{} }, discard())
+	n, err := newDBusNotifier(dbustest.Connect(t, addr), func(string) { opened <- struct{}{} }, discard())
 	if err != nil {
 		t.Fatal(err)
 	}
