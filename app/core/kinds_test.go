@@ -23,11 +23,15 @@ func TestEveryKindChecksItsScouts(t *testing.T) {
 		"folder":  {"path": dir},
 		"gmail":   {"email": "ann@example.com", "mode": "local"},
 		"webhook": nil,
+		// An agent scout can run on any desktop: it is refused for a
+		// client's name no agent could give.
+		"agent": {"client": strings.Repeat("a", 1000)},
 	}
 	want := map[string]string{
 		"folder":  "where Scouts keeps its own data",
 		"gmail":   "Gmail is not set up on this desktop",
 		"webhook": "webhook scouts are received by a relay",
+		"agent":   "the client's name is longer than",
 		"imap":    `unknown scout kind "imap"`,
 	}
 	kinds := append(rules.Kinds(), "imap")

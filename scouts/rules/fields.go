@@ -42,6 +42,7 @@ const (
 	KindGmail   = "gmail"
 	KindFolder  = "folder"
 	KindWebhook = "webhook"
+	KindAgent   = "agent"
 )
 
 // Limits on what a rule reads of an item, so that evaluation costs bounded
@@ -83,10 +84,18 @@ var kindFields = map[string][]Field{
 		{Name: "body", Type: TypeString, MaxBytes: MaxTextField, Doc: "the body as text (its first 64 KiB)"},
 		{Name: "body.*", Type: TypeJSON, MaxBytes: MaxShortField, Doc: "a field of a JSON body: body.amount, body.customer.email (up to 8 levels); absent when the body is not a JSON object or lacks the field"},
 	},
+	KindAgent: {
+		{Name: "client", Type: TypeString, MaxBytes: MaxShortField, Doc: "the AI agent's name as it gave it when it connected (claude-code); what it says it is, not proven"},
+		{Name: "kind", Type: TypeString, MaxBytes: MaxShortField, Doc: "what the agent proposes: task, note, event or project"},
+		{Name: "title", Type: TypeString, MaxBytes: MaxShortField, Doc: "the proposal's title"},
+		{Name: "body", Type: TypeString, MaxBytes: MaxTextField, Doc: "the proposal's body (its first 64 KiB)"},
+		{Name: "url", Type: TypeString, MaxBytes: MaxShortField, Doc: "the link the agent gave; empty when none"},
+		{Name: "action", Type: TypeString, MaxBytes: MaxShortField, Doc: "the action the agent proposes with it (webhook.post, mcp.fs.write_file); empty when none"},
+	},
 }
 
 // Kinds returns the scout kinds that have rules.
-func Kinds() []string { return []string{KindGmail, KindFolder, KindWebhook} }
+func Kinds() []string { return []string{KindGmail, KindFolder, KindWebhook, KindAgent} }
 
 // Fields returns the fields rules can test for a scout kind, nil for an
 // unknown kind.

@@ -58,8 +58,25 @@ func ItemFromMetadata(kind scouts.Kind, meta scouts.ItemMetadata) rules.Item {
 			it.SetString("title", meta.Title)
 			it.SetBody(meta.Body)
 		}
+	case scouts.KindAgent:
+		action := ""
+		if len(meta.Actions) > 0 {
+			action = meta.Actions[0].Action
+		}
+		setAgent(&it, meta.Sender, string(meta.ProposedKind), meta.Title, meta.Body, meta.URL, action)
 	}
 	return it
+}
+
+// setAgent records an AI agent's proposal: every field is what the agent
+// sent, so all are known (an absent URL or action is empty).
+func setAgent(it *rules.Item, client, kind, title, body, url, action string) {
+	it.SetString("client", client)
+	it.SetString("kind", kind)
+	it.SetString("title", title)
+	it.SetString("body", body)
+	it.SetString("url", url)
+	it.SetString("action", action)
 }
 
 // ItemFromSuggestion is what rules can read of a stored suggestion, for
@@ -89,6 +106,17 @@ func ItemFromSuggestion(s scouts.Suggestion) rules.Item {
 			it.SetString("title", title)
 			it.SetBody(*p.Body)
 		}
+	case scouts.KindAgent:
+		var p struct {
+			Body string `json:"body"`
+		}
+		if len(s.Payload) > 0 {
+			_ = json.Unmarshal(s.Payload, &p) // no body stored: an empty one
+		}
+		// The proposed action is in the card's plan, not the card: it
+		// stays unknown here rather than guessed empty.
+		setAgent(&it, s.Sender, string(s.ProposedKind), title, p.Body, s.URL, "")
+		delete(it.Fields, "action")
 	}
 	return it
 }
