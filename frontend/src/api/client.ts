@@ -25,6 +25,7 @@ import type {
   SuggestionStatus,
 } from './types';
 import { API_BASE } from './types';
+import type { Brief } from './brief';
 import type { ActionDef, Plan, PlanAction, Policies, PutPolicies, Rule, RuleDoc, RuleList, RulePreview } from './plans';
 import type { RelayStatus } from './types';
 
@@ -92,6 +93,8 @@ export class Api {
   bringBack = (id: string) => this.request<Suggestion>('POST', `/suggestions/${enc(id)}/bring-back`, {});
   /** Puts a card off until a time in words or RFC 3339. */
   snooze = (id: string, until: string) => this.request<Suggestion>('POST', `/suggestions/${enc(id)}/snooze`, { until });
+  /** The daily brief as of now. */
+  brief = () => this.request<Brief>('GET', '/brief');
   unsnooze = (id: string) => this.request<Suggestion>('POST', `/suggestions/${enc(id)}/unsnooze`, {});
   screen = (id: string) => this.request<Suggestion>('POST', `/suggestions/${enc(id)}/screen`, {});
   /** The screener: always show or always screen the card's sender (its

@@ -41,6 +41,7 @@ const laneKeys: Record<string, Lane> = { '1': 'inbox', '2': 'screened', '3': 'sp
 
 const goKeys: Record<string, View> = {
   i: 'inbox',
+  b: 'brief',
   t: 'tasks',
   n: 'notes',
   e: 'events',
@@ -151,6 +152,7 @@ export const SHORTCUTS: ReadonlyArray<{ section: string; keys: ReadonlyArray<[st
     section: 'Anywhere',
     keys: [
       ['g then i', 'Inbox'],
+      ['g then b', 'The daily brief'],
       ['1 / 2 / 3 / 4', 'Inbox, Screened, Spam, Snoozed lanes'],
       ['g then t / n / e / p', 'Tasks, notes, events, projects'],
       ['g then s', 'Scouts'],

@@ -14,7 +14,8 @@ export type View =
   | 'status'
   | 'settings'
   | 'suggestion'
-  | 'rules';
+  | 'rules'
+  | 'brief';
 
 export interface Route {
   view: View;
@@ -33,6 +34,7 @@ const views = new Set<View>([
   'settings',
   'suggestion',
   'rules',
+  'brief',
 ]);
 
 export function parseHash(hash: string): Route {

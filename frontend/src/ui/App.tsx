@@ -12,6 +12,7 @@ import { ScoutsView } from './ScoutsView';
 import { SettingsView } from './SettingsView';
 import { ShortcutsDialog } from './ShortcutsDialog';
 import { StatusView } from './StatusView';
+import { BriefView } from './BriefView';
 import { SuggestionView } from './SuggestionView';
 import { Toasts } from './Toasts';
 import { isControlTarget, isTextTarget, useActions, useAppState, useRoute } from './hooks';
@@ -80,6 +81,7 @@ export function App() {
   if (kind) view = <EntityView s={s} kind={kind} focusId={route.id} keys={viewKeys} />;
   else if (route.view === 'scouts') view = <ScoutsView s={s} add={route.id === 'add'} />;
   else if (route.view === 'status') view = <StatusView s={s} />;
+  else if (route.view === 'brief') view = <BriefView s={s} />;
   else if (route.view === 'settings') view = <SettingsView s={s} />;
   else if (route.view === 'suggestion' && route.id) view = <SuggestionView s={s} id={route.id} />;
   else if (route.view === 'rules' && route.id) view = <RulesView s={s} scoutId={route.id} />;

@@ -3,6 +3,7 @@ import type { AppState } from '../state/model';
 
 const ITEMS: ReadonlyArray<{ view: View; label: string; key: string }> = [
   { view: 'inbox', label: 'Inbox', key: 'g i' },
+  { view: 'brief', label: 'Brief', key: 'g b' },
   { view: 'tasks', label: 'Tasks', key: 'g t' },
   { view: 'notes', label: 'Notes', key: 'g n' },
   { view: 'events', label: 'Events', key: 'g e' },
