@@ -33,7 +33,7 @@ var all = []any{
 	apitype.Schedule{}, apitype.Budget{}, apitype.BudgetStatus{}, apitype.SpentBudget{}, apitype.Secrets{},
 	apitype.SecretValue{}, apitype.Run{}, apitype.ScreenerOffer{}, apitype.ScreenerRule{}, apitype.ScreenSender{},
 	apitype.ScreenSenderResult{},
-	apitype.Snooze{}, apitype.Brief{}, apitype.BriefTime{},
+	apitype.Snooze{}, apitype.Brief{}, apitype.BriefTime{}, apitype.SnoozedTask{},
 }
 
 // A new type in the package is listed in all, so that its wire form is

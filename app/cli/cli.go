@@ -109,7 +109,7 @@ Talking to a running agent:
   spam ID                                reject as spam (teaches the scout's learner)
   bring-back ID                          from Screened or Spam back to the inbox (alias: restore)
   screen ID                              from the inbox to Screened
-  snooze ID WHEN                         put a card off until WHEN ("in 3 hours", "tomorrow
+  snooze ID WHEN                         put a card (or a task) off until WHEN ("in 3 hours", "tomorrow
                                          morning", "next week", a date): back at the top of the inbox then
   unsnooze ID                            take a snoozed card back now
   brief [--at HH:MM|off]                 the daily brief: the inbox, what was screened or filed

@@ -19,11 +19,22 @@ func runSnooze(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	if len(pos) < 2 {
-		return usageErrorf(`want a suggestion ID and when, e.g. scouts snooze sg_123 "tomorrow morning"`)
+		return usageErrorf(`want a suggestion or task ID and when, e.g. scouts snooze sg_123 "tomorrow morning"`)
 	}
 	c, err := f.client()
 	if err != nil {
 		return err
+	}
+	if strings.HasPrefix(pos[0], "tk_") {
+		t, err := c.SnoozeTask(ctx, pos[0], strings.Join(pos[1:], " "))
+		if err != nil {
+			return err
+		}
+		if f.json {
+			return printJSON(env.Stdout, t)
+		}
+		fmt.Fprintf(env.Stdout, "Task snoozed until %s: %s %q\n", t.SnoozedUntil.In(time.Local).Format("Mon 2 Jan 15:04"), t.Task.ID, t.Task.Title)
+		return nil
 	}
 	s, err := c.Snooze(ctx, pos[0], strings.Join(pos[1:], " "))
 	if err != nil {

@@ -44,4 +44,18 @@ func TestSnoozeFromTheCommandLine(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "back in inbox") {
 		t.Fatalf("unsnooze: code %d\n%s%s", code, out, errOut)
 	}
+	// A task too: out of the list of tasks until then.
+	title := "Call the plumber"
+	task, err := c.CreateEntity(ctx, "task", apitype.EntityInput{Title: &title})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code = cli(t, dir, "snooze", task.ID, "next", "week")
+	if code != 0 || !strings.Contains(out, "Task snoozed until") {
+		t.Fatalf("snooze a task: code %d\n%s%s", code, out, errOut)
+	}
+	tasks, err := c.Entities(ctx, "task")
+	if err != nil || len(tasks) != 0 {
+		t.Fatalf("tasks after snoozing the only one: %d, %v", len(tasks), err)
+	}
 }

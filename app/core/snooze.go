@@ -15,7 +15,36 @@ const (
 	// EventSuggestionReturned: a snoozed card's time came and it is back at
 	// the top of the inbox; the tray announces it.
 	EventSuggestionReturned = "suggestion.returned"
+	// EventTaskSnoozed and EventTaskReturned carry the task: out of the
+	// lists until its time, then back in them, announced.
+	EventTaskSnoozed  = "task.snoozed"
+	EventTaskReturned = "task.returned"
 )
+
+// SnoozeTask hides an open task from the lists of tasks until when (words
+// or RFC 3339, as Snooze); it returns announced.
+func (c *Core) SnoozeTask(ctx context.Context, id, when, actor string) (scouts.Entity, time.Time, error) {
+	if actor == "" {
+		actor = "user"
+	}
+	now := c.now()
+	until, err := cue.When(when, now.In(time.Local))
+	if err != nil {
+		return scouts.Entity{}, time.Time{}, err
+	}
+	until = until.UTC().Truncate(time.Millisecond)
+	e, err := c.DB.SnoozeTask(ctx, id, until, func(e scouts.Entity) []scouts.AuditEvent {
+		return []scouts.AuditEvent{{TraceID: scouts.NewID("tr"), Stage: scouts.StageDecision, Type: "task.snoozed", Outcome: scouts.OutcomeOK,
+			Summary: "Task snoozed by " + actor + " until " + until.In(time.Local).Format("Mon 2 Jan 15:04"),
+			Refs:    map[string]string{"task_id": e.ID, "actor": actor, "until": until.Format(time.RFC3339)}, At: now}}
+	})
+	if err != nil {
+		return e, time.Time{}, err
+	}
+	c.Bus.Publish(scouts.Event{Type: EventTaskSnoozed, Data: e})
+	c.wakeSnooze()
+	return e, until, nil
+}
 
 // Snooze puts a pending card in the Snoozed lane until when — words the
 // person typed ("in 3 hours", "tomorrow morning", "next week", a date) or
@@ -64,8 +93,9 @@ func (c *Core) Unsnooze(ctx context.Context, id, actor string) (scouts.Suggestio
 	return s, nil
 }
 
-// ReturnSnoozed brings back every card whose snooze has ended, announcing
-// each; the snooze loop calls it, and so may tests.
+// ReturnSnoozed brings back every card and task whose snooze has ended,
+// announcing each; the snooze loop calls it, and so may tests. It returns
+// the cards.
 func (c *Core) ReturnSnoozed(ctx context.Context) ([]scouts.Suggestion, error) {
 	now := c.now()
 	back, err := c.DB.ReturnSnoozed(ctx, now, func(s scouts.Suggestion) []scouts.AuditEvent {
@@ -82,6 +112,16 @@ func (c *Core) ReturnSnoozed(ctx context.Context) ([]scouts.Suggestion, error) {
 	}
 	for _, s := range back {
 		c.Bus.Publish(scouts.Event{Type: EventSuggestionReturned, Data: s})
+	}
+	tasks, err := c.DB.ReturnSnoozedTasks(ctx, now, func(e scouts.Entity) []scouts.AuditEvent {
+		return []scouts.AuditEvent{{TraceID: scouts.NewID("tr"), Stage: scouts.StageDecision, Type: "task.returned", Outcome: scouts.OutcomeOK,
+			Summary: "Task back from snooze", Refs: map[string]string{"task_id": e.ID, "actor": "snooze"}, At: now}}
+	})
+	if err != nil {
+		return back, err
+	}
+	for _, e := range tasks {
+		c.Bus.Publish(scouts.Event{Type: EventTaskReturned, Data: e})
 	}
 	return back, nil
 }

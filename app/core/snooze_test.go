@@ -150,3 +150,41 @@ func containsPrefix(list []string, prefix string) bool {
 	}
 	return false
 }
+
+// A task snoozed until a time is out of the list of tasks until then, and
+// back in it, announced, once its time has come.
+func TestSnoozedTaskLeavesTheListUntilItsTime(t *testing.T) {
+	ctx := context.Background()
+	var clock atomic.Int64
+	clock.Store(time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC).UnixMilli())
+	now := func() time.Time { return time.UnixMilli(clock.Load()) }
+	c, sub := coretest.Open(t, core.Config{DataDir: t.TempDir(), Now: now})
+	task, err := c.CreateEntity(ctx, scouts.Entity{Kind: scouts.EntityTask, Title: "Call the plumber"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.SnoozeTask(ctx, task.ID, "in 2 hours", "test"); err != nil {
+		t.Fatal(err)
+	}
+	open := func() int {
+		list, err := c.DB.ListEntities(ctx, scouts.EntityTask, localdb.EntityFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(list)
+	}
+	if n := open(); n != 0 {
+		t.Fatalf("a snoozed task is listed (%d tasks)", n)
+	}
+	clock.Add((2 * time.Hour).Milliseconds())
+	if _, err := c.ReturnSnoozed(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, sub, "the task back", func(e scouts.Event) bool {
+		en, ok := e.Data.(scouts.Entity)
+		return e.Type == core.EventTaskReturned && ok && en.ID == task.ID
+	})
+	if n := open(); n != 1 {
+		t.Fatalf("the task back from snooze is not listed (%d tasks)", n)
+	}
+}

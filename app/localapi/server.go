@@ -104,6 +104,7 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /api/v1/suggestions/{id}/screen", s.handleScreen)
 	m.HandleFunc("POST /api/v1/suggestions/{id}/snooze", s.handleSnooze)
 	m.HandleFunc("POST /api/v1/suggestions/{id}/unsnooze", s.handleUnsnooze)
+	m.HandleFunc("POST /api/v1/tasks/{id}/snooze", s.handleSnoozeTask)
 	m.HandleFunc("GET /api/v1/brief", s.handleBrief)
 	m.HandleFunc("PUT /api/v1/brief/time", s.handleBriefTime)
 	m.HandleFunc("POST /api/v1/suggestions/{id}/screen-sender", s.handleScreenSender)

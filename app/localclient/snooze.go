@@ -18,3 +18,9 @@ func (c *Client) Snooze(ctx context.Context, id, when string) (apitype.Suggestio
 func (c *Client) Unsnooze(ctx context.Context, id string) (apitype.Suggestion, error) {
 	return c.suggestionAction(ctx, id, "unsnooze")
 }
+
+// SnoozeTask leaves an open task out of the lists of tasks until when.
+func (c *Client) SnoozeTask(ctx context.Context, id, when string) (apitype.SnoozedTask, error) {
+	var out apitype.SnoozedTask
+	return out, c.call(ctx, "POST", "/api/v1/tasks/"+url.PathEscape(id)+"/snooze", apitype.Snooze{Until: when}, &out)
+}

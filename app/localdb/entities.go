@@ -148,6 +148,8 @@ type EntityFilter struct {
 	Done      *bool
 	ProjectID string
 	Limit     int // default 500, at most 5000
+	// Snoozed lists snoozed tasks too; they are left out by default.
+	Snoozed bool
 }
 
 // ListEntities returns entities of one kind, newest first.
@@ -169,6 +171,10 @@ func (d *DB) ListEntities(ctx context.Context, kind scouts.EntityKind, f EntityF
 	if f.Done != nil && hasCol("done") {
 		where = append(where, "done = ?")
 		args = append(args, *f.Done)
+	}
+	// A snoozed task is out of the lists until it returns (snooze.go).
+	if kind == scouts.EntityTask && !f.Snoozed {
+		where = append(where, "snoozed_until IS NULL")
 	}
 	if f.ProjectID != "" && hasCol("project_id") {
 		where = append(where, "project_id = ?")

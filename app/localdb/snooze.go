@@ -124,11 +124,13 @@ func (d *DB) ReturnSnoozed(ctx context.Context, now time.Time, audit func(scouts
 	return out, err
 }
 
-// NextSnooze is when the next snoozed card returns; ok is false when none
-// is snoozed.
+// NextSnooze is when the next snoozed card or task returns; ok is false
+// when none is snoozed.
 func (d *DB) NextSnooze(ctx context.Context) (time.Time, bool, error) {
 	var next sql.NullInt64
-	if err := d.read().QueryRowContext(ctx, `SELECT MIN(snoozed_until) FROM suggestions WHERE lane = 'snoozed' AND status = 'pending'`).Scan(&next); err != nil {
+	if err := d.read().QueryRowContext(ctx, `SELECT MIN(t) FROM (
+		SELECT MIN(snoozed_until) AS t FROM suggestions WHERE lane = 'snoozed' AND status = 'pending'
+		UNION ALL SELECT MIN(snoozed_until) FROM tasks WHERE snoozed_until IS NOT NULL)`).Scan(&next); err != nil {
 		return time.Time{}, false, fmt.Errorf("localdb: next snooze: %w", err)
 	}
 	return store.FromMillis(next), next.Valid, nil

@@ -95,6 +95,12 @@ func (c *controller) onEvent(ev apitype.StreamEvent) {
 		if json.Unmarshal(ev.Data, &s) == nil && c.notify != nil {
 			c.notify("Back from snooze: " + s.Title)
 		}
+	case ev.Type == "task.returned":
+		var e apitype.Entity
+		if json.Unmarshal(ev.Data, &e) == nil && c.notify != nil {
+			c.notify("Task back from snooze: " + e.Title)
+		}
+		return
 	case ev.Type == "brief.ready":
 		var b apitype.Brief
 		if json.Unmarshal(ev.Data, &b) == nil && c.announce != nil {
