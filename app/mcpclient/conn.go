@@ -168,6 +168,7 @@ func (c *conn) connect(ctx context.Context) (*mcp.ClientSession, error) {
 		return nil, err
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "scouts", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: c.m.progress.notified,
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			// Not in the handler's goroutine: listing waits on the
 			// same connection.

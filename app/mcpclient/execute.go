@@ -94,7 +94,12 @@ func (x executor) Execute(ctx context.Context, inv engine.Invocation) (json.RawM
 	if err := json.Unmarshal(inv.Params, &args); err != nil {
 		return nil, scouts.Errorf(scouts.EInvalid, "%s: params: %v", inv.Action, err)
 	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	params := &mcp.CallToolParams{Name: tool, Arguments: args}
+	token := "scouts:" + inv.Key
+	params.SetProgressToken(token)
+	progress := m.progress.start(token)
+	defer m.progress.done(token)
+	res, err := cs.CallTool(ctx, params)
 	if ctx.Err() != nil {
 		return nil, ctx.Err() // stopping: left unfinished on purpose
 	}
@@ -103,6 +108,7 @@ func (x executor) Execute(ctx context.Context, inv engine.Invocation) (json.RawM
 		return nil, scouts.Errorf(scouts.EUnavailable, "%s: %v", inv.Action, err)
 	}
 	out := Summarise(res, m.secretValues(ctx, s.Name))
+	out.Progress = progress.summary()
 	if res.IsError {
 		// The tool refused: another attempt would be refused the same.
 		return nil, scouts.Errorf(scouts.EInvalid, "%s answered an error: %s", inv.Action, out.Note)
@@ -144,6 +150,9 @@ type Result struct {
 	Content    any    `json:"content,omitempty"`
 	Structured any    `json:"structured,omitempty"`
 	Truncated  bool   `json:"truncated,omitempty"`
+	// Progress is the last progress the server reported during the call
+	// ("5 of 5 (5 reports)"), empty when it reported none.
+	Progress string `json:"progress,omitempty"`
 }
 
 // Summarise makes a call's Result: strings clipped, arrays and objects cut

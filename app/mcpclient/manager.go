@@ -73,6 +73,8 @@ type Manager struct {
 	defs atomic.Pointer[[]actions.Def] // the tools as actions, rebuilt on each change
 
 	recordMu sync.Mutex // one listing or approval at a time
+
+	progress progressTable // the calls in flight, for their progress
 }
 
 // New returns a manager; call Start to load the registry.

@@ -42,7 +42,7 @@ func (e *Engine) CheckSourceAction(ctx context.Context, sc scouts.Scout, action 
 		return nil, scouts.Errorf(scouts.EInvalid, "%s is denied by the %s policy", action, res.Source)
 	}
 	if d.Where == actions.Outbox {
-		x := e.cfg.Executors[action]
+		x := e.executor(action) // an MCP server's tool too (ExecutorFor)
 		if x == nil {
 			return nil, scouts.Errorf(scouts.EInvalid, "this desktop cannot run %s", action)
 		}
