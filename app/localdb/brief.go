@@ -11,7 +11,7 @@ import (
 )
 
 // LastBrief is when the last daily brief was sent; ok is false before the
-// first (migration 0017).
+// first (migration 0015).
 func (d *DB) LastBrief(ctx context.Context) (time.Time, bool, error) {
 	var at sql.NullInt64
 	if err := d.read().QueryRowContext(ctx, `SELECT MAX(at) FROM briefs`).Scan(&at); err != nil {

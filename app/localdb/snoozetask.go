@@ -10,7 +10,7 @@ import (
 )
 
 // SnoozeTask hides an open task from the lists of tasks until until, with
-// audit's entries, in one transaction (migration 0017's
+// audit's entries, in one transaction (migration 0015's
 // tasks.snoozed_until).
 func (d *DB) SnoozeTask(ctx context.Context, id string, until time.Time, audit func(scouts.Entity) []scouts.AuditEvent) (scouts.Entity, error) {
 	var ent scouts.Entity

@@ -20,7 +20,7 @@ const suggestionCols = `id, scout_id, source_type, source_ref, trace_id, title, 
 
 // suggestionReadCols are what a read returns: the columns written on
 // insert and those only later steps set (implicit feedback, migration
-// 0012) and snooze (migration 0017).
+// 0012) and snooze (migration 0015).
 const suggestionReadCols = suggestionCols + `, opened_at, silence, settled_at, snoozed_until, returned_at`
 
 func scanSuggestion(row interface{ Scan(...any) error }) (scouts.Suggestion, error) {
