@@ -353,6 +353,9 @@ export const STREAM_EVENTS = [
   'scouts.paused',
   'relay.state',
   'suggestion.revived',
+  'suggestion.snoozed',
+  'suggestion.unsnoozed',
+  'suggestion.returned',
   'secrets.changed',
   'action.updated',
   'policy.changed',
@@ -391,10 +394,11 @@ export interface StreamPayloads {
   'scouts.paused': { paused: boolean };
   'relay.state': RelayStatus;
   /** An expired suggestion brought back to pending. */
-  'suggestion.snoozed',
-  'suggestion.unsnoozed',
-  'suggestion.returned',
   'suggestion.revived': Suggestion;
+  /** A card put off until a time, taken back early, or back on its own. */
+  'suggestion.snoozed': Suggestion;
+  'suggestion.unsnoozed': Suggestion;
+  'suggestion.returned': Suggestion;
   /** The names of the secrets in the OS keyring (never a value). */
   'secrets.changed': { names: string[] };
   /** One of a card's recorded actions changed state. */
@@ -419,7 +423,3 @@ export interface GmailAccount {
   email: string;
   connected_at: string;
 }
-  /** A card put off until a time, taken back early, or back on its own. */
-  'suggestion.snoozed': Suggestion;
-  'suggestion.unsnoozed': Suggestion;
-  'suggestion.returned': Suggestion;
