@@ -105,8 +105,10 @@ func (d *DB) TeachSentTo(ctx context.Context, scoutID, address string, hashes []
 		if err := d.teachRow(ctx, tx, scoutID, row, learn.Label{Approve: true, Ham: true}, 1, at); err != nil {
 			return err
 		}
+		// Out of Screened and Spam; a snoozed card stays where the person
+		// put it.
 		rows, err := tx.QueryContext(ctx, `SELECT `+suggestionReadCols+` FROM suggestions
-			WHERE scout_id = ? AND status = 'pending' AND lane <> 'inbox'
+			WHERE scout_id = ? AND status = 'pending' AND lane IN ('screened', 'spam')
 			AND (lower(sender) = ? OR lower(sender) LIKE ? ESCAPE '\')`, scoutID, address, "%<"+likeEscape(address)+">")
 		if err != nil {
 			return err
