@@ -188,3 +188,40 @@ func TestSnoozedTaskLeavesTheListUntilItsTime(t *testing.T) {
 		t.Fatalf("the task back from snooze is not listed (%d tasks)", n)
 	}
 }
+
+// A card snoozed past its deadline does not expire while snoozed, and
+// comes back with a full deadline from its return.
+func TestSnoozedCardDoesNotExpireWhileSnoozed(t *testing.T) {
+	ctx := context.Background()
+	var clock atomic.Int64
+	clock.Store(time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC).UnixMilli())
+	now := func() time.Time { return time.UnixMilli(clock.Load()) }
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a note\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, sub := coretest.Open(t, core.Config{DataDir: t.TempDir(), Now: now, Expiry: time.Hour})
+	cfg, _ := json.Marshal(map[string]any{"path": dir, "settle": "1ms", "include_existing": true})
+	if _, err := c.CreateScout(ctx, core.NewScout{Kind: scouts.KindFolder, Name: "Inbox", Review: true, Enabled: true, Config: cfg}); err != nil {
+		t.Fatal(err)
+	}
+	card := waitFor(t, sub, "the card", suggestedPath("a.txt")).Data.(scouts.Suggestion)
+	if _, err := c.Snooze(ctx, card.ID, "in 3 hours", "test"); err != nil {
+		t.Fatal(err)
+	}
+	clock.Add((2 * time.Hour).Milliseconds())
+	if n, err := c.Engine.SweepExpired(ctx); err != nil || n != 0 {
+		t.Fatalf("sweep while snoozed: %d expired, %v", n, err)
+	}
+	clock.Add((2 * time.Hour).Milliseconds())
+	back, err := c.ReturnSnoozed(ctx)
+	if err != nil || len(back) != 1 {
+		t.Fatalf("returned %d, %v", len(back), err)
+	}
+	if !back[0].ExpiresAt.After(now()) || back[0].Status != scouts.StatusPending {
+		t.Fatalf("back from snooze: %s, expires %v (now %v)", back[0].Status, back[0].ExpiresAt, now())
+	}
+	if n, err := c.Engine.SweepExpired(ctx); err != nil || n != 0 {
+		t.Fatalf("sweep after the return: %d expired, %v", n, err)
+	}
+}

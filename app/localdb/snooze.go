@@ -112,12 +112,18 @@ func (d *DB) ReturnSnoozed(ctx context.Context, now time.Time, audit func(scouts
 		var events []scouts.AuditEvent
 		for i := range out {
 			s := &out[i]
-			if _, err := tx.ExecContext(ctx, `UPDATE suggestions SET lane = 'inbox', snoozed_until = NULL, snoozed_from = NULL, returned_at = ? WHERE id = ?`,
-				now.UnixMilli(), s.ID); err != nil {
+			// A snoozed card does not expire (ExpireSuggestions); back, it
+			// gets its whole deadline again from now, as a revived one.
+			expires := now.Add(s.ExpiresAt.Sub(s.CreatedAt))
+			if s.ExpiresAt.After(expires) {
+				expires = s.ExpiresAt
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE suggestions SET lane = 'inbox', snoozed_until = NULL, snoozed_from = NULL, returned_at = ?, expires_at = ? WHERE id = ?`,
+				now.UnixMilli(), expires.UnixMilli(), s.ID); err != nil {
 				return fmt.Errorf("localdb: return snoozed: %w", err)
 			}
 			events = append(events, audit(*s)...)
-			s.Lane, s.ReturnedAt = scouts.LaneInbox, now.UTC()
+			s.Lane, s.ReturnedAt, s.ExpiresAt = scouts.LaneInbox, now.UTC(), expires.UTC()
 		}
 		return insertAudit(ctx, tx, events...)
 	})
