@@ -240,6 +240,9 @@ func TestMCPEverythingServerOverHTTPRunsAnApprovedCallOnce(t *testing.T) {
 	for _, e := range trail {
 		if e.Refs["action"] == action && e.Type == "action.done" {
 			done++
+			if !strings.Contains(e.Summary, "progress: 3 of 3") {
+				t.Errorf("the trail's action.done %q: want the last progress the server reported", e.Summary)
+			}
 		}
 	}
 	if done != 1 {

@@ -107,8 +107,15 @@ func (x executor) Execute(ctx context.Context, inv engine.Invocation) (json.RawM
 	if err != nil {
 		return nil, scouts.Errorf(scouts.EUnavailable, "%s: %v", inv.Action, err)
 	}
-	out := Summarise(res, m.secretValues(ctx, s.Name))
-	out.Progress = progress.summary()
+	secrets := m.secretValues(ctx, s.Name)
+	out := Summarise(res, secrets)
+	if p := progress.summary(); p != "" {
+		// On the trail too (the note is the action.done's summary): how
+		// far a long call got is what the person looks for.
+		t := truncator{secrets: secrets}
+		out.Progress = t.redact(p)
+		out.Note = strings.TrimSpace(out.Note + " (progress: " + out.Progress + ")")
+	}
 	if res.IsError {
 		// The tool refused: another attempt would be refused the same.
 		return nil, scouts.Errorf(scouts.EInvalid, "%s answered an error: %s", inv.Action, out.Note)
