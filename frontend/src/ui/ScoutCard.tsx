@@ -8,7 +8,7 @@ import { LearningSection } from './LearningSection';
 import { RunSettingsLine } from './RunSettingsLine';
 import { ScoutHistoryButton } from './ScoutHistory';
 
-const KIND_NAME: Record<string, string> = { folder: 'Folder', webhook: 'Webhook', gmail: 'Gmail' };
+const KIND_NAME: Record<string, string> = { folder: 'Folder', webhook: 'Webhook', gmail: 'Gmail', agent: 'AI agent' };
 
 const STATE_LABEL: Record<string, string> = {
   ok: 'Working',
