@@ -206,6 +206,22 @@ func TestItemFields(t *testing.T) {
 	}
 }
 
+// TestAgentItemFields: an AI agent's proposal as rules read it — every
+// field it sent, an absent URL or action known to be empty; a stored card
+// of an agent leaves the action unknown (it is in the card's plan).
+func TestAgentItemFields(t *testing.T) {
+	it := ItemFromMetadata(scouts.KindAgent, scouts.ItemMetadata{Title: "Post the note", Body: "Draft", Sender: "claude-code",
+		ProposedKind: scouts.EntityTask, Actions: []scouts.RuleAction{{Action: "webhook.post"}}})
+	if got, _ := json.Marshal(it.Fields); string(got) != `{"action":"webhook.post","body":"Draft","client":"claude-code","kind":"task","title":"Post the note","url":""}` {
+		t.Fatalf("agent proposal: %s", got)
+	}
+	st := ItemFromSuggestion(scouts.Suggestion{SourceType: scouts.KindAgent, Title: "Post the note", Sender: "claude-code",
+		ProposedKind: scouts.EntityNote, URL: "https://ci.example.com/1", Payload: json.RawMessage(`{"body":"Draft"}`)})
+	if got, _ := json.Marshal(st.Fields); string(got) != `{"body":"Draft","client":"claude-code","kind":"note","title":"Post the note","url":"https://ci.example.com/1"}` {
+		t.Fatalf("stored agent card: %s", got)
+	}
+}
+
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
