@@ -111,3 +111,24 @@ test('a snoozed card returns to the top of the inbox when its time comes', async
   await expect(lane('Snoozed')).toHaveText('Snoozed (0)');
   await shot('back-from-snooze');
 });
+
+test('z on a task in Tasks snoozes it out of the list', async () => {
+  const task = await agent.api<{ id: string }>('/tasks', {
+    method: 'POST',
+    body: JSON.stringify({ title: 'Call the plumber' }),
+    headers: { 'Content-Type': 'application/json' },
+  });
+  await page.keyboard.press('g');
+  await page.keyboard.press('t');
+  const row = page.locator(`#entity-${task.id}`);
+  await expect(row).toContainText('Call the plumber');
+  await row.focus();
+  await page.keyboard.press('z');
+  const dialog = page.getByRole('dialog', { name: 'Snooze until…' });
+  await dialog.getByLabel('When').fill('in 3 hours');
+  await dialog.getByLabel('When').press('Enter');
+  await expect(dialog).toBeHidden();
+  await expect(row).toBeHidden();
+  const tasks = await agent.api<{ id: string }[]>('/tasks');
+  expect(tasks.map((t) => t.id)).not.toContain(task.id);
+});

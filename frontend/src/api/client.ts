@@ -93,6 +93,9 @@ export class Api {
   bringBack = (id: string) => this.request<Suggestion>('POST', `/suggestions/${enc(id)}/bring-back`, {});
   /** Puts a card off until a time in words or RFC 3339. */
   snooze = (id: string, until: string) => this.request<Suggestion>('POST', `/suggestions/${enc(id)}/snooze`, { until });
+  /** Leaves an open task out of the lists until a time in words or RFC 3339. */
+  snoozeTask = (id: string, until: string) =>
+    this.request<{ task: Entity; snoozed_until: string }>('POST', `/tasks/${enc(id)}/snooze`, { until });
   /** The daily brief as of now. */
   brief = () => this.request<Brief>('GET', '/brief');
   unsnooze = (id: string) => this.request<Suggestion>('POST', `/suggestions/${enc(id)}/unsnooze`, {});

@@ -356,6 +356,8 @@ export const STREAM_EVENTS = [
   'suggestion.snoozed',
   'suggestion.unsnoozed',
   'suggestion.returned',
+  'task.snoozed',
+  'task.returned',
   'secrets.changed',
   'action.updated',
   'policy.changed',
@@ -399,6 +401,9 @@ export interface StreamPayloads {
   'suggestion.snoozed': Suggestion;
   'suggestion.unsnoozed': Suggestion;
   'suggestion.returned': Suggestion;
+  /** A task left out of the lists until a time, and back. */
+  'task.snoozed': Entity;
+  'task.returned': Entity;
   /** The names of the secrets in the OS keyring (never a value). */
   'secrets.changed': { names: string[] };
   /** One of a card's recorded actions changed state. */

@@ -138,7 +138,7 @@ export const SHORTCUTS: ReadonlyArray<{ section: string; keys: ReadonlyArray<[st
       ['x', 'Reject'],
       ['!', 'Mark as spam'],
       ['b', 'Bring back to the inbox (from Snoozed: now)'],
-      ['z', 'Snooze until a time you type (“in 3 hours”, “tomorrow morning”, “next week”)'],
+      ['z', 'Snooze the card (or, in Tasks, the task) until a time you type (“in 3 hours”, “tomorrow morning”)'],
       ['+ / -', 'First card from a new sender: always show it / always screen it'],
       ['o', 'Open the full item'],
       ['w', 'Why am I seeing this? (the audit trail)'],

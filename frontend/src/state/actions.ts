@@ -462,6 +462,19 @@ export class Actions {
     return undefined;
   }
 
+  /** Snoozes a task; resolves to the agent's words when it could not read
+   * the time, else undefined. */
+  async snoozeTask(id: string, until: string): Promise<string | undefined> {
+    try {
+      const res = await this.api.snoozeTask(id, until);
+      this.store.update((s) => ({ ...s, entities: { ...s.entities, task: remove(s.entities.task, id) } }));
+      this.info(`Snoozed until ${new Date(res.snoozed_until).toLocaleString()}: ${quote(res.task.title)}`);
+      return undefined;
+    } catch (e) {
+      return (e as { message?: string })?.message ?? 'Could not snooze.';
+    }
+  }
+
   /** Takes snoozed cards back now, to the lane they were snoozed from. */
   async unsnooze(ids: string[]): Promise<void> {
     const results = await Promise.allSettled(ids.map((id) => this.api.unsnooze(id)));

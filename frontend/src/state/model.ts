@@ -146,6 +146,10 @@ export function applyEvent(s: AppState, ev: StreamEvent): AppState {
       if (!s.entities[kind]) return s;
       return withEntities(s, kind, upsert(s.entities[kind], ev.data));
     }
+    case 'task.snoozed':
+      return withEntities(s, 'task', remove(s.entities.task, ev.data.id));
+    case 'task.returned':
+      return withEntities(s, 'task', upsert(s.entities.task, ev.data));
     case 'entity.deleted': {
       const kind = ev.data.kind;
       if (!s.entities[kind]) return s;

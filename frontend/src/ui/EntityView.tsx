@@ -6,6 +6,7 @@ import { href } from '../logic/router';
 import { entityList, type AppState } from '../state/model';
 import { EntityRow } from './EntityRow';
 import { NewEntity } from './NewEntity';
+import { SnoozeDialog } from './SnoozeDialog';
 import { useActions } from './hooks';
 
 const TITLE: Record<EntityKind, string> = { task: 'Tasks', note: 'Notes', event: 'Events', project: 'Projects' };
@@ -32,6 +33,7 @@ export function EntityView({ s, kind, focusId, keys }: Props) {
   const hasDone = kind === 'task' || kind === 'project';
   const [filter, setFilter] = useState<Filter>(hasDone ? 'open' : 'all');
   const newRef = useRef<HTMLInputElement>(null);
+  const [snoozing, setSnoozing] = useState<string | null>(null);
 
   useEffect(() => {
     actions.ensureEntities(kind);
@@ -50,6 +52,13 @@ export function EntityView({ s, kind, focusId, keys }: Props) {
   }, [focusId, col.loaded]);
 
   keys.current = (k) => {
+    // z on a task (the row that has focus) snoozes it.
+    if (k.type === 'snooze' && kind === 'task' && !snoozing) {
+      const row = (document.activeElement as HTMLElement | null)?.closest('li[id^="entity-"]');
+      if (!row) return false;
+      setSnoozing(row.id.slice('entity-'.length));
+      return true;
+    }
     if (k.type !== 'new') return false;
     newRef.current?.focus();
     return true;
@@ -111,6 +120,9 @@ export function EntityView({ s, kind, focusId, keys }: Props) {
             />
           ))}
         </ul>
+      )}
+      {snoozing && (
+        <SnoozeDialog count={1} onSnooze={(until) => actions.snoozeTask(snoozing, until)} onClose={() => setSnoozing(null)} />
       )}
     </section>
   );
