@@ -3,7 +3,7 @@
 // Go side; adding a field there is compatible, so unknown fields are fine.
 // Actions, plans, policies and rules are in plans.ts.
 
-import type { ApproveAction, Plan, PlanAction, PlanDefaults, PolicyChange } from './plans';
+import type { ApproveAction, Plan, PlanAction, PlanDefaults, PolicyChange, Rule } from './plans';
 import type { DefinitionError } from './definitions';
 
 export const API_BASE = '/api/v1';
@@ -193,6 +193,43 @@ export interface Suggestion {
   assessment?: Assessment;
   /** The card's plan; only from GET /api/v1/suggestions/{id}. */
   plan?: Plan;
+  /** On the first card from a new sender (list, folder): the screener's
+   * keys, always show and always screen, apply to it. */
+  screener_offer?: ScreenerOffer;
+  /** Set when a screener rule decided the card's lane. */
+  screener?: ScreenerRule;
+}
+
+export type ScreenerChoice = 'show' | 'screen';
+
+/** What the screener's keys apply to: a sender's address, a List-Id or a
+ * folder's path (ending in /). */
+export interface ScreenerOffer {
+  of: 'sender' | 'list' | 'folder';
+  value: string;
+}
+
+/** The screener rule that decided a card, and its why line in words
+ * ("you screened this sender on 3 Dec"). */
+export interface ScreenerRule {
+  rule_id: string;
+  choice: ScreenerChoice;
+  of: 'sender' | 'list' | 'folder';
+  /** The day the rule was made, 2026-12-03. */
+  since: string;
+  why: string;
+}
+
+/** What POST /suggestions/{id}/screen-sender did. */
+export interface ScreenSenderResult {
+  choice: ScreenerChoice;
+  of: 'sender' | 'list' | 'folder';
+  value: string;
+  rule: Rule;
+  /** The rule of the other choice it replaced. */
+  replaced?: string;
+  /** The cards from the sender that were waiting, as they are now. */
+  settled: Suggestion[];
 }
 
 /** What the agent concluded about an item on arrival. */
