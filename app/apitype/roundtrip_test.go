@@ -32,7 +32,8 @@ var all = []any{
 	apitype.RuleOrder{}, apitype.RulePreview{}, apitype.RulePreviewItem{}, apitype.RuleEffect{}, apitype.RuleAction{},
 	apitype.Schedule{}, apitype.Budget{}, apitype.BudgetStatus{}, apitype.SpentBudget{}, apitype.Secrets{},
 	apitype.SecretValue{}, apitype.Run{}, apitype.ScreenerOffer{}, apitype.ScreenerRule{}, apitype.ScreenSender{},
-	apitype.ScreenSenderResult{},
+	apitype.ScreenSenderResult{}, apitype.AgentProposal{}, apitype.AgentProposalResult{}, apitype.Reject{},
+	apitype.MCPServe{},
 	apitype.Snooze{}, apitype.Brief{}, apitype.BriefTime{}, apitype.SnoozedTask{},
 }
 
