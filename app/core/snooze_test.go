@@ -115,15 +115,11 @@ func TestUnsnoozeBeforeItsTime(t *testing.T) {
 	ctx := context.Background()
 	c, sub := openCoreIn(t, t.TempDir())
 	dir := t.TempDir()
-	cfg, _ := json.Marshal(map[string]any{"path": dir, "settle": "1ms"})
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a note\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := json.Marshal(map[string]any{"path": dir, "settle": "1ms", "include_existing": true})
 	if _, err := c.CreateScout(ctx, core.NewScout{Kind: scouts.KindFolder, Name: "Inbox", Review: true, Enabled: true, Config: cfg}); err != nil {
-		t.Fatal(err)
-	}
-	tmp := filepath.Join(t.TempDir(), "a.txt")
-	if err := os.WriteFile(tmp, []byte("a note\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, "a.txt")); err != nil {
 		t.Fatal(err)
 	}
 	card := waitFor(t, sub, "the card", suggestedPath("a.txt")).Data.(scouts.Suggestion)
