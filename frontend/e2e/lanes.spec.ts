@@ -245,7 +245,8 @@ test('? lists the lane keys', async () => {
   const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
   await expect(help).toContainText('Bring back to the inbox');
   await expect(help).toContainText('Mark as spam');
-  await expect(help).toContainText('Inbox, Screened, Spam lanes');
+  await expect(help).toContainText('Inbox, Screened, Spam, Snoozed lanes');
+  await expect(help).toContainText('Snooze the card');
   await shot('lanes-shortcuts');
   await keys('Escape');
   await expect(help).toHaveCount(0);
