@@ -78,12 +78,21 @@ func commandNames() []string {
 }
 
 // didYouMean names the listed command nearest to a mistyped one, as
-// ` (did you mean "scouts"?)`, or "" when none is near: within two edits
-// (one for short words), or one the word begins.
+// ` (did you mean "scouts"?)`, or "" when none is near: one the word
+// begins (an abbreviation: "bring" is "bring-back", not "brief", two
+// edits away), else one within two edits (one for short words).
 func didYouMean(word string, names []string) string {
+	lower := strings.ToLower(word)
+	if len(word) >= 3 {
+		for _, n := range names {
+			if strings.HasPrefix(n, lower) {
+				return fmt.Sprintf(" (did you mean %q?)", n)
+			}
+		}
+	}
 	best, bestD := "", 0
 	for _, n := range names {
-		d := editDistance(strings.ToLower(word), n)
+		d := editDistance(lower, n)
 		if best == "" || d < bestD {
 			best, bestD = n, d
 		}
@@ -94,13 +103,6 @@ func didYouMean(word string, names []string) string {
 	}
 	if best != "" && bestD <= limit {
 		return fmt.Sprintf(" (did you mean %q?)", best)
-	}
-	if len(word) >= 3 {
-		for _, n := range names {
-			if strings.HasPrefix(n, strings.ToLower(word)) {
-				return fmt.Sprintf(" (did you mean %q?)", n)
-			}
-		}
 	}
 	return ""
 }
