@@ -26,6 +26,7 @@ import type {
 } from './types';
 import { API_BASE } from './types';
 import type { Brief } from './brief';
+import type { SearchResults } from './search';
 import type { ActionDef, Plan, PlanAction, Policies, PutPolicies, Rule, RuleDoc, RuleList, RulePreview } from './plans';
 import type { RelayStatus } from './types';
 
@@ -44,7 +45,7 @@ export class Api {
     private readonly client = clientName(),
   ) {}
 
-  async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  async request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
     const headers: Record<string, string> = { Accept: 'application/json', 'X-Scouts-Client': this.client };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     let res: Response;
@@ -55,6 +56,7 @@ export class Api {
         credentials: 'same-origin',
         cache: 'no-store',
         body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
       });
     } catch {
       throw offlineError();
@@ -96,6 +98,10 @@ export class Api {
   /** Leaves an open task out of the lists until a time in words or RFC 3339. */
   snoozeTask = (id: string, until: string) =>
     this.request<{ task: Entity; snoozed_until: string }>('POST', `/tasks/${enc(id)}/snooze`, { until });
+  /** Cards and entities matching what a person typed (docs/api.md
+   * "Search"); signal cancels a search that typing made stale. */
+  search = (q: string, signal?: AbortSignal, limit = 50) =>
+    this.request<SearchResults>('GET', `/search?q=${enc(q)}&limit=${limit}`, undefined, signal);
   /** The daily brief as of now. */
   brief = () => this.request<Brief>('GET', '/brief');
   unsnooze = (id: string) => this.request<Suggestion>('POST', `/suggestions/${enc(id)}/unsnooze`, {});

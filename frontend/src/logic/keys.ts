@@ -22,6 +22,7 @@ export type Command =
   | { type: 'selectAll' }
   | { type: 'escape' }
   | { type: 'help' }
+  | { type: 'search' }
   | { type: 'new' }
   | { type: 'go'; view: View };
 
@@ -117,6 +118,8 @@ export class KeyMap {
         return { type: 'escape' };
       case '?':
         return { type: 'help' };
+      case '/':
+        return { type: 'search' };
     }
     const as = approveKeys[lower];
     if (as) return { type: 'approve', as, edit: shift };
@@ -160,7 +163,27 @@ export const SHORTCUTS: ReadonlyArray<{ section: string; keys: ReadonlyArray<[st
       ['g then ,', 'Settings'],
       ['u', 'Undo the last decision (for 30 seconds)'],
       ['c', 'New task, note, event or project (in its list)'],
+      ['/', 'Search cards, tasks, notes, events and projects'],
       ['?', 'This list'],
+    ],
+  },
+  {
+    section: 'Search',
+    keys: [
+      ['↓ / ↑, j / k', 'Next / previous result (j k once on the results)'],
+      ['Enter (in search)', 'Open the card, task, note, event or project'],
+      ['Esc (in search)', 'Leave the search, back to the view you were in'],
+      ['lisb', 'Words match as prefixes (“lisb” finds Lisbon), any case or accent'],
+      ['"contract draft"', 'A phrase, as it is'],
+      ['-hotels', 'Leave out what has the word'],
+      ['from:ana', 'The sender (of a card, or of the card an entity came from)'],
+      ['kind:task', 'card, task, note, event or project (several: any of them)'],
+      ['lane:spam', 'A card’s lane: inbox, screened or spam'],
+      ['scout:work', 'A scout by name or id'],
+      ['after:2026-05-01', 'From that day on (an event’s start, else its creation)'],
+      ['before:2026-05-31', 'Before that day'],
+      ['is:pending', 'A card’s status: pending, approved, rejected, expired'],
+      ['is:done / is:open', 'A task’s or project’s state'],
     ],
   },
 ];

@@ -8,6 +8,7 @@ import { ExpiredView } from './ExpiredView';
 import { Inbox } from './Inbox';
 import { Nav } from './Nav';
 import { RulesView } from './RulesView';
+import { Search } from './Search';
 import { ScoutsView } from './ScoutsView';
 import { SettingsView } from './SettingsView';
 import { ShortcutsDialog } from './ShortcutsDialog';
@@ -26,6 +27,9 @@ export function App() {
   const viewKeys = useRef<((c: Command) => boolean) | null>(null);
   const keymap = useMemo(() => new KeyMap(), []);
   const first = useRef(true);
+  /** The search box's focus, and whether its results cover the view. */
+  const searchFocus = useRef<(() => void) | null>(null);
+  const searchOpen = useRef(false);
 
   // Moving to another view puts focus on its heading, so that screen
   // readers announce it and Tab starts from the top of the new content.
@@ -58,6 +62,9 @@ export function App() {
       else if (cmd.type === 'lane') location.hash = laneHref(cmd.lane);
       else if (cmd.type === 'help') setHelp(true);
       else if (cmd.type === 'undo') void actions.undo();
+      else if (cmd.type === 'search') searchFocus.current?.();
+      // The view is hidden under the results: its keys must not act on it.
+      else if (searchOpen.current) handled = false;
       else handled = viewKeys.current?.(cmd) ?? false;
       if (handled) e.preventDefault();
     };
@@ -109,7 +116,9 @@ export function App() {
       />
       <div class="main-col">
         <Banners s={s} />
-        <main id="main">{view}</main>
+        <Search routeKey={route.view + '/' + (route.id ?? '')} focusRef={searchFocus} openRef={searchOpen}>
+          {view}
+        </Search>
       </div>
       <Toasts toasts={s.toasts} />
       <div class="sr-only" aria-live="polite" aria-atomic="true">

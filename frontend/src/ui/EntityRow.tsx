@@ -3,6 +3,7 @@ import type { Entity } from '../api/types';
 import { changedFields, formFromEntity, formProblem, type FormFields } from '../logic/fields';
 import { dateTime, day, preview } from '../logic/format';
 import { href } from '../logic/router';
+import { eventIcsHref } from '../logic/ics';
 import { Fields } from './Fields';
 import { useActions } from './hooks';
 
@@ -138,6 +139,19 @@ export function EntityRow({ e, projects, projectName, highlight }: Props) {
           </>
         ) : (
           <>
+            {e.kind === 'event' && e.starts_at && (
+              // The page's own cookie authenticates a plain link (in the
+              // desktop window, its proxy does), and the agent names the
+              // file: no fetch and Blob needed.
+              <a
+                class="button quiet"
+                href={eventIcsHref(e.id)}
+                download
+                aria-label={`Download “${e.title}” as .ics`}
+              >
+                .ics
+              </a>
+            )}
             <button type="button" aria-label={`Edit “${e.title}”`} onClick={() => setEditing(formFromEntity(e))}>
               Edit
             </button>
