@@ -235,7 +235,9 @@ test('a card shows its plan; an unticked move leaves the file where it is', asyn
   const sg = (await pending('Invoice 0002'))!;
   const states = async () =>
     (await agent.api<Plan>(`/suggestions/${sg.id}/plan`)).actions.map((a) => `${a.action} ${a.state}`);
-  await expect.poll(states).toEqual(['task.create done', 'webhook.post done']);
+  // The task is created with the card's excerpt; the engine's own step
+  // reads the file's whole text afterwards, before the plan's actions.
+  await expect.poll(states).toEqual(['task.create done', 'entity.fill_body done', 'webhook.post done']);
   expect(receiver.posts.filter((p) => p.id === sg.id).length).toBe(1);
   expect(existsSync(join(agent.home, 'Drop', 'invoice-0002.txt'))).toBe(true);
   expect(readdirSync(join(agent.home, 'Archive'))).toEqual([]);
@@ -246,8 +248,9 @@ test('a card shows its plan; an unticked move leaves the file where it is', asyn
   // The card's page says what ran.
   await page.goto(agent.origin + '/#/suggestion/' + sg.id);
   const recorded = page.getByRole('list', { name: 'Actions recorded' });
-  await expect(recorded.getByRole('listitem')).toHaveCount(2);
-  await expect(recorded.getByRole('listitem').nth(1)).toContainText('Done');
+  await expect(recorded.getByRole('listitem')).toHaveCount(3);
+  await expect(recorded.getByRole('listitem').nth(1)).toContainText('Bring in the full text');
+  await expect(recorded.getByRole('listitem').nth(2)).toContainText('Done');
 });
 
 test('"approve and always allow" writes the scout’s override, shown and removed in Settings → Policies', async () => {

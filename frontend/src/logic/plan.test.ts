@@ -44,6 +44,7 @@ describe('a plan in words', () => {
       'Post the card to hooks.example.com',
     );
     expect(actionLabel({ action: 'some.new_thing' })).toBe('some.new_thing');
+    expect(actionLabel({ action: 'entity.fill_body', params: { entity_id: 'tk_1' } })).toBe('Bring in the full text');
   });
 
   it('says where a mode comes from', () => {

@@ -22,6 +22,10 @@ export function actionLabel(a: { action: string; params?: Record<string, unknown
       return 'Create an event';
     case 'project.create':
       return 'Create a project';
+    case 'entity.fill_body':
+      // The engine's own step after an approval: the item's whole text,
+      // read from its source once the approval has answered.
+      return 'Bring in the full text';
     case 'gmail.archive':
       return 'Archive the email';
     case 'gmail.label':
