@@ -13,6 +13,7 @@ import {
   queryFilters,
   queryTerms,
   searchKey,
+  searchProblem,
 } from './search';
 
 const hit = (h: Partial<SearchHit> & Pick<SearchHit, 'type' | 'id'>): SearchHit => ({
@@ -90,6 +91,15 @@ describe('search results', () => {
     expect(matchedFields(h, ['invoice'])).toEqual(['title', 'text']);
     expect(matchedFields(h, ['ana'])).toEqual(['sender']);
     expect(matchedFields(h, [])).toEqual([]);
+  });
+});
+
+describe('a query the agent refuses', () => {
+  it('is said with the filter as typed, not capitalised', () => {
+    expect(searchProblem('Lane:archive is not a lane: use inbox, screened or spam.', 'lisb lane:archive')).toBe(
+      'lane:archive is not a lane: use inbox, screened or spam.',
+    );
+    expect(searchProblem('Nothing to search for.', '-x')).toBe('Nothing to search for.');
   });
 });
 

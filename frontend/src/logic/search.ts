@@ -182,3 +182,15 @@ export function move(active: number, count: number, dir: 'next' | 'prev'): numbe
 
 /** How long typing must pause before the window asks the agent. */
 export const SEARCH_DEBOUNCE_MS = 150;
+
+/** The agent's message about a query, with what the person typed as they
+ * typed it: the client makes server messages sentences (a capital first),
+ * which would turn "lane:archive is not a lane" into "Lane:archive …". */
+export function searchProblem(message: string, query: string): string {
+  for (const word of query.trim().split(/\s+/)) {
+    if (!word) continue;
+    const capital = word[0]!.toUpperCase() + word.slice(1);
+    if (capital !== word && message.startsWith(capital)) return word + message.slice(capital.length);
+  }
+  return message;
+}

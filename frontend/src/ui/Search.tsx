@@ -18,6 +18,7 @@ import {
   queryFilters,
   queryTerms,
   searchKey,
+  searchProblem,
 } from '../logic/search';
 import { useActions } from './hooks';
 import '../search.css';
@@ -168,7 +169,7 @@ export function Search({ routeKey, focusRef, openRef, children }: Props) {
             <h1 tabIndex={-1}>Search</h1>
             {found.state === 'error' ? (
               <p class="error-text" role="alert">
-                {found.error.message}
+                {searchProblem(found.error.message, query)}
               </p>
             ) : (
               <p class="muted small" aria-live="polite">
