@@ -35,6 +35,12 @@ func getFeed(t *testing.T, srv *httptest.Server, path string, header map[string]
 // it (emersion/go-ical; the agent writes with arran4/golang-ical).
 func parseICS(t *testing.T, body string) *goical.Calendar {
 	t.Helper()
+	// RFC 5545 §3.1: content lines end with CRLF; some calendar apps
+	// refuse a feed whose lines end with a bare LF (the parser here
+	// accepts both, so the line ends are checked apart).
+	if lf := strings.Count(body, "\n"); lf == 0 || strings.Count(body, "\r\n") != lf {
+		t.Fatalf("the calendar's lines do not all end with CRLF (%d CRLF of %d line ends):\n%q", strings.Count(body, "\r\n"), lf, body)
+	}
 	cal, err := goical.NewDecoder(strings.NewReader(body)).Decode()
 	if err != nil {
 		t.Fatalf("the calendar does not parse: %v\n%s", err, body)

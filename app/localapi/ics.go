@@ -78,7 +78,7 @@ func icsDescription(body string) string {
 func eventCalendar(e scouts.Entity) string {
 	cal := newCalendar("")
 	addEvent(cal, e)
-	return cal.Serialize()
+	return cal.Serialize(ics.WithNewLineWindows)
 }
 
 // feedCalendar is the feed: every event with a start time and every task
@@ -106,7 +106,7 @@ func (s *Server) feedCalendar(r *http.Request) (string, error) {
 			addTodo(cal, e)
 		}
 	}
-	return cal.Serialize(), nil
+	return cal.Serialize(ics.WithNewLineWindows), nil
 }
 
 // icsFileName is a download's file name: the title's letters, digits and

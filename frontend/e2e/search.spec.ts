@@ -166,13 +166,13 @@ interface Component {
   children: Component[];
 }
 
-/** RFC 5545's structure: folded lines unfolded, BEGIN/END balanced and
- * named alike, every line NAME[;params]:value. Lines may end in LF alone,
- * as calendar apps accept (the agent's iCalendar library writes LF on
- * Unix, where RFC 5545 asks for CRLF). */
+/** RFC 5545's structure: every line ends with CRLF, folded lines
+ * unfolded, BEGIN/END balanced and named alike, every line
+ * NAME[;params]:value. */
 function parseICalendar(text: string): Component {
-  expect(text.endsWith('\n'), 'the last line ends').toBe(true);
-  const lines = text.replace(/\r?\n[ \t]/g, '').split(/\r?\n/).slice(0, -1);
+  expect(text.endsWith('\r\n'), 'the last line ends with CRLF').toBe(true);
+  expect(text.replace(/\r\n/g, ''), 'no line ends with a bare LF or CR').not.toMatch(/[\r\n]/);
+  const lines = text.replace(/\r\n[ \t]/g, '').split('\r\n').slice(0, -1);
   const stack: Component[] = [];
   let root: Component | undefined;
   for (const line of lines) {
