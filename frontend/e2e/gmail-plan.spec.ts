@@ -123,7 +123,11 @@ test('approved as a task with "Archive the email" ticked: archived once and labe
 
   const sg = await suggestion('Contract draft 1');
   expect(sg.source_ref).toBe(id);
-  await expect.poll(() => states(sg.id)).toEqual(['gmail.archive done', 'gmail.label done', 'task.create done']);
+  // Besides the plan, the engine's own step brings in the mail's text
+  // once the approval has answered (entity.fill_body).
+  await expect
+    .poll(() => states(sg.id))
+    .toEqual(['entity.fill_body done', 'gmail.archive done', 'gmail.label done', 'task.create done']);
   const mods = await gmail.modifications(id);
   expect(mods.removed).toEqual({ INBOX: 1 });
   expect(mods.added).toEqual({ Scouts: 1 });
@@ -135,7 +139,8 @@ test('approved as a task with "Archive the email" ticked: archived once and labe
   // The card's page says what ran.
   await page.goto(agent.origin + '/#/suggestion/' + sg.id);
   const recorded = page.getByRole('list', { name: 'Actions recorded' });
-  await expect(recorded.getByRole('listitem')).toHaveCount(3);
+  await expect(recorded.getByRole('listitem')).toHaveCount(4);
+  await expect(recorded.getByRole('listitem').filter({ hasText: 'Bring in the full text' })).toContainText('Done');
   await expect(recorded.getByRole('listitem').filter({ hasText: 'Archive the email' })).toContainText('Done');
   await expect(recorded.getByRole('listitem').filter({ hasText: 'Add the label Scouts' })).toContainText('Done');
 });
@@ -155,7 +160,7 @@ test('approved as a task with "Archive the email" unticked: still in the inbox, 
   await expect(dialog).toHaveCount(0);
 
   const sg = await suggestion('Contract draft 2');
-  await expect.poll(() => states(sg.id)).toEqual(['gmail.label done', 'task.create done']);
+  await expect.poll(() => states(sg.id)).toEqual(['entity.fill_body done', 'gmail.label done', 'task.create done']);
   const mods = await gmail.modifications(id);
   expect(mods.removed).toEqual({});
   expect(mods.added).toEqual({ Scouts: 1 });
