@@ -1,0 +1,66 @@
+package core
+
+import (
+	"context"
+
+	"github.com/scouts-hq/scouts/app/alarms"
+	"github.com/scouts-hq/scouts/scouts"
+)
+
+// newAlarms makes the alarms service on the database and the bus.
+func (c *Core) newAlarms() {
+	c.alarms = &alarms.Service{Store: c.DB, Emit: c.Bus.Publish, Now: c.now}
+}
+
+// engineEmit is what the engine announces: on the bus, and each finished
+// run looked at for its scout's failing-runs alarm (raised after
+// Config.FailedRunsAlarm failures in a row, resolved by a good run). It
+// runs on the engine's goroutine after the run was recorded, so the
+// history it reads includes the run.
+func (c *Core) engineEmit(ev scouts.Event) {
+	c.Bus.Publish(ev)
+	if ev.Type != scouts.EventScoutRun {
+		return
+	}
+	d, _ := ev.Data.(map[string]any)
+	id, _ := d["scout_id"].(string)
+	if id == "" {
+		return
+	}
+	c.checkRunsAlarm(context.Background(), id)
+}
+
+// checkRunsAlarm raises or resolves a scout's failing-runs alarm from its
+// latest runs.
+func (c *Core) checkRunsAlarm(ctx context.Context, scoutID string) {
+	s, err := c.DB.GetScout(ctx, scoutID)
+	if err != nil {
+		return // deleted meanwhile
+	}
+	n := c.cfg.FailedRunsAlarm
+	if n <= 0 {
+		n = alarms.DefaultFailedRuns
+	}
+	runs, err := c.DB.ListRuns(ctx, scoutID, 4*n)
+	if err != nil {
+		c.log.Warn("read runs for the failing-runs alarm", "scout", scoutID, "err", err)
+		return
+	}
+	if err := c.alarms.CheckRuns(ctx, scoutID, s.Name, runs, n); err != nil {
+		c.log.Warn("failing-runs alarm", "scout", scoutID, "err", err)
+	}
+}
+
+// Alarms returns the live alarms, and the resolved ones kept if asked.
+func (c *Core) Alarms(ctx context.Context, withResolved bool) ([]alarms.Alarm, error) {
+	return c.alarms.List(ctx, withResolved)
+}
+
+// AckAlarm acknowledges an open alarm.
+func (c *Core) AckAlarm(ctx context.Context, id string) (alarms.Alarm, error) {
+	return c.alarms.Ack(ctx, id)
+}
+
+// AlarmService is the alarms service, for the services that raise and
+// resolve their own.
+func (c *Core) AlarmService() *alarms.Service { return c.alarms }
