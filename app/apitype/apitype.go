@@ -44,6 +44,8 @@ type Status struct {
 	// FailingActions counts the cards' actions that failed or wait to
 	// retry after a failure (each can be retried or dropped on its card).
 	FailingActions int `json:"failing_actions"`
+	// Alarms counts the open alarms (raised, not yet acknowledged).
+	Alarms int `json:"alarms"`
 }
 
 // RelayStatus is the desktop's connection to its relay (GET /api/v1/relay,

@@ -35,6 +35,9 @@ func (s *Server) status(r *http.Request) (apitype.Status, error) {
 	if out.FailingActions, err = s.core.DB.FailingActions(r.Context()); err != nil {
 		return apitype.Status{}, err
 	}
+	if out.Alarms, err = s.openAlarms(r); err != nil {
+		return apitype.Status{}, err
+	}
 	if rs := s.core.Relay().Status(r.Context()); rs.Configured {
 		rel := toRelayStatus(rs)
 		out.Relay = &rel
