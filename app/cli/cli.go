@@ -114,6 +114,8 @@ Talking to a running agent:
   unsnooze ID                            take a snoozed card back now
   brief [--at HH:MM|off]                 the daily brief: the inbox, what was screened or filed
                                          as spam since the last one, tasks due, today's events
+  alarms [--all] | alarms ack ID         what is failing (a scout's runs, a budget, a definitions
+                                         file…) until its cause goes away | acknowledge one
   screen-sender ID --show|--screen       the screener: always show or always screen the
                                          card's sender (its list, its folder) — a rule first
                                          in the scout's rules, and the cards waiting settled
@@ -235,6 +237,8 @@ func Main(args []string, env Env) int {
 		err = runLaneAction(ctx, unsnoozeAction, rest, env)
 	case "brief":
 		err = runBrief(ctx, rest, env)
+	case "alarms", "alarm":
+		err = runAlarms(ctx, rest, env)
 	case "screen-sender":
 		err = runScreenSender(ctx, rest, env)
 	case "undo":
