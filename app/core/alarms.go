@@ -32,7 +32,15 @@ func (c *Core) engineEmit(ev scouts.Event) {
 
 // checkRunsAlarm raises or resolves a scout's failing-runs alarm from its
 // latest runs.
+//
+// Runs and the engine's other announcements of a scout's health come from
+// more than one goroutine: the checks are one at a time, each reading the
+// history as it is then, so that the last check decides from the last run
+// (a check that read the history before a good run was recorded cannot
+// raise the alarm again after the good run's check resolved it).
 func (c *Core) checkRunsAlarm(ctx context.Context, scoutID string) {
+	c.alarmsMu.Lock()
+	defer c.alarmsMu.Unlock()
 	s, err := c.DB.GetScout(ctx, scoutID)
 	if err != nil {
 		return // deleted meanwhile

@@ -2,7 +2,10 @@ package core_test
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/scouts-hq/scouts/app/alarms"
@@ -104,5 +107,33 @@ func TestFailingRunsRaiseOneAlarmResolvedByAGoodRun(t *testing.T) {
 	}
 	if count[alarms.AuditRaised] != 2 || count[alarms.AuditAcknowledged] != 1 || count[alarms.AuditResolved] != 1 {
 		t.Fatalf("audit: %v", count)
+	}
+}
+
+// A definitions file that does not read raises one alarm naming the file
+// and saying what to do; once the file is fixed the next reading of the
+// folder resolves it.
+func TestABrokenDefinitionsFileRaisesAnAlarmUntilFixed(t *testing.T) {
+	defs := t.TempDir()
+	c, sub := openCoreWith(t, core.Config{DataDir: t.TempDir(), DefinitionsDir: defs})
+	file := filepath.Join(defs, "notes.yaml")
+	if err := os.WriteFile(file, []byte("version: 1\nkind: folder\nname: [broken\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	key := "definitions_broken:notes.yaml"
+	raised := waitFor(t, sub, "the broken file's alarm", alarmEvent(alarms.EventRaised, key)).Data.(alarms.Alarm)
+	if !strings.Contains(raised.Message, "notes.yaml") || !strings.Contains(raised.Message, "Fix the file") {
+		t.Fatalf("raised: %+v", raised)
+	}
+	good := fmt.Sprintf("version: 1\nkind: folder\nname: Notes\nsource:\n  path: %s\n", t.TempDir())
+	if err := os.WriteFile(file, []byte(good), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	resolved := waitFor(t, sub, "the alarm resolved by the fix", alarmEvent(alarms.EventResolved, key)).Data.(alarms.Alarm)
+	if resolved.ID != raised.ID {
+		t.Fatalf("resolved %+v, raised %+v", resolved, raised)
+	}
+	if live, _ := c.Alarms(context.Background(), false); len(live) != 0 {
+		t.Fatalf("live after the fix: %+v", live)
 	}
 }

@@ -115,6 +115,8 @@ type Core struct {
 	secrets *secretref.Service // the named secrets
 	mcp     *mcpclient.Manager // other MCP servers' tools as actions (mcpservers.go)
 	alarms  *alarms.Service    // what failed, until its cause goes away (alarms.go)
+	// alarmsMu makes the failing-runs checks one at a time (alarms.go).
+	alarmsMu sync.Mutex
 
 	gmail   *gmaildesk.Desk // the Gmail scouts (gmail.go)
 	runs    runSettings
