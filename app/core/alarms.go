@@ -57,6 +57,13 @@ func (c *Core) checkRunsAlarm(ctx context.Context, scoutID string) {
 	if err := c.alarms.CheckRuns(ctx, scoutID, s.Name, runs, n); err != nil {
 		c.log.Warn("failing-runs alarm", "scout", scoutID, "err", err)
 	}
+	// The budget refilled (a new day) or was raised: the run just ended
+	// could use the model again.
+	if c.cfg.Model != nil && !c.BudgetStatus(ctx, s).Spent {
+		if err := c.alarms.Resolve(ctx, BudgetAlarmKey(scoutID), s.Name+"'s model budget refilled"); err != nil {
+			c.log.Warn("budget alarm", "scout", scoutID, "err", err)
+		}
+	}
 }
 
 // Alarms returns the live alarms, and the resolved ones kept if asked.
