@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/scouts-hq/scouts/app/alarms"
+	"github.com/scouts-hq/scouts/app/gmaildesk"
 	"github.com/scouts-hq/scouts/scouts"
 )
 
@@ -57,6 +58,9 @@ func (c *Core) checkRunsAlarm(ctx context.Context, scoutID string) {
 	if err := c.alarms.CheckRuns(ctx, scoutID, s.Name, runs, n); err != nil {
 		c.log.Warn("failing-runs alarm", "scout", scoutID, "err", err)
 	}
+	if s.Kind == scouts.KindGmail {
+		c.checkGmailAlarm(ctx, s, runs)
+	}
 	// The budget refilled (a new day) or was raised: the run just ended
 	// could use the model again.
 	if c.cfg.Model != nil && !c.BudgetStatus(ctx, s).Spent {
@@ -79,3 +83,25 @@ func (c *Core) AckAlarm(ctx context.Context, id string) (alarms.Alarm, error) {
 // AlarmService is the alarms service, for the services that raise and
 // resolve their own.
 func (c *Core) AlarmService() *alarms.Service { return c.alarms }
+
+// GmailAlarmKey is the dedupe key of a Gmail scout's access alarm.
+func GmailAlarmKey(scoutID string) string { return alarms.KindGmailToken + ":" + scoutID }
+
+// checkGmailAlarm raises a Gmail scout's access alarm at once when its
+// latest run failed because the access expired or was revoked (no run
+// will succeed until the account is reconnected), and resolves it after
+// its next good run (a reconnect runs the account's scouts again).
+func (c *Core) checkGmailAlarm(ctx context.Context, s scouts.Scout, latest []scouts.Run) {
+	failed, ok, lastErr := alarms.FailingRuns(latest)
+	var err error
+	switch {
+	case ok:
+		err = c.alarms.Resolve(ctx, GmailAlarmKey(s.ID), "Gmail access is back for "+s.Name)
+	case failed > 0 && gmaildesk.NeedsReconnect(lastErr):
+		_, err = c.alarms.Raise(ctx, alarms.Alarm{Key: GmailAlarmKey(s.ID), Kind: alarms.KindGmailToken, Severity: alarms.Critical,
+			ScoutID: s.ID, Message: s.Name + ": Gmail access expired or was revoked. Reconnect the account (scouts gmail connect, or Settings → Gmail); the scout runs again then."})
+	}
+	if err != nil {
+		c.log.Warn("Gmail access alarm", "scout", s.ID, "err", err)
+	}
+}

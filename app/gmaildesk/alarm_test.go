@@ -1,0 +1,55 @@
+package gmaildesk_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/scouts-hq/scouts/app/alarms"
+	"github.com/scouts-hq/scouts/app/core"
+	"github.com/scouts-hq/scouts/app/gmaildesk"
+	"github.com/scouts-hq/scouts/app/internal/gmailtest"
+)
+
+// A Gmail scout whose access is revoked at Google raises its alarm at its
+// first failed run (no later run can succeed), saying to reconnect; after
+// the account is reconnected, the scout's next good run resolves it.
+func TestARevokedGmailGrantRaisesAnAlarmUntilReconnected(t *testing.T) {
+	ctx := context.Background()
+	g := gmailtest.NewGoogle(t)
+	d, _ := g.OpenConnected(t, gmaildesk.Local)
+	sc := d.NewScout(gmaildesk.Local)
+	d.WaitBaseline(nil, sc.ID)
+	rt, err := d.Auth.M.RefreshToken(gmailtest.Account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.OAuth.Revoke(rt)
+	g.Gmail.RevokeAll(gmailtest.Account)
+	key := core.GmailAlarmKey(sc.ID)
+	alarm := func(status alarms.Status) func() bool {
+		return func() bool {
+			list, err := d.Core.Alarms(ctx, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range list {
+				if a.Key == key && a.Status == status {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	d.Core.Engine.Trigger(sc.ID)
+	d.Until("the revoked grant's alarm", alarm(alarms.Open), func() string { return fmt.Sprint(d.Core.Alarms(ctx, true)) })
+
+	g.Gmail.Restore(gmailtest.Account)
+	if _, err := d.Core.ConnectGmail(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	d.Until("the alarm resolved after reconnecting", alarm(alarms.Resolved), func() string { return fmt.Sprint(d.Core.Alarms(ctx, true)) })
+	if live, _ := d.Core.Alarms(ctx, false); len(live) != 0 {
+		t.Fatalf("live after reconnecting: %+v", live)
+	}
+}

@@ -1,0 +1,28 @@
+package gmaildesk
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/scouts-hq/scouts/connectors/gmail"
+)
+
+// authSaid is how a refused Gmail access reads in a run's error: the
+// connector's AuthError (local and relay-ping scouts) or the relay's word
+// on a relay-triage scout ("Gmail access expired — reconnect").
+var authSaid = []string{
+	strings.TrimSuffix((&gmail.AuthError{Err: errors.New("")}).Error(), ": "),
+	"Gmail access expired — reconnect",
+}
+
+// NeedsReconnect reports whether a Gmail scout's run failed because its
+// account's access expired or was revoked: only reconnecting the account
+// helps (a run's error is kept as text in its history).
+func NeedsReconnect(runError string) bool {
+	for _, s := range authSaid {
+		if strings.Contains(runError, s) {
+			return true
+		}
+	}
+	return false
+}
