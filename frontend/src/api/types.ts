@@ -45,6 +45,8 @@ export interface Status {
   model_budget?: SpentBudget[];
   /** Cards' actions that failed or wait to retry after a failure. */
   failing_actions?: number;
+  /** Open alarms (raised, not yet acknowledged): Status → Alarms. */
+  alarms?: number;
 }
 
 /** When a scout runs by itself and how its runs overlap (docs/schedules.md). */
