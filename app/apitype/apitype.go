@@ -291,6 +291,10 @@ type LearnSettings struct {
 	// PUT without it keeps the scout's value, so that a client written
 	// before it existed does not turn implicit feedback off.
 	SilenceDays *int `json:"silence_days,omitempty"`
+	// PendingCap is how many pending cards the scout may have waiting
+	// before new ones are held (absent on a PUT: kept; 0: the default,
+	// 500).
+	PendingCap *int `json:"pending_cap,omitempty"`
 }
 
 // Approve is the body of POST /api/v1/suggestions/{id}/approve: the kind to

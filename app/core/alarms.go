@@ -19,8 +19,25 @@ func (c *Core) newAlarms() {
 // runs on the engine's goroutine after the run was recorded, so the
 // history it reads includes the run.
 func (c *Core) engineEmit(ev scouts.Event) {
+	ctx := context.Background()
+	switch ev.Type {
+	case scouts.EventSuggestionCreated:
+		// Held before it is announced: a held card never shows in the
+		// inbox, not even for a moment.
+		if sg, ok := ev.Data.(scouts.Suggestion); ok {
+			ev.Data = c.holdNew(ctx, sg)
+		}
+	}
 	c.Bus.Publish(ev)
-	if ev.Type != scouts.EventScoutRun {
+	switch ev.Type {
+	case scouts.EventSuggestionResolved, scouts.EventSuggestionMoved:
+		// A card decided (or moved out of the way) makes room.
+		if sg, ok := ev.Data.(scouts.Suggestion); ok {
+			c.letIn(ctx, sg.ScoutID)
+		}
+		return
+	case scouts.EventScoutRun:
+	default:
 		return
 	}
 	d, _ := ev.Data.(map[string]any)
@@ -28,7 +45,7 @@ func (c *Core) engineEmit(ev scouts.Event) {
 	if id == "" {
 		return
 	}
-	c.checkRunsAlarm(context.Background(), id)
+	c.checkRunsAlarm(ctx, id)
 }
 
 // checkRunsAlarm raises or resolves a scout's failing-runs alarm from its

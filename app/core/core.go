@@ -117,6 +117,8 @@ type Core struct {
 	alarms  *alarms.Service    // what failed, until its cause goes away (alarms.go)
 	// alarmsMu makes the failing-runs checks one at a time (alarms.go).
 	alarmsMu sync.Mutex
+	// heldMu makes holding and letting in cards one at a time (held.go).
+	heldMu sync.Mutex
 
 	gmail   *gmaildesk.Desk // the Gmail scouts (gmail.go)
 	runs    runSettings

@@ -55,3 +55,5 @@ func (s *Server) openAlarms(r *http.Request) (int, error) {
 	}
 	return n, err
 }
+
+func ptrInt(n int) *int { return &n }

@@ -18,3 +18,9 @@ CREATE TABLE alarms (
 );
 CREATE UNIQUE INDEX uq_alarms_live_key ON alarms(dedupe_key) WHERE status <> 'resolved';
 CREATE INDEX idx_alarms_status ON alarms(status, raised_at);
+
+-- Pending caps (issue 20, item 6): a scout's cards past its cap wait in
+-- lane 'held'; held_from is the lane triage gave the card, where it goes
+-- when let in.
+ALTER TABLE suggestions ADD COLUMN held_from TEXT;
+CREATE INDEX suggestions_held ON suggestions (scout_id, created_at) WHERE lane = 'held' AND status = 'pending';
