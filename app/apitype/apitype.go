@@ -103,10 +103,15 @@ type Keyring struct {
 
 // Scout is a scout as the API shows it.
 type Scout struct {
-	ID      string `json:"id"`
-	Kind    string `json:"kind"`
-	Name    string `json:"name"`
-	Enabled bool   `json:"enabled"`
+	// Held counts the scout's cards held past its pending cap (learning's
+	// pending_cap), let in as its cards are decided; HeldMessage says so
+	// ("312 held — review the inbox to let them in"; absent when none).
+	Held        int    `json:"held,omitempty"`
+	HeldMessage string `json:"held_message,omitempty"`
+	ID          string `json:"id"`
+	Kind        string `json:"kind"`
+	Name        string `json:"name"`
+	Enabled     bool   `json:"enabled"`
 	// Review: suggestions wait for a person; false: entities are created
 	// directly ("auto").
 	Review  bool `json:"review"`

@@ -1,6 +1,7 @@
 package localapi
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -62,7 +63,13 @@ func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
 func (s *Server) scoutOut(sc scouts.Scout) apitype.Scout {
 	// The live runner is the ground truth: an enabled scout whose
 	// connector failed to open is enabled but not running.
-	return s.withRuns(toScout(sc, s.core.Engine.IsRunning(sc.ID)), sc)
+	out := s.withRuns(toScout(sc, s.core.Engine.IsRunning(sc.ID)), sc)
+	// A count that cannot be read shows as none held: the scout is still
+	// shown, and its alarm (if any) says the count.
+	if n, err := s.core.HeldCount(context.Background(), sc.ID); err == nil && n > 0 {
+		out.Held, out.HeldMessage = n, core.HeldText(n)+" — review the inbox to let them in"
+	}
+	return out
 }
 
 func (s *Server) handleListScouts(w http.ResponseWriter, r *http.Request) {
