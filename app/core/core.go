@@ -92,6 +92,9 @@ type Config struct {
 	// FailedRunsAlarm is how many runs in a row a scout fails before its
 	// alarm is raised; zero: alarms.DefaultFailedRuns.
 	FailedRunsAlarm int
+	// RelayAlarmAfter is how long the relay may stay unreachable before
+	// its alarm is raised; zero: DefaultRelayAlarmAfter.
+	RelayAlarmAfter time.Duration
 }
 
 // Core is an open agent core. Its methods are safe for concurrent use.
@@ -216,6 +219,8 @@ func (c *Core) Start(ctx context.Context) error {
 	}
 	c.wg.Go(func() { c.snoozeLoop(ctx) })
 	c.wg.Go(func() { c.briefLoop(ctx) })
+	relaySub, _, _ := c.Bus.Subscribe(0, 64)
+	c.wg.Go(func() { c.relayAlarmLoop(ctx, relaySub) })
 	// A folder that cannot be watched is reported, not fatal: the scouts
 	// already in the database run.
 	if err := c.defs.Watch(ctx); err != nil {
