@@ -72,11 +72,16 @@ func (c *Core) checkRunsAlarm(ctx context.Context, scoutID string) {
 		c.log.Warn("read runs for the failing-runs alarm", "scout", scoutID, "err", err)
 		return
 	}
-	if err := c.alarms.CheckRuns(ctx, scoutID, s.Name, runs, n); err != nil {
-		c.log.Warn("failing-runs alarm", "scout", scoutID, "err", err)
-	}
+	// A Gmail scout failing for its access has the access alarm, which
+	// says what to do; the failing-runs alarm would say it twice.
+	_, _, lastErr := alarms.FailingRuns(runs)
 	if s.Kind == scouts.KindGmail {
 		c.checkGmailAlarm(ctx, s, runs)
+	}
+	if s.Kind != scouts.KindGmail || !gmaildesk.NeedsReconnect(lastErr) {
+		if err := c.alarms.CheckRuns(ctx, scoutID, s.Name, runs, n); err != nil {
+			c.log.Warn("failing-runs alarm", "scout", scoutID, "err", err)
+		}
 	}
 	// The budget refilled (a new day) or was raised: the run just ended
 	// could use the model again.

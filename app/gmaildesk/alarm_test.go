@@ -41,8 +41,23 @@ func TestARevokedGmailGrantRaisesAnAlarmUntilReconnected(t *testing.T) {
 			return false
 		}
 	}
-	d.Core.Engine.Trigger(sc.ID)
-	d.Until("the revoked grant's alarm", alarm(alarms.Open), func() string { return fmt.Sprint(d.Core.Alarms(ctx, true)) })
+	// The scout polls too: it fails again and again, and says so once,
+	// in the access alarm alone (not also as failing runs).
+	failed := 0
+	d.Until("three failed runs and the revoked grant's alarm", func() bool {
+		runs, err := d.Core.ScoutRuns(ctx, sc.ID, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		failed, _, _ = alarms.FailingRuns(runs)
+		if failed < 3 {
+			d.Core.Engine.Trigger(sc.ID)
+		}
+		return failed >= 3 && alarm(alarms.Open)()
+	}, func() string { return fmt.Sprint(failed, " failed; ", fmt.Sprint(d.Core.Alarms(ctx, true))) })
+	if live, _ := d.Core.Alarms(ctx, false); len(live) != 1 || live[0].Key != key {
+		t.Fatalf("live alarms: %+v, want the access alarm alone", live)
+	}
 
 	g.Gmail.Restore(gmailtest.Account)
 	if _, err := d.Core.ConnectGmail(ctx, false); err != nil {
