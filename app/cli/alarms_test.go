@@ -57,3 +57,27 @@ func TestAlarmsFromTheCommandLine(t *testing.T) {
 		t.Fatalf("ack of an unknown alarm: code %d, %s", code, errOut)
 	}
 }
+
+// scouts learning --pending-cap sets a scout's pending cap and shows it;
+// a cap out of range is refused with its range.
+func TestPendingCapFromTheCommandLine(t *testing.T) {
+	dir, c := startTestAgent(t)
+	drop := filepath.Join(t.TempDir(), "Drop")
+	os.MkdirAll(drop, 0o755)
+	sc, err := c.CreateScout(context.Background(), apitype.CreateScout{Kind: "folder", Name: "Drop", Path: drop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := cli(t, dir, "learning", sc.ID)
+	if code != 0 || !strings.Contains(out, "500 cards waiting at most") {
+		t.Fatalf("learning: code %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = cli(t, dir, "learning", sc.ID, "--pending-cap", "3")
+	if code != 0 || !strings.Contains(out, "3 cards waiting at most") {
+		t.Fatalf("learning --pending-cap 3: code %d\n%s%s", code, out, errOut)
+	}
+	_, errOut, code = cli(t, dir, "learning", sc.ID, "--pending-cap", "100001")
+	if code == 0 || !strings.Contains(errOut, "pending_cap must be between 1 and 100000") {
+		t.Fatalf("learning --pending-cap 100001: code %d, %s", code, errOut)
+	}
+}

@@ -122,7 +122,8 @@ Talking to a running agent:
   undo ID                                take back a decision (approve, reject, spam) within
                                          its 30 seconds: the card is pending again
   learning SCOUT_ID [--reset] [--cold-start N] [--screen-below P] [--spam-above P]
-                                         a scout's learner: state and thresholds
+           [--pending-cap N]             a scout's learner: state and thresholds; the
+                                         pending cards it may have waiting before more are held
   tasks|notes|events|projects [--json]   list entities, with what each kind has (a task's
                                          due date, an event's time and place)
   tasks|notes|events|projects add TITLE [--body B] [--due DATE] (tasks)
