@@ -18,8 +18,19 @@ const defsKeyPrefix = alarms.KindDefinitions + ":"
 // defsPublish is what the definitions service announces: on the bus, and
 // after each reading of the folder one alarm per file that does not read
 // or apply, the alarms of the files that now do (or are gone) resolved.
+//
+// A new version of a scout's definition may raise its pending cap: its
+// held cards are let in at once, as far as the new cap allows.
 func (c *Core) defsPublish(ev scouts.Event) {
 	c.Bus.Publish(ev)
+	if ev.Type == defsync.EventVersion {
+		if d, ok := ev.Data.(map[string]any); ok {
+			if id, ok := d["scout_id"].(string); ok {
+				c.letIn(context.Background(), id)
+			}
+		}
+		return
+	}
 	if ev.Type != defsync.EventReconciled {
 		return
 	}

@@ -96,3 +96,48 @@ func TestPendingCapHoldsAndLetsIn(t *testing.T) {
 		t.Fatalf("all alarms: %+v, want the one held-cards alarm, resolved", all)
 	}
 }
+
+// A pending cap raised lets the held cards in at once, as far as the new
+// cap allows, and resolves the alarm once none is held.
+func TestARaisedPendingCapLetsHeldCardsIn(t *testing.T) {
+	c, sub := openCoreWith(t, core.Config{DataDir: t.TempDir()})
+	ctx := context.Background()
+	docs := t.TempDir()
+	s := folderScout(t, c, docs, scouts.Budget{})
+	waitFor(t, sub, "the scout's first run", ranBy(s.ID, "", scouts.RunOK))
+	set := scouts.DefaultLearnSettings()
+	set.PendingCap = 1
+	if err := c.Definitions().SetLearnSettings(ctx, s.ID, set); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 3; i++ {
+		if err := os.WriteFile(filepath.Join(docs, fmt.Sprintf("f%d.txt", i)), []byte(fmt.Sprintf("Item %d", i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for n := 0; n < 3; {
+		waitFor(t, sub, "three cards", func(e scouts.Event) bool {
+			sg, ok := e.Data.(scouts.Suggestion)
+			return e.Type == scouts.EventSuggestionCreated && ok && sg.ScoutID == s.ID
+		})
+		n++
+	}
+	if n, _ := c.HeldCount(ctx, s.ID); n != 2 {
+		t.Fatalf("%d held under a cap of 1, want 2", n)
+	}
+	set.PendingCap = 2
+	if err := c.Definitions().SetLearnSettings(ctx, s.ID, set); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := c.HeldCount(ctx, s.ID); n != 1 {
+		t.Fatalf("%d held under a cap of 2, want 1", n)
+	}
+	set.PendingCap = 10
+	if err := c.Definitions().SetLearnSettings(ctx, s.ID, set); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, sub, "the held-cards alarm resolved", alarmEvent(alarms.EventResolved, core.PendingCapAlarmKey(s.ID)))
+	if n, _ := c.HeldCount(ctx, s.ID); n != 0 {
+		t.Fatalf("%d held under a cap of 10, want 0", n)
+	}
+}
