@@ -18,6 +18,17 @@ import (
 // to lane 'held', remembering its lane. held is false when there was room
 // (or the card is no longer pending).
 func (d *DB) HoldIfOver(ctx context.Context, id string, cap int) (sug scouts.Suggestion, held bool, err error) {
+	// Every new card asks: under the cap (nearly always) it is answered
+	// from the read pool, without the write lock. The count is read again
+	// in the transaction.
+	var n int
+	if err := d.read().QueryRowContext(ctx, `SELECT COUNT(*) FROM suggestions WHERE scout_id = (SELECT scout_id FROM suggestions WHERE id = ?)
+		AND status = 'pending' AND lane <> 'held'`, id).Scan(&n); err != nil {
+		return sug, false, fmt.Errorf("localdb: count pending: %w", err)
+	}
+	if n <= cap {
+		return sug, false, nil
+	}
 	err = d.tx(ctx, func(tx *sql.Tx) error {
 		sug, err = getSuggestion(ctx, tx, id)
 		if err != nil {
@@ -50,8 +61,13 @@ func (d *DB) HoldIfOver(ctx context.Context, id string, cap int) (sug scouts.Sug
 // in and how many are still held.
 func (d *DB) ReleaseHeld(ctx context.Context, scoutID string, cap int, now time.Time) ([]scouts.Suggestion, int, error) {
 	var out []scouts.Suggestion
-	held := 0
-	err := d.tx(ctx, func(tx *sql.Tx) error {
+	// Every decision asks: with nothing held (nearly always) it is
+	// answered from the read pool, without the write lock.
+	held, err := d.HeldCount(ctx, scoutID)
+	if err != nil || held == 0 {
+		return nil, 0, err
+	}
+	err = d.tx(ctx, func(tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM suggestions WHERE scout_id = ? AND status = 'pending' AND lane <> 'held'`,
 			scoutID).Scan(&n); err != nil {
