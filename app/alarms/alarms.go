@@ -41,6 +41,7 @@ const (
 	KindGmailToken  = "gmail_token"
 	KindRelayDown   = "relay_unreachable"
 	KindPendingCap  = "pending_cap"
+	KindWatch       = "watch_not_renewed"
 )
 
 // Alarm is one alarm as stored.

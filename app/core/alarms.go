@@ -2,6 +2,8 @@ package core
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/scouts-hq/scouts/app/alarms"
 	"github.com/scouts-hq/scouts/app/gmaildesk"
@@ -78,7 +80,7 @@ func (c *Core) checkRunsAlarm(ctx context.Context, scoutID string) {
 	if s.Kind == scouts.KindGmail {
 		c.checkGmailAlarm(ctx, s, runs)
 	}
-	if s.Kind != scouts.KindGmail || !gmaildesk.NeedsReconnect(lastErr) {
+	if s.Kind != scouts.KindGmail || !(gmaildesk.NeedsReconnect(lastErr) || gmaildesk.WatchNotRenewed(lastErr)) {
 		if err := c.alarms.CheckRuns(ctx, scoutID, s.Name, runs, n); err != nil {
 			c.log.Warn("failing-runs alarm", "scout", scoutID, "err", err)
 		}
@@ -106,6 +108,9 @@ func (c *Core) AckAlarm(ctx context.Context, id string) (alarms.Alarm, error) {
 // resolve their own.
 func (c *Core) AlarmService() *alarms.Service { return c.alarms }
 
+// WatchAlarmKey is the dedupe key of a Gmail scout's watch alarm.
+func WatchAlarmKey(scoutID string) string { return alarms.KindWatch + ":" + scoutID }
+
 // GmailAlarmKey is the dedupe key of a Gmail scout's access alarm.
 func GmailAlarmKey(scoutID string) string { return alarms.KindGmailToken + ":" + scoutID }
 
@@ -118,7 +123,12 @@ func (c *Core) checkGmailAlarm(ctx context.Context, s scouts.Scout, latest []sco
 	var err error
 	switch {
 	case ok:
-		err = c.alarms.Resolve(ctx, GmailAlarmKey(s.ID), "Gmail access is back for "+s.Name)
+		err = errors.Join(c.alarms.Resolve(ctx, GmailAlarmKey(s.ID), "Gmail access is back for "+s.Name),
+			c.alarms.Resolve(ctx, WatchAlarmKey(s.ID), "the mailbox's watch is set up again for "+s.Name))
+	case failed > 0 && gmaildesk.WatchNotRenewed(lastErr):
+		_, err = c.alarms.Raise(ctx, alarms.Alarm{Key: WatchAlarmKey(s.ID), Kind: alarms.KindWatch, Severity: alarms.Warning,
+			ScoutID: s.ID, Message: fmt.Sprintf("%s: the mailbox's Gmail watch was not renewed (%s), so new mail is not announced. Check the relay's Pub/Sub topic and the account, then run the scout now.",
+				s.Name, lastErr)})
 	case failed > 0 && gmaildesk.NeedsReconnect(lastErr):
 		_, err = c.alarms.Raise(ctx, alarms.Alarm{Key: GmailAlarmKey(s.ID), Kind: alarms.KindGmailToken, Severity: alarms.Critical,
 			ScoutID: s.ID, Message: s.Name + ": Gmail access expired or was revoked. Reconnect the account (scouts gmail connect, or Settings → Gmail); the scout runs again then."})

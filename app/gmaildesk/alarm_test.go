@@ -68,3 +68,34 @@ func TestARevokedGmailGrantRaisesAnAlarmUntilReconnected(t *testing.T) {
 		t.Fatalf("live after reconnecting: %+v", live)
 	}
 }
+
+// A relay-ping scout whose mailbox's watch cannot be set up (Google
+// refuses the call) raises the watch alarm; once the watch call succeeds
+// again the scout's next good run resolves it.
+func TestAWatchNotRenewedRaisesAnAlarmUntilItIs(t *testing.T) {
+	ctx := context.Background()
+	g := gmailtest.NewGoogle(t)
+	g.Gmail.Fail(gmailtest.Account, "watch", 400, -1, 0)
+	d, _ := g.OpenConnected(t, gmaildesk.RelayPing)
+	sc := d.NewScout(gmaildesk.RelayPing)
+	key := core.WatchAlarmKey(sc.ID)
+	alarm := func(status alarms.Status) func() bool {
+		return func() bool {
+			list, err := d.Core.Alarms(ctx, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range list {
+				if a.Key == key && a.Status == status {
+					return true
+				}
+			}
+			d.Core.Engine.Trigger(sc.ID)
+			return false
+		}
+	}
+	explain := func() string { return fmt.Sprint(d.Core.Alarms(ctx, true)) }
+	d.Until("the watch alarm", alarm(alarms.Open), explain)
+	g.Gmail.Fail(gmailtest.Account, "watch", 0, 0, 0)
+	d.Until("the watch alarm resolved", alarm(alarms.Resolved), explain)
+}

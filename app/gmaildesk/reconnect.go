@@ -26,3 +26,15 @@ func NeedsReconnect(runError string) bool {
 	}
 	return false
 }
+
+// watchSaid is how a failed renewal of a relay-ping scout's Gmail watch
+// reads in a run's error (connectors/gmail's ensureWatch).
+const watchSaid = "gmail: renew the watch"
+
+// WatchNotRenewed reports whether a Gmail scout's run failed because its
+// mailbox's watch could not be set up or renewed (without it the relay
+// hears of no new mail and the scout falls back to polling). An access
+// refused reads as NeedsReconnect instead.
+func WatchNotRenewed(runError string) bool {
+	return strings.Contains(runError, watchSaid) && !NeedsReconnect(runError)
+}
