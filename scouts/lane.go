@@ -127,6 +127,22 @@ type LearnSettings struct {
 	// past it new cards are held (LaneHeld) and let in as cards are
 	// decided. 0: DefaultPendingCap.
 	PendingCap int `json:"pending_cap,omitempty"`
+	// PendingActionsCap is how many pending cards carrying actions its
+	// rules proposed that wait for the person's approval the scout may
+	// have; past it such cards are held too. 0: DefaultPendingActionsCap.
+	PendingActionsCap int `json:"pending_actions_cap,omitempty"`
+}
+
+// DefaultPendingActionsCap is a scout's cap of cards with actions awaiting
+// approval when its settings say none.
+const DefaultPendingActionsCap = 10
+
+// ActionsCap is the cap of cards with actions awaiting approval in force.
+func (s LearnSettings) ActionsCap() int {
+	if s.PendingActionsCap <= 0 {
+		return DefaultPendingActionsCap
+	}
+	return s.PendingActionsCap
 }
 
 // DefaultPendingCap is a scout's pending cap when its settings say none.
@@ -162,6 +178,8 @@ func (s LearnSettings) Validate() error {
 		return Errorf(EInvalid, "silence_days must be between 0 (off) and 365 days")
 	case s.PendingCap < 0 || s.PendingCap > 100000:
 		return Errorf(EInvalid, "pending_cap must be between 1 and 100000 cards (0: the default, 500)")
+	case s.PendingActionsCap < 0 || s.PendingActionsCap > 10000:
+		return Errorf(EInvalid, "pending_actions_cap must be between 1 and 10000 cards (0: the default, 10)")
 	}
 	return nil
 }

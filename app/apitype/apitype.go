@@ -300,6 +300,10 @@ type LearnSettings struct {
 	// before new ones are held (absent on a PUT: kept; 0: the default,
 	// 500).
 	PendingCap *int `json:"pending_cap,omitempty"`
+	// PendingActionsCap is how many pending cards carrying rule actions
+	// awaiting approval the scout may have (absent on a PUT: kept; 0: the
+	// default, 10).
+	PendingActionsCap *int `json:"pending_actions_cap,omitempty"`
 }
 
 // Approve is the body of POST /api/v1/suggestions/{id}/approve: the kind to

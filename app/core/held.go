@@ -3,9 +3,12 @@ package core
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/scouts-hq/scouts/app/alarms"
+	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/actions"
 )
 
 // Pending caps (issue 20, item 6): a scout's new card past its cap of
@@ -34,7 +37,7 @@ func (c *Core) holdNew(ctx context.Context, sg scouts.Suggestion) scouts.Suggest
 		c.log.Warn("pending cap: read the scout's settings", "scout", sg.ScoutID, "err", err)
 		return sg
 	}
-	got, held, err := c.DB.HoldIfOver(ctx, sg.ID, st.Settings.Cap())
+	got, held, err := c.DB.HoldIfOver(ctx, sg.ID, sg.ScoutID, capsOf(st.Settings), c.awaitsActions(ctx, sg))
 	if err != nil {
 		c.log.Warn("pending cap: hold a card", "suggestion", sg.ID, "err", err)
 		return sg
@@ -59,7 +62,7 @@ func (c *Core) letIn(ctx context.Context, scoutID string) {
 	if err != nil {
 		return // the scout is gone
 	}
-	in, held, err := c.DB.ReleaseHeld(ctx, scoutID, st.Settings.Cap(), c.now())
+	in, held, err := c.DB.ReleaseHeld(ctx, scoutID, capsOf(st.Settings), c.now())
 	if err != nil {
 		c.log.Warn("pending cap: let held cards in", "scout", scoutID, "err", err)
 		return
@@ -92,6 +95,27 @@ func (c *Core) heldAlarm(ctx context.Context, scoutID string, held int) {
 	if err != nil {
 		c.log.Warn("pending cap alarm", "scout", scoutID, "err", err)
 	}
+}
+
+func capsOf(s scouts.LearnSettings) localdb.Caps {
+	return localdb.Caps{Cards: s.Cap(), Actions: s.ActionsCap()}
+}
+
+// awaitsActions reports whether a new card's plan holds actions its rules
+// proposed that wait for the person's approval (the user's default actions
+// for such cards, a Gmail archive say, do not count: every card would).
+func (c *Core) awaitsActions(ctx context.Context, sg scouts.Suggestion) bool {
+	plan, err := c.Engine.Plan(ctx, sg.ID, "")
+	if err != nil {
+		c.log.Warn("pending cap: read a card's plan", "suggestion", sg.ID, "err", err)
+		return false
+	}
+	for _, st := range plan.Proposed {
+		if st.Enabled && st.Mode == actions.RequireApproval && strings.HasPrefix(st.Origin, "rule:") {
+			return true
+		}
+	}
+	return false
 }
 
 // HeldText is how a scout's held cards are said: "312 held".

@@ -141,3 +141,78 @@ func TestARaisedPendingCapLetsHeldCardsIn(t *testing.T) {
 		t.Fatalf("%d held under a cap of 10, want 0", n)
 	}
 }
+
+// Cards whose rules propose actions awaiting approval have their own cap
+// (pending_actions_cap): past it such cards are held while cards without
+// actions still come in; deciding one lets the next in.
+func TestPendingActionsCapHoldsCardsWithActions(t *testing.T) {
+	home := t.TempDir()
+	c, sub := openCoreWith(t, core.Config{DataDir: t.TempDir(), Home: home})
+	ctx := context.Background()
+	docs := filepath.Join(home, "Inbox")
+	if err := os.MkdirAll(filepath.Join(home, "Sorted"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(docs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := folderScout(t, c, docs, scouts.Budget{})
+	waitFor(t, sub, "the scout's first run", ranBy(s.ID, "", scouts.RunOK))
+	if _, err := c.Rules().Add(ctx, s.ID, []byte(`{"id":"sort","when":{"ext":{"equals":"txt"}},
+		"then":{"verdict":"show","actions":[{"action":"file.move","params":{"to":"~/Sorted"}}]}}`), -1); err != nil {
+		t.Fatal(err)
+	}
+	set := scouts.DefaultLearnSettings()
+	set.PendingActionsCap = 1
+	if err := c.Definitions().SetLearnSettings(ctx, s.ID, set); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a.txt", "b.txt", "c.txt", "d.md"} {
+		if err := os.WriteFile(filepath.Join(docs, name), []byte("Text of "+name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lane := map[string]scouts.Lane{}
+	for len(lane) < 4 {
+		sg := waitFor(t, sub, "four cards", func(e scouts.Event) bool {
+			sg, ok := e.Data.(scouts.Suggestion)
+			return e.Type == scouts.EventSuggestionCreated && ok && sg.ScoutID == s.ID
+		}).Data.(scouts.Suggestion)
+		lane[filepath.Base(sg.Path)] = sg.Lane
+	}
+	held := 0
+	for name, l := range lane {
+		if l == scouts.LaneHeld {
+			held++
+			if !strings.HasSuffix(name, ".txt") {
+				t.Fatalf("%s held: it carries no action", name)
+			}
+		}
+	}
+	if held != 2 || lane["d.md"] == scouts.LaneHeld {
+		t.Fatalf("lanes as announced: %v, want two of the .txt cards held", lane)
+	}
+	all, err := c.DB.ListSuggestions(ctx, localdb.SuggestionFilter{ScoutID: s.ID, Status: scouts.StatusPending, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shownTxt scouts.Suggestion
+	for _, sg := range all {
+		if sg.Lane != scouts.LaneHeld && strings.HasSuffix(sg.Path, ".txt") {
+			shownTxt = sg
+		}
+	}
+	if _, err := c.Engine.Reject(ctx, shownTxt.ID, "user"); err != nil {
+		t.Fatal(err)
+	}
+	moved := waitFor(t, sub, "a held card let in", func(e scouts.Event) bool {
+		sg, ok := e.Data.(scouts.Suggestion)
+		return e.Type == scouts.EventSuggestionMoved && ok && sg.ScoutID == s.ID
+	}).Data.(scouts.Suggestion)
+	if !strings.HasSuffix(moved.Path, ".txt") || moved.Lane == scouts.LaneHeld {
+		t.Fatalf("let in: %+v", moved)
+	}
+	if n, _ := c.HeldCount(ctx, s.ID); n != 1 {
+		t.Fatalf("%d held after one decision, want 1", n)
+	}
+}

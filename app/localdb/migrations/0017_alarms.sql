@@ -23,4 +23,7 @@ CREATE INDEX idx_alarms_status ON alarms(status, raised_at);
 -- lane 'held'; held_from is the lane triage gave the card, where it goes
 -- when let in.
 ALTER TABLE suggestions ADD COLUMN held_from TEXT;
+-- awaits_actions: the card carries actions its rules proposed that wait
+-- for the person's approval; such cards have a cap of their own.
+ALTER TABLE suggestions ADD COLUMN awaits_actions INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX suggestions_held ON suggestions (scout_id, created_at) WHERE lane = 'held' AND status = 'pending';
