@@ -282,6 +282,9 @@ export interface LearnSettings {
   /** Pending cards the scout may have waiting before new ones are held
    * (0: the default, 500). Absent from a PUT: kept. */
   pending_cap?: number;
+  /** How many of those may carry rule actions awaiting approval (0: the
+   * default, 10). Absent from a PUT: kept. */
+  pending_actions_cap?: number;
 }
 
 /** GET /api/v1/scouts/{id}/learning. */
