@@ -19,6 +19,10 @@ const (
 	// lane triage sends anything to (Valid), and a card in it returns to
 	// the inbox on its own.
 	LaneSnoozed Lane = "snoozed"
+	// LaneHeld holds a scout's cards past its pending cap (PendingCap):
+	// kept, counted and let in, oldest first, as cards are decided; not a
+	// lane triage sends anything to (Valid).
+	LaneHeld Lane = "held"
 )
 
 // Valid reports whether l is a known lane.
@@ -27,8 +31,8 @@ func (l Lane) Valid() bool { return l == LaneInbox || l == LaneScreened || l == 
 // ParseLane accepts a lane name.
 func ParseLane(s string) (Lane, error) {
 	l := Lane(s)
-	if !l.Valid() && l != LaneSnoozed {
-		return "", Errorf(EInvalid, "unknown lane %q (want inbox, screened, spam or snoozed)", s)
+	if !l.Valid() && l != LaneSnoozed && l != LaneHeld {
+		return "", Errorf(EInvalid, "unknown lane %q (want inbox, screened, spam, snoozed or held)", s)
 	}
 	return l, nil
 }
@@ -119,6 +123,37 @@ type LearnSettings struct {
 	// if the person had confirmed it (at SilenceWeight; docs/triage.md,
 	// "What silence teaches"). 0 turns it off. Default 7.
 	SilenceDays int `json:"silence_days"`
+	// PendingCap is how many pending cards the scout may have waiting;
+	// past it new cards are held (LaneHeld) and let in as cards are
+	// decided. 0: DefaultPendingCap.
+	PendingCap int `json:"pending_cap,omitempty"`
+	// PendingActionsCap is how many pending cards carrying actions its
+	// rules proposed that wait for the person's approval the scout may
+	// have; past it such cards are held too. 0: DefaultPendingActionsCap.
+	PendingActionsCap int `json:"pending_actions_cap,omitempty"`
+}
+
+// DefaultPendingActionsCap is a scout's cap of cards with actions awaiting
+// approval when its settings say none.
+const DefaultPendingActionsCap = 10
+
+// ActionsCap is the cap of cards with actions awaiting approval in force.
+func (s LearnSettings) ActionsCap() int {
+	if s.PendingActionsCap <= 0 {
+		return DefaultPendingActionsCap
+	}
+	return s.PendingActionsCap
+}
+
+// DefaultPendingCap is a scout's pending cap when its settings say none.
+const DefaultPendingCap = 500
+
+// Cap is the pending cap in force.
+func (s LearnSettings) Cap() int {
+	if s.PendingCap <= 0 {
+		return DefaultPendingCap
+	}
+	return s.PendingCap
 }
 
 // DefaultLearnSettings are the thresholds of a new scout.
@@ -141,6 +176,10 @@ func (s LearnSettings) Validate() error {
 		return Errorf(EInvalid, "min_spam must be between 0 and 100000 decisions")
 	case s.SilenceDays < 0 || s.SilenceDays > 365:
 		return Errorf(EInvalid, "silence_days must be between 0 (off) and 365 days")
+	case s.PendingCap < 0 || s.PendingCap > 100000:
+		return Errorf(EInvalid, "pending_cap must be between 1 and 100000 cards (0: the default, 500)")
+	case s.PendingActionsCap < 0 || s.PendingActionsCap > 10000:
+		return Errorf(EInvalid, "pending_actions_cap must be between 1 and 10000 cards (0: the default, 10)")
 	}
 	return nil
 }

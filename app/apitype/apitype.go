@@ -44,6 +44,8 @@ type Status struct {
 	// FailingActions counts the cards' actions that failed or wait to
 	// retry after a failure (each can be retried or dropped on its card).
 	FailingActions int `json:"failing_actions"`
+	// Alarms counts the open alarms (raised, not yet acknowledged).
+	Alarms int `json:"alarms"`
 }
 
 // RelayStatus is the desktop's connection to its relay (GET /api/v1/relay,
@@ -101,10 +103,15 @@ type Keyring struct {
 
 // Scout is a scout as the API shows it.
 type Scout struct {
-	ID      string `json:"id"`
-	Kind    string `json:"kind"`
-	Name    string `json:"name"`
-	Enabled bool   `json:"enabled"`
+	// Held counts the scout's cards held past its pending cap (learning's
+	// pending_cap), let in as its cards are decided; HeldMessage says so
+	// ("312 held — review the inbox to let them in"; absent when none).
+	Held        int    `json:"held,omitempty"`
+	HeldMessage string `json:"held_message,omitempty"`
+	ID          string `json:"id"`
+	Kind        string `json:"kind"`
+	Name        string `json:"name"`
+	Enabled     bool   `json:"enabled"`
 	// Review: suggestions wait for a person; false: entities are created
 	// directly ("auto").
 	Review  bool `json:"review"`
@@ -289,6 +296,14 @@ type LearnSettings struct {
 	// PUT without it keeps the scout's value, so that a client written
 	// before it existed does not turn implicit feedback off.
 	SilenceDays *int `json:"silence_days,omitempty"`
+	// PendingCap is how many pending cards the scout may have waiting
+	// before new ones are held (absent on a PUT: kept; 0: the default,
+	// 500).
+	PendingCap *int `json:"pending_cap,omitempty"`
+	// PendingActionsCap is how many pending cards carrying rule actions
+	// awaiting approval the scout may have (absent on a PUT: kept; 0: the
+	// default, 10).
+	PendingActionsCap *int `json:"pending_actions_cap,omitempty"`
 }
 
 // Approve is the body of POST /api/v1/suggestions/{id}/approve: the kind to

@@ -35,6 +35,7 @@ var all = []any{
 	apitype.ScreenSenderResult{}, apitype.AgentProposal{}, apitype.AgentProposalResult{}, apitype.Reject{},
 	apitype.MCPServe{},
 	apitype.Snooze{}, apitype.Brief{}, apitype.BriefTime{}, apitype.SnoozedTask{},
+	apitype.Alarm{},
 }
 
 // A new type in the package is listed in all, so that its wire form is

@@ -114,13 +114,16 @@ Talking to a running agent:
   unsnooze ID                            take a snoozed card back now
   brief [--at HH:MM|off]                 the daily brief: the inbox, what was screened or filed
                                          as spam since the last one, tasks due, today's events
+  alarms [--all] | alarms ack ID         what is failing (a scout's runs, a budget, a definitions
+                                         file…) until its cause goes away | acknowledge one
   screen-sender ID --show|--screen       the screener: always show or always screen the
                                          card's sender (its list, its folder) — a rule first
                                          in the scout's rules, and the cards waiting settled
   undo ID                                take back a decision (approve, reject, spam) within
                                          its 30 seconds: the card is pending again
   learning SCOUT_ID [--reset] [--cold-start N] [--screen-below P] [--spam-above P]
-                                         a scout's learner: state and thresholds
+           [--pending-cap N]             a scout's learner: state and thresholds; the
+                                         pending cards it may have waiting before more are held
   tasks|notes|events|projects [--json]   list entities, with what each kind has (a task's
                                          due date, an event's time and place)
   tasks|notes|events|projects add TITLE [--body B] [--due DATE] (tasks)
@@ -235,6 +238,8 @@ func Main(args []string, env Env) int {
 		err = runLaneAction(ctx, unsnoozeAction, rest, env)
 	case "brief":
 		err = runBrief(ctx, rest, env)
+	case "alarms", "alarm":
+		err = runAlarms(ctx, rest, env)
 	case "screen-sender":
 		err = runScreenSender(ctx, rest, env)
 	case "undo":

@@ -115,13 +115,15 @@ func runLearning(ctx context.Context, args []string, env Env) error {
 	f.Var(probability{&set.SpamAbove}, "spam-above", "file as spam above this spam probability (0.5–1)")
 	f.IntVar(&set.MinSpam, "min-spam", 0, "spam and non-spam decisions each needed before learned spam filing")
 	silence := f.Int("silence-days", 0, "days a card left alone in Spam or Screened waits before its silence teaches (0 turns it off)")
+	pendingCap := f.Int("pending-cap", 0, "pending cards the scout may have waiting before new ones are held (1–100000; 0: the default, 500)")
 	id, c, err := f.oneArg(args, "scout ID")
 	if err != nil {
 		return err
 	}
 	changed := map[string]bool{}
 	f.Visit(func(fl *flag.Flag) { changed[fl.Name] = true })
-	thresholds := changed["cold-start"] || changed["screen-below"] || changed["spam-above"] || changed["min-spam"] || changed["silence-days"]
+	thresholds := changed["cold-start"] || changed["screen-below"] || changed["spam-above"] || changed["min-spam"] || changed["silence-days"] ||
+		changed["pending-cap"]
 	if *reset && thresholds {
 		return usageErrorf("--reset cannot be combined with thresholds")
 	}
@@ -150,6 +152,9 @@ func runLearning(ctx context.Context, args []string, env Env) error {
 		}
 		if changed["silence-days"] {
 			next.SilenceDays = silence
+		}
+		if changed["pending-cap"] {
+			next.PendingCap = pendingCap
 		}
 		l, err = c.SetLearning(ctx, id, next)
 		if err != nil {
@@ -182,6 +187,9 @@ func runLearning(ctx context.Context, args []string, env Env) error {
 		} else {
 			fmt.Fprintf(w, "Silence\ta card left alone in Spam or Screened for %s teaches as confirmed\n", plural(*st.SilenceDays, "day"))
 		}
+	}
+	if st.PendingCap != nil {
+		fmt.Fprintf(w, "Pending cap\t%s waiting at most; more are held and let in as cards are decided\n", plural(*st.PendingCap, "card"))
 	}
 	return w.Flush()
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/scouts-hq/scouts/app/alarms"
 	"github.com/scouts-hq/scouts/app/bus"
 	"github.com/scouts-hq/scouts/app/categorise"
 	"github.com/scouts-hq/scouts/app/defdraft"
@@ -88,6 +89,12 @@ type Config struct {
 	// scout and the definitions folder (watches.go); nil: Open makes one
 	// and Close closes it.
 	Watches *watchhub.Hub
+	// FailedRunsAlarm is how many runs in a row a scout fails before its
+	// alarm is raised; zero: alarms.DefaultFailedRuns.
+	FailedRunsAlarm int
+	// RelayAlarmAfter is how long the relay may stay unreachable before
+	// its alarm is raised; zero: DefaultRelayAlarmAfter.
+	RelayAlarmAfter time.Duration
 }
 
 // Core is an open agent core. Its methods are safe for concurrent use.
@@ -110,6 +117,11 @@ type Core struct {
 	drafts  *defdraft.Drafter  // drafting definitions in plain words
 	secrets *secretref.Service // the named secrets
 	mcp     *mcpclient.Manager // other MCP servers' tools as actions (mcpservers.go)
+	alarms  *alarms.Service    // what failed, until its cause goes away (alarms.go)
+	// alarmsMu makes the failing-runs checks one at a time (alarms.go).
+	alarmsMu sync.Mutex
+	// heldMu makes holding and letting in cards one at a time (held.go).
+	heldMu sync.Mutex
 
 	gmail   *gmaildesk.Desk // the Gmail scouts (gmail.go)
 	runs    runSettings
@@ -151,6 +163,7 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 	}
 	c := &Core{DB: db, cfg: cfg, log: cfg.Logger, now: cfg.Now, started: cfg.Now(), snoozeWake: make(chan struct{}, 1), briefWake: make(chan struct{}, 1)}
 	c.Bus = bus.New(4096, c.started.UnixMicro())
+	c.newAlarms()
 	c.setupWatches()
 	c.setupRuns()
 	c.gmail = c.newGmail()
@@ -163,7 +176,7 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 		Store:        db,
 		Openers:      open,
 		Remote:       remote,
-		Emit:         c.Bus.Publish,
+		Emit:         c.engineEmit,
 		Logger:       cfg.Logger,
 		Now:          cfg.Now,
 		PollInterval: cfg.PollInterval,
@@ -206,6 +219,8 @@ func (c *Core) Start(ctx context.Context) error {
 	}
 	c.wg.Go(func() { c.snoozeLoop(ctx) })
 	c.wg.Go(func() { c.briefLoop(ctx) })
+	relaySub, _, _ := c.Bus.Subscribe(0, 64)
+	c.wg.Go(func() { c.relayAlarmLoop(ctx, relaySub) })
 	// A folder that cannot be watched is reported, not fatal: the scouts
 	// already in the database run.
 	if err := c.defs.Watch(ctx); err != nil {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/scouts-hq/scouts/app/alarms"
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/app/procid"
 	"github.com/scouts-hq/scouts/scouts"
@@ -108,6 +109,14 @@ func (c *Core) budgetRefused(r triage.Refusal) {
 	st := c.BudgetStatus(ctx, s)
 	c.log.Info("model budget spent; the scout uses rules and the learner only", "scout", r.Scout, "run", r.Run, "cap", r.Cap,
 		"resets", r.ResetAt)
+	if !r.Run {
+		_, err := c.alarms.Raise(ctx, alarms.Alarm{Key: BudgetAlarmKey(r.Scout), Kind: alarms.KindBudgetSpent, Severity: alarms.Warning,
+			ScoutID: r.Scout, Message: fmt.Sprintf("%s: %s. Raise its daily budget in the scout's settings if it needs the model before then.",
+				s.Name, st.Message)})
+		if err != nil {
+			c.log.Warn("budget alarm", "scout", r.Scout, "err", err)
+		}
+	}
 	if !seen || !prev.ResetAt.Equal(r.ResetAt) || prev.Run != r.Run {
 		ev := scouts.AuditEvent{TraceID: scouts.NewID("tr"), Stage: scouts.StageRun, Type: AuditBudgetSpent, Outcome: scouts.OutcomeSkipped,
 			Summary: st.Message, Refs: map[string]string{"scout_id": r.Scout, "actor": "scout"}, At: c.now()}
@@ -117,6 +126,9 @@ func (c *Core) budgetRefused(r triage.Refusal) {
 	}
 	c.Bus.Publish(scouts.Event{Type: scouts.EventScoutUpdated, Data: s})
 }
+
+// BudgetAlarmKey is the dedupe key of a scout's spent-budget alarm.
+func BudgetAlarmKey(scoutID string) string { return alarms.KindBudgetSpent + ":" + scoutID }
 
 // AuditBudgetSpent is audited when a scout's model budget refuses a call.
 const AuditBudgetSpent = "scout.budget_spent"

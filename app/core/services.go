@@ -26,7 +26,7 @@ func (c *Core) newServices() {
 	c.secrets = secretref.New(c.cfg.SecretStore, c.DB, c.Bus, c.now, c.log)
 	c.defs = defsync.New(defsync.Config{Dir: c.cfg.DefinitionsDir, Store: c.DB, Host: defsHost{c},
 		Kinds: func(k scouts.Kind) defsync.Kind { return c.kinds[k].Kind },
-		Sync:  func(s scouts.Scout) { c.Engine.Sync(s) }, Publish: c.Bus.Publish, Logger: c.log, Now: c.now,
+		Sync:  func(s scouts.Scout) { c.Engine.Sync(s) }, Publish: c.defsPublish, Logger: c.log, Now: c.now,
 		Watches: c.watches.hub, PollInterval: c.cfg.PollInterval})
 	c.rules = rulebook.New(rulebook.Config{Store: c.DB, Host: rulesHost{c}, Defs: c.defs, Executors: c.executors(),
 		ExtraActions: c.mcp.Actions, Publish: c.Bus.Publish, Logger: c.log, Now: c.now})

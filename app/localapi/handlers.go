@@ -1,6 +1,7 @@
 package localapi
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -35,6 +36,9 @@ func (s *Server) status(r *http.Request) (apitype.Status, error) {
 	if out.FailingActions, err = s.core.DB.FailingActions(r.Context()); err != nil {
 		return apitype.Status{}, err
 	}
+	if out.Alarms, err = s.openAlarms(r); err != nil {
+		return apitype.Status{}, err
+	}
 	if rs := s.core.Relay().Status(r.Context()); rs.Configured {
 		rel := toRelayStatus(rs)
 		out.Relay = &rel
@@ -59,7 +63,13 @@ func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
 func (s *Server) scoutOut(sc scouts.Scout) apitype.Scout {
 	// The live runner is the ground truth: an enabled scout whose
 	// connector failed to open is enabled but not running.
-	return s.withRuns(toScout(sc, s.core.Engine.IsRunning(sc.ID)), sc)
+	out := s.withRuns(toScout(sc, s.core.Engine.IsRunning(sc.ID)), sc)
+	// A count that cannot be read shows as none held: the scout is still
+	// shown, and its alarm (if any) says the count.
+	if n, err := s.core.HeldCount(context.Background(), sc.ID); err == nil && n > 0 {
+		out.Held, out.HeldMessage = n, core.HeldText(n)+" — review the inbox to let them in"
+	}
+	return out
 }
 
 func (s *Server) handleListScouts(w http.ResponseWriter, r *http.Request) {

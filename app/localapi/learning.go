@@ -51,7 +51,8 @@ func (s *Server) learning(r *http.Request, scoutID string) (apitype.Learning, er
 	return apitype.Learning{ScoutID: scoutID, Decisions: st.Decisions, Spam: st.Spam, Ham: st.Ham,
 		State: st.Learning(), Trained: st.Trained(), Features: n, ResetAt: timePtr(st.ResetAt),
 		Settings: apitype.LearnSettings{ColdStart: st.Settings.ColdStart, ScreenBelow: st.Settings.ScreenBelow,
-			SpamAbove: st.Settings.SpamAbove, MinSpam: st.Settings.MinSpam, SilenceDays: &st.Settings.SilenceDays}}, nil
+			SpamAbove: st.Settings.SpamAbove, MinSpam: st.Settings.MinSpam, SilenceDays: &st.Settings.SilenceDays, PendingCap: ptrInt(st.Settings.Cap()),
+			PendingActionsCap: ptrInt(st.Settings.ActionsCap())}}, nil
 }
 
 func (s *Server) handleGetLearning(w http.ResponseWriter, r *http.Request) {
@@ -77,9 +78,16 @@ func (s *Server) handlePutLearning(w http.ResponseWriter, r *http.Request) {
 	// A body without the grace period of implicit feedback keeps the
 	// scout's value rather than turning it off.
 	set := scouts.LearnSettings{ColdStart: in.ColdStart, ScreenBelow: in.ScreenBelow, SpamAbove: in.SpamAbove, MinSpam: in.MinSpam,
-		SilenceDays: cur.Settings.SilenceDays}
+		SilenceDays: cur.Settings.SilenceDays, PendingCap: cur.Settings.PendingCap,
+		PendingActionsCap: cur.Settings.PendingActionsCap}
 	if in.SilenceDays != nil {
 		set.SilenceDays = *in.SilenceDays
+	}
+	if in.PendingCap != nil {
+		set.PendingCap = *in.PendingCap
+	}
+	if in.PendingActionsCap != nil {
+		set.PendingActionsCap = *in.PendingActionsCap
 	}
 	if err := s.core.Definitions().SetLearnSettings(r.Context(), r.PathValue("id"), set); err != nil {
 		s.fail(w, r, err)

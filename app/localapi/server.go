@@ -141,6 +141,7 @@ func (s *Server) routes() {
 	s.keyringRoutes(m)
 	s.runRoutes(m)
 	s.actionRoutes(m)
+	s.alarmRoutes(m)
 	s.mcpServerRoutes(m)
 	s.searchRoutes(m)
 	s.calendarRoutes(m)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/scouts-hq/scouts/app/alarms"
 	"github.com/scouts-hq/scouts/app/apitype"
 	"github.com/scouts-hq/scouts/app/bus"
 	"github.com/scouts-hq/scouts/app/core"
@@ -145,6 +146,8 @@ func (s *Server) eventData(ev scouts.Event) any {
 		return toPlanAction(d)
 	case engine.PolicyChange:
 		return apitype.PolicyChange{ScoutID: d.ScoutID, Action: d.Action, Mode: string(d.Mode), By: d.By, At: d.At}
+	case alarms.Alarm:
+		return toAlarm(d)
 	case engine.PlanDefaults:
 		return apitype.PlanDefaults{GmailArchive: d.GmailArchive, GmailLabel: d.GmailLabel}
 	}

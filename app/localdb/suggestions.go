@@ -640,7 +640,7 @@ func (d *DB) ExpireSuggestion(ctx context.Context, id string, at time.Time, summ
 func (d *DB) ExpireSuggestions(ctx context.Context, now time.Time) ([]scouts.Suggestion, error) {
 	var out []scouts.Suggestion
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT `+suggestionReadCols+` FROM suggestions WHERE status = 'pending' AND expires_at <= ? AND lane <> 'snoozed'`, now.UnixMilli())
+		rows, err := tx.QueryContext(ctx, `SELECT `+suggestionReadCols+` FROM suggestions WHERE status = 'pending' AND expires_at <= ? AND lane NOT IN ('snoozed', 'held')`, now.UnixMilli())
 		if err != nil {
 			return err
 		}

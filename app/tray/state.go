@@ -44,8 +44,8 @@ func (s Summary) Tooltip() string {
 	return s.Title + "\n" + s.Detail
 }
 
-// Summarize decides the icon and texts: attention when a scout fails or
-// the relay refused this device (the user must act), offline when a relay
+// Summarize decides the icon and texts: attention when an alarm is open,
+// a scout fails or the relay refused this device (the user must act), offline when a relay
 // is configured and not connected (work goes on locally), else ok.
 func Summarize(st apitype.Status, scouts []apitype.Scout) Summary {
 	s := Summary{State: icons.OK, Paused: st.Paused, Title: fmt.Sprintf("Scouts — %d pending", st.Pending)}
@@ -56,6 +56,12 @@ func Summarize(st apitype.Status, scouts []apitype.Scout) Summary {
 		}
 	}
 	var details []string
+	// Open alarms first: each says what to do, in the window's Status
+	// (or scouts alarms); acknowledged ones are no longer counted.
+	if st.Alarms > 0 {
+		s.State = icons.Attention
+		details = append(details, plural(st.Alarms, "alarm", "alarms")+": see Status → Alarms")
+	}
 	if r := st.Relay; r != nil {
 		switch r.State {
 		case "online":

@@ -38,6 +38,8 @@ func TestSummarize(t *testing.T) {
 		{"failing but disabled", apitype.Status{}, []apitype.Scout{off}, icons.OK, "All good"},
 		{"offline and failing", apitype.Status{Relay: relay("offline")}, []apitype.Scout{broken}, icons.Attention, "Offline"},
 		{"paused", apitype.Status{Paused: true}, nil, icons.OK, "All scouts paused"},
+		{"alarms", apitype.Status{Alarms: 2}, []apitype.Scout{ok}, icons.Attention, "2 alarms: see Status → Alarms"},
+		{"one alarm", apitype.Status{Alarms: 1}, nil, icons.Attention, "1 alarm: see Status → Alarms"},
 		{"lanes", apitype.Status{Pending: 2, Lanes: map[string]int{"inbox": 2, "screened": 1, "spam": 4}}, []apitype.Scout{ok}, icons.OK,
 			"All good\nAlso 1 screened and 4 in spam"},
 	}

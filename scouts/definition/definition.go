@@ -56,6 +56,12 @@ type Learning struct {
 	// SilenceDays is the grace period of implicit feedback (0: off); a
 	// document written before it existed has the default.
 	SilenceDays int `json:"silence_days"`
+	// PendingCap is how many pending cards the scout may have waiting
+	// before new ones are held (0: the default, 500).
+	PendingCap int `json:"pending_cap,omitempty"`
+	// PendingActionsCap is how many pending cards carrying rule actions
+	// awaiting approval the scout may have (0: the default, 10).
+	PendingActionsCap int `json:"pending_actions_cap,omitempty"`
 }
 
 // UnmarshalJSON reads a learning object, giving silence_days its default

@@ -99,6 +99,8 @@ type DesktopOptions struct {
 	// outbox runs nothing, as an agent that stops right after a decision
 	// (what it records is all there is until the next start).
 	Stopped bool
+	// RelayAlarmAfter is the core's (zero: its default).
+	RelayAlarmAfter time.Duration
 }
 
 // OpenConnected opens a desktop in a new data directory and connects the
@@ -125,7 +127,8 @@ func (g *Google) OpenDesktop(t testing.TB, dir string, o DesktopOptions) *Deskto
 	ctx, cancel := context.WithCancel(context.Background())
 	d.cancel = cancel
 	c, err := core.Open(ctx, core.Config{DataDir: dir, Version: "test", Gmail: d.Auth, GmailAPIURL: g.GmailURL,
-		PollInterval: 200 * time.Millisecond, RelayURL: o.RelayURL, RelayToken: o.RelayToken})
+		PollInterval: 200 * time.Millisecond, RelayURL: o.RelayURL, RelayToken: o.RelayToken,
+		RelayAlarmAfter: o.RelayAlarmAfter})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,6 +45,8 @@ export interface Status {
   model_budget?: SpentBudget[];
   /** Cards' actions that failed or wait to retry after a failure. */
   failing_actions?: number;
+  /** Open alarms (raised, not yet acknowledged): Status → Alarms. */
+  alarms?: number;
 }
 
 /** When a scout runs by itself and how its runs overlap (docs/schedules.md). */
@@ -119,6 +121,10 @@ export interface ScoutHealth {
 }
 
 export interface Scout {
+  /** Cards held past the scout's pending cap, let in as its cards are decided. */
+  held?: number;
+  /** "312 held — review the inbox to let them in"; absent when none. */
+  held_message?: string;
   id: string;
   kind: 'folder' | 'gmail' | 'webhook' | string;
   name: string;
@@ -273,6 +279,12 @@ export interface LearnSettings {
   /** Days a card left alone in Spam or Screened waits before its silence
    * teaches (0 = off). Absent from a PUT: the scout keeps its value. */
   silence_days?: number;
+  /** Pending cards the scout may have waiting before new ones are held
+   * (0: the default, 500). Absent from a PUT: kept. */
+  pending_cap?: number;
+  /** How many of those may carry rule actions awaiting approval (0: the
+   * default, 10). Absent from a PUT: kept. */
+  pending_actions_cap?: number;
 }
 
 /** GET /api/v1/scouts/{id}/learning. */

@@ -84,6 +84,11 @@ export function ScoutCard({
           {h.model_budget.message[0]!.toUpperCase() + h.model_budget.message.slice(1)}.
         </p>
       )}
+      {sc.held_message && (
+        <p class="warning-text small scout-held" role="status">
+          {sc.held_message}.
+        </p>
+      )}
       {h.watch && (
         <p class="warning-text small" role="status">
           Not watched live: {h.watch}.

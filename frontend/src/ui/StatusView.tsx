@@ -4,6 +4,7 @@ import { scoutsHealth } from '../logic/health';
 import { age, fullTime, plural } from '../logic/format';
 import { relayStateLabel } from '../logic/relay';
 import { EXPIRED_HREF } from '../logic/router';
+import { AlarmsPanel } from './AlarmsPanel';
 import { FailingActions } from './FailingActions';
 import { useActions, useNow } from './hooks';
 
@@ -70,6 +71,7 @@ export function StatusView({ s }: { s: AppState }) {
               </p>
             )}
           </div>
+          <AlarmsPanel s={s} now={now} />
           <FailingActions s={s} now={now} />
           <div class="panel">
             <h2>Agent</h2>

@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/scouts-hq/scouts/app/apitype"
+)
+
+// A folder scout whose folder went away fails its runs; after three in a
+// row `scouts alarms` lists its alarm and says how to acknowledge it, and
+// `scouts alarms ack ID` does; an unknown ID is refused.
+func TestAlarmsFromTheCommandLine(t *testing.T) {
+	dir, c := startTestAgent(t)
+	ctx := context.Background()
+	out, _, code := cli(t, dir, "alarms")
+	if code != 0 || !strings.Contains(out, "No alarms") {
+		t.Fatalf("alarms with none: code %d\n%s", code, out)
+	}
+	drop := filepath.Join(t.TempDir(), "Drop")
+	os.MkdirAll(drop, 0o755)
+	sc, err := c.CreateScout(ctx, apitype.CreateScout{Kind: "folder", Name: "Drop", Path: drop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(drop)
+	var live []apitype.Alarm
+	// Each event (a failed run among them) asks for one more run until the
+	// alarm is there: runs asked for while one runs coalesce.
+	awaitAgent(t, c, "the failing-runs alarm", func() bool {
+		if live, err = c.Alarms(ctx, false); err != nil {
+			t.Fatal(err)
+		}
+		if len(live) == 0 {
+			c.RunScout(ctx, sc.ID)
+		}
+		return len(live) == 1
+	})
+	out, errOut, code := cli(t, dir, "alarms")
+	if code != 0 || !strings.Contains(out, live[0].ID) || !strings.Contains(out, "Drop failed its last 3 runs") ||
+		!strings.Contains(out, "alarms ack ID") {
+		t.Fatalf("alarms: code %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = cli(t, dir, "alarms", "ack", live[0].ID)
+	if code != 0 || !strings.Contains(out, "Acknowledged "+live[0].ID) {
+		t.Fatalf("alarms ack: code %d\n%s%s", code, out, errOut)
+	}
+	out, _, _ = cli(t, dir, "alarms")
+	if !strings.Contains(out, "acknowledged") || strings.Contains(out, "alarms ack ID") {
+		t.Fatalf("alarms after ack:\n%s", out)
+	}
+	_, errOut, code = cli(t, dir, "alarms", "ack", "al_missing")
+	if code == 0 || !strings.Contains(errOut, "not found") {
+		t.Fatalf("ack of an unknown alarm: code %d, %s", code, errOut)
+	}
+}
+
+// scouts learning --pending-cap sets a scout's pending cap and shows it;
+// a cap out of range is refused with its range.
+func TestPendingCapFromTheCommandLine(t *testing.T) {
+	dir, c := startTestAgent(t)
+	drop := filepath.Join(t.TempDir(), "Drop")
+	os.MkdirAll(drop, 0o755)
+	sc, err := c.CreateScout(context.Background(), apitype.CreateScout{Kind: "folder", Name: "Drop", Path: drop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := cli(t, dir, "learning", sc.ID)
+	if code != 0 || !strings.Contains(out, "500 cards waiting at most") {
+		t.Fatalf("learning: code %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = cli(t, dir, "learning", sc.ID, "--pending-cap", "3")
+	if code != 0 || !strings.Contains(out, "3 cards waiting at most") {
+		t.Fatalf("learning --pending-cap 3: code %d\n%s%s", code, out, errOut)
+	}
+	_, errOut, code = cli(t, dir, "learning", sc.ID, "--pending-cap", "100001")
+	if code == 0 || !strings.Contains(errOut, "pending_cap must be between 1 and 100000") {
+		t.Fatalf("learning --pending-cap 100001: code %d, %s", code, errOut)
+	}
+}
