@@ -21,7 +21,7 @@ import (
 func TestDailyBriefListsWhatWasScreenedSinceTheLast(t *testing.T) {
 	ctx := context.Background()
 	var clock atomic.Int64
-	clock.Store(time.Date(2026, 11, 27, 7, 0, 0, 0, time.Local).UnixMilli())
+	clock.Store(tomorrowAt(7, time.Local).UnixMilli())
 	now := func() time.Time { return time.UnixMilli(clock.Load()) }
 	dataDir := t.TempDir()
 	ctx1, stop := context.WithCancel(ctx)
@@ -57,7 +57,7 @@ func TestDailyBriefListsWhatWasScreenedSinceTheLast(t *testing.T) {
 	}
 
 	// The agent was off at 08:30; started at 09:00 it sends the brief.
-	clock.Store(time.Date(2026, 11, 27, 9, 0, 0, 0, time.Local).UnixMilli())
+	clock.Store(tomorrowAt(9, time.Local).UnixMilli())
 	c2, sub2 := coretest.Open(t, core.Config{DataDir: dataDir, Now: now})
 	b := waitFor(t, sub2, "the daily brief", func(e scouts.Event) bool { return e.Type == core.EventBriefReady }).Data.(core.Brief)
 	if len(b.Screened) != 1 || b.Screened[0].ID != card.ID {
@@ -78,4 +78,13 @@ func TestDailyBriefListsWhatWasScreenedSinceTheLast(t *testing.T) {
 	if err != nil || back.Lane != scouts.LaneInbox {
 		t.Fatalf("bring back from the brief: %v, lane %s", err, back.Lane)
 	}
+}
+
+// tomorrowAt is hour o'clock tomorrow in loc: a test clock that stays
+// ahead of the wall clock the folder scout's files are written by (a
+// clock fixed on a date passed behind the files' times, and the scout
+// waited for them to settle forever).
+func tomorrowAt(hour int, loc *time.Location) time.Time {
+	y, m, d := time.Now().In(loc).AddDate(0, 0, 1).Date()
+	return time.Date(y, m, d, hour, 0, 0, 0, loc)
 }

@@ -129,6 +129,12 @@ func TestARaisedPendingCapLetsHeldCardsIn(t *testing.T) {
 	if err := c.Definitions().SetLearnSettings(ctx, s.ID, set); err != nil {
 		t.Fatal(err)
 	}
+	// The new version is announced, then the held cards are let in: the
+	// one the new cap makes room for is moved out of held.
+	waitFor(t, sub, "a held card let in", func(e scouts.Event) bool {
+		sg, ok := e.Data.(scouts.Suggestion)
+		return e.Type == scouts.EventSuggestionMoved && ok && sg.ScoutID == s.ID && sg.Lane != scouts.LaneHeld
+	})
 	if n, _ := c.HeldCount(ctx, s.ID); n != 1 {
 		t.Fatalf("%d held under a cap of 2, want 1", n)
 	}

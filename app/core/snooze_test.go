@@ -23,7 +23,7 @@ import (
 func TestSnoozedCardReturnsAfterTheAgentWasOff(t *testing.T) {
 	ctx := context.Background()
 	var clock atomic.Int64
-	clock.Store(time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC).UnixMilli())
+	clock.Store(tomorrowAt(10, time.UTC).UnixMilli())
 	now := func() time.Time { return time.UnixMilli(clock.Load()) }
 	dataDir := t.TempDir()
 	ctx1, stop := context.WithCancel(ctx)
@@ -152,7 +152,7 @@ func containsPrefix(list []string, prefix string) bool {
 func TestSnoozedTaskLeavesTheListUntilItsTime(t *testing.T) {
 	ctx := context.Background()
 	var clock atomic.Int64
-	clock.Store(time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC).UnixMilli())
+	clock.Store(tomorrowAt(10, time.UTC).UnixMilli())
 	now := func() time.Time { return time.UnixMilli(clock.Load()) }
 	c, sub := coretest.Open(t, core.Config{DataDir: t.TempDir(), Now: now})
 	task, err := c.CreateEntity(ctx, scouts.Entity{Kind: scouts.EntityTask, Title: "Call the plumber"})
@@ -190,7 +190,7 @@ func TestSnoozedTaskLeavesTheListUntilItsTime(t *testing.T) {
 func TestSnoozedCardDoesNotExpireWhileSnoozed(t *testing.T) {
 	ctx := context.Background()
 	var clock atomic.Int64
-	clock.Store(time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC).UnixMilli())
+	clock.Store(tomorrowAt(10, time.UTC).UnixMilli())
 	now := func() time.Time { return time.UnixMilli(clock.Load()) }
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a note\n"), 0o600); err != nil {
