@@ -18,24 +18,11 @@ func (d *DB) SettleSilent(ctx context.Context, scoutID string, before, at time.T
 	audit func(scouts.Suggestion) []scouts.AuditEvent) ([]scouts.Suggestion, error) {
 	var out []scouts.Suggestion
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		out = out[:0]
-		rows, err := tx.QueryContext(ctx, `SELECT `+suggestionReadCols+` FROM suggestions INDEXED BY suggestions_unsettled
+		var err error
+		if out, err = querySuggestions(ctx, tx, `SELECT `+suggestionReadCols+` FROM suggestions INDEXED BY suggestions_unsettled
 			WHERE scout_id = ? AND status = 'pending' AND lane <> 'inbox' AND settled_at IS NULL AND opened_at IS NULL
 			AND created_at <= ? AND rescued = '' AND COALESCE(json_extract(assessment, '$.rule_id'), '') = ''
-			ORDER BY created_at LIMIT ?`, scoutID, before.UnixMilli(), limit)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			s, err := scanSuggestion(rows)
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			out = append(out, s)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+			ORDER BY created_at LIMIT ?`, scoutID, before.UnixMilli(), limit); err != nil {
 			return err
 		}
 		for i := range out {
@@ -107,22 +94,9 @@ func (d *DB) TeachSentTo(ctx context.Context, scoutID, address string, hashes []
 		}
 		// Out of Screened and Spam; a snoozed card stays where the person
 		// put it.
-		rows, err := tx.QueryContext(ctx, `SELECT `+suggestionReadCols+` FROM suggestions
+		if lifted, err = querySuggestions(ctx, tx, `SELECT `+suggestionReadCols+` FROM suggestions
 			WHERE scout_id = ? AND status = 'pending' AND lane IN ('screened', 'spam')
-			AND (lower(sender) = ? OR lower(sender) LIKE ? ESCAPE '\')`, scoutID, address, "%<"+likeEscape(address)+">")
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			s, err := scanSuggestion(rows)
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			lifted = append(lifted, s)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+			AND (lower(sender) = ? OR lower(sender) LIKE ? ESCAPE '\')`, scoutID, address, "%<"+likeEscape(address)+">"); err != nil {
 			return err
 		}
 		for i := range lifted {

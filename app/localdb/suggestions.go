@@ -640,20 +640,8 @@ func (d *DB) ExpireSuggestion(ctx context.Context, id string, at time.Time, summ
 func (d *DB) ExpireSuggestions(ctx context.Context, now time.Time) ([]scouts.Suggestion, error) {
 	var out []scouts.Suggestion
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT `+suggestionReadCols+` FROM suggestions WHERE status = 'pending' AND expires_at <= ? AND lane NOT IN ('snoozed', 'held')`, now.UnixMilli())
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			s, err := scanSuggestion(rows)
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			out = append(out, s)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		var err error
+		if out, err = querySuggestions(ctx, tx, `SELECT `+suggestionReadCols+` FROM suggestions WHERE status = 'pending' AND expires_at <= ? AND lane NOT IN ('snoozed', 'held')`, now.UnixMilli()); err != nil {
 			return err
 		}
 		for i := range out {
@@ -675,4 +663,24 @@ func (d *DB) ExpireSuggestions(ctx context.Context, now time.Time) ([]scouts.Sug
 		return nil, fmt.Errorf("localdb: expire suggestions: %w", err)
 	}
 	return out, nil
+}
+
+// querySuggestions reads the cards a query selects (suggestionReadCols)
+// inside tx, for the writes that decide on a set of cards in one
+// transaction (expiry, silence).
+func querySuggestions(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]scouts.Suggestion, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []scouts.Suggestion
+	for rows.Next() {
+		s, err := scanSuggestion(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
 }
