@@ -2,8 +2,6 @@ package core_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -31,9 +29,7 @@ func TestASpentBudgetRaisesAnAlarmUntilItRefills(t *testing.T) {
 	c, sub := openCoreWith(t, core.Config{DataDir: t.TempDir(), Model: m, ModelDailyTokens: 100_000, Now: clock})
 	ctx := context.Background()
 	docs := t.TempDir()
-	if err := os.WriteFile(filepath.Join(docs, "a.txt"), []byte("Please review the contract by Friday."), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dropFile(t, docs, "a.txt", "Please review the contract by Friday.")
 	s := folderScout(t, c, docs, scouts.Budget{DayTokens: 1})
 	key := core.BudgetAlarmKey(s.ID)
 	raised := waitFor(t, sub, "the spent budget's alarm", alarmEvent(alarms.EventRaised, key)).Data.(alarms.Alarm)

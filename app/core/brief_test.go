@@ -3,8 +3,6 @@ package core_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -40,9 +38,7 @@ func TestDailyBriefListsWhatWasScreenedSinceTheLast(t *testing.T) {
 		t.Fatal("a brief time that is not HH:MM was accepted")
 	}
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "digest.txt"), []byte("weekly digest\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dropFile(t, dir, "digest.txt", "weekly digest\n")
 	cfg, _ := json.Marshal(map[string]any{"path": dir, "settle": "1ms", "include_existing": true})
 	if _, err := c.CreateScout(ctx, core.NewScout{Kind: scouts.KindFolder, Name: "Inbox", Review: true, Enabled: true, Config: cfg}); err != nil {
 		t.Fatal(err)

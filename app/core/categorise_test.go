@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -49,9 +48,7 @@ func newModelDesk(t *testing.T, timeout time.Duration, dailyTokens int) *modelDe
 
 func (d *modelDesk) write(t *testing.T, name, text string) {
 	t.Helper()
-	if err := os.WriteFile(filepath.Join(d.dir, name), []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dropFile(t, d.dir, name, text)
 }
 
 // watch creates a folder scout over the desk's folder, files already there

@@ -30,9 +30,7 @@ func TestPendingCapHoldsAndLetsIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 1; i <= 5; i++ {
-		if err := os.WriteFile(filepath.Join(docs, fmt.Sprintf("f%d.txt", i)), []byte(fmt.Sprintf("Item %d to look at", i)), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		dropFile(t, docs, fmt.Sprintf("f%d.txt", i), fmt.Sprintf("Item %d to look at", i))
 	}
 	created := map[string]scouts.Lane{}
 	for len(created) < 5 {
@@ -111,9 +109,7 @@ func TestARaisedPendingCapLetsHeldCardsIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 1; i <= 3; i++ {
-		if err := os.WriteFile(filepath.Join(docs, fmt.Sprintf("f%d.txt", i)), []byte(fmt.Sprintf("Item %d", i)), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		dropFile(t, docs, fmt.Sprintf("f%d.txt", i), fmt.Sprintf("Item %d", i))
 	}
 	for n := 0; n < 3; {
 		waitFor(t, sub, "three cards", func(e scouts.Event) bool {
@@ -174,9 +170,7 @@ func TestPendingActionsCapHoldsCardsWithActions(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"a.txt", "b.txt", "c.txt", "d.md"} {
-		if err := os.WriteFile(filepath.Join(docs, name), []byte("Text of "+name), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		dropFile(t, docs, name, "Text of "+name)
 	}
 	lane := map[string]scouts.Lane{}
 	for len(lane) < 4 {

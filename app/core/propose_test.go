@@ -3,8 +3,6 @@ package core_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -32,15 +30,7 @@ func TestContentProposesKindAndFields(t *testing.T) {
 	}
 	write := func(name, text string) scouts.Suggestion {
 		t.Helper()
-		// Written elsewhere and renamed in: with a 1 ms settle the scout
-		// could otherwise read a file still empty.
-		tmp := filepath.Join(t.TempDir(), name)
-		if err := os.WriteFile(tmp, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-			t.Fatal(err)
-		}
+		dropFile(t, dir, name, text)
 		return waitFor(t, sub, "the card of "+name, suggestedPath(name)).Data.(scouts.Suggestion)
 	}
 	inv := write("acme.txt", "Pay the ACME invoice — due Friday: 1 200 EUR\n")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/scouts-hq/scouts/app/core"
@@ -53,9 +52,7 @@ func TestRunsRecordTheirVersion(t *testing.T) {
 	c, sub, _ := openModelCore(t, srv, t.TempDir(), 100_000)
 	ctx := context.Background()
 	docs := t.TempDir()
-	if err := os.WriteFile(filepath.Join(docs, "a.txt"), []byte("Please review the contract by Friday."), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dropFile(t, docs, "a.txt", "Please review the contract by Friday.")
 	s := folderScout(t, c, docs, scouts.Budget{})
 	first := theRun(t, c, waitFor(t, sub, "the scout's first run", ranBy(s.ID, scouts.TriggerStart, "")))
 	if first.Outcome != scouts.RunOK || first.DefinitionVersion != 1 || first.New != 1 || first.Seen != 1 {

@@ -3,8 +3,6 @@ package core_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -112,9 +110,7 @@ func TestModelBudgetSpentIsVisibleAndPersisted(t *testing.T) {
 	dataDir, docs := t.TempDir(), t.TempDir()
 	c, sub, stop := openModelCore(t, srv, dataDir, 100_000)
 	ctx := context.Background()
-	if err := os.WriteFile(filepath.Join(docs, "a.txt"), []byte("Please review the contract by Friday."), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dropFile(t, docs, "a.txt", "Please review the contract by Friday.")
 	s := folderScout(t, c, docs, scouts.Budget{})
 	waitFor(t, sub, "the card of a.txt", suggestedPath("a.txt"))
 	spent := c.BudgetStatus(ctx, s).SpentToday
@@ -133,9 +129,7 @@ func TestModelBudgetSpentIsVisibleAndPersisted(t *testing.T) {
 		t.Fatal(err)
 	}
 	asked := len(srv.Requests())
-	if err := os.WriteFile(filepath.Join(docs, "b.txt"), []byte("Call the plumber tomorrow."), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dropFile(t, docs, "b.txt", "Call the plumber tomorrow.")
 	card := waitFor(t, sub, "the card of b.txt", suggestedPath("b.txt")).Data.(scouts.Suggestion)
 	if n := len(srv.Requests()); n != asked {
 		t.Fatalf("the model was asked %d more times over the budget", n-asked)
@@ -173,9 +167,7 @@ func TestExpiredSuggestionRevives(t *testing.T) {
 	dataDir, docs := t.TempDir(), t.TempDir()
 	c, sub := openCoreWith(t, core.Config{DataDir: dataDir, Now: clock})
 	ctx := context.Background()
-	if err := os.WriteFile(filepath.Join(docs, "a.txt"), []byte("Renew the passport"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dropFile(t, docs, "a.txt", "Renew the passport")
 	folderScout(t, c, docs, scouts.Budget{})
 	card := waitFor(t, sub, "the card of a.txt", suggestedPath("a.txt")).Data.(scouts.Suggestion)
 	if _, err := c.Revive(ctx, card.ID, "user (cli)"); scouts.ErrorCode(err) != scouts.EConflict {
@@ -227,9 +219,7 @@ func TestRunCapThenDayCapAreBothSaid(t *testing.T) {
 	docs := t.TempDir()
 	c, sub, _ := openModelCore(t, srv, t.TempDir(), 100_000)
 	ctx := context.Background()
-	if err := os.WriteFile(filepath.Join(docs, "a.txt"), []byte("Please review the contract by Friday."), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dropFile(t, docs, "a.txt", "Please review the contract by Friday.")
 	s := folderScout(t, c, docs, scouts.Budget{RunTokens: 10})
 	waitFor(t, sub, "the card of a.txt", suggestedPath("a.txt"))
 	if st := c.BudgetStatus(ctx, s); !st.RunSpent || st.Spent || !strings.Contains(st.Message, "budget of 10 tokens") {
@@ -238,9 +228,7 @@ func TestRunCapThenDayCapAreBothSaid(t *testing.T) {
 	if _, err := c.UpdateScout(ctx, s.ID, core.ScoutPatch{Budget: &scouts.Budget{DayTokens: 1}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(docs, "b.txt"), []byte("Call the plumber tomorrow."), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dropFile(t, docs, "b.txt", "Call the plumber tomorrow.")
 	waitFor(t, sub, "the card of b.txt", suggestedPath("b.txt"))
 	if st := c.BudgetStatus(ctx, s); !st.Spent {
 		t.Fatalf("after the day cap: %+v", st)

@@ -3,7 +3,6 @@ package core_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -37,9 +36,7 @@ func TestSnoozedCardReturnsAfterTheAgentWasOff(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for _, name := range []string{"a.txt", "b.txt", "c.txt"} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte("note "+name+"\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		dropFile(t, dir, name, "note "+name+"\n")
 	}
 	// The files are there first: the scout's first scan suggests them.
 	cfg, _ := json.Marshal(map[string]any{"path": dir, "settle": "1ms", "include_existing": true})
@@ -115,9 +112,7 @@ func TestUnsnoozeBeforeItsTime(t *testing.T) {
 	ctx := context.Background()
 	c, sub := openCoreIn(t, t.TempDir())
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a note\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dropFile(t, dir, "a.txt", "a note\n")
 	cfg, _ := json.Marshal(map[string]any{"path": dir, "settle": "1ms", "include_existing": true})
 	if _, err := c.CreateScout(ctx, core.NewScout{Kind: scouts.KindFolder, Name: "Inbox", Review: true, Enabled: true, Config: cfg}); err != nil {
 		t.Fatal(err)
@@ -193,9 +188,7 @@ func TestSnoozedCardDoesNotExpireWhileSnoozed(t *testing.T) {
 	clock.Store(tomorrowAt(10, time.UTC).UnixMilli())
 	now := func() time.Time { return time.UnixMilli(clock.Load()) }
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a note\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dropFile(t, dir, "a.txt", "a note\n")
 	c, sub := coretest.Open(t, core.Config{DataDir: t.TempDir(), Now: now, Expiry: time.Hour})
 	cfg, _ := json.Marshal(map[string]any{"path": dir, "settle": "1ms", "include_existing": true})
 	if _, err := c.CreateScout(ctx, core.NewScout{Kind: scouts.KindFolder, Name: "Inbox", Review: true, Enabled: true, Config: cfg}); err != nil {

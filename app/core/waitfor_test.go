@@ -1,6 +1,8 @@
 package core_test
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -26,5 +28,19 @@ func waitFor(t *testing.T, sub *bus.Subscription, what string, ok func(scouts.Ev
 			}
 			t.Fatalf("no %s within 30s", what)
 		}
+	}
+}
+
+// dropFile puts a file into a watched folder whole: written elsewhere and
+// renamed in. The test scouts settle for 1 ms, so a file written in place
+// can be read while still empty and become a card of its own.
+func dropFile(t *testing.T, dir, name, text string) {
+	t.Helper()
+	tmp := filepath.Join(t.TempDir(), filepath.Base(name))
+	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+		t.Fatal(err)
 	}
 }
