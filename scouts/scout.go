@@ -48,6 +48,9 @@ type Scout struct {
 	// definition).
 	Schedule Schedule
 	Budget   Budget
+	// WriteScope is where its actions may write (a field of its
+	// definition; the zero value is the narrow default).
+	WriteScope WriteScope
 
 	CreatedAt time.Time
 	UpdatedAt time.Time
