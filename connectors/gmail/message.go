@@ -19,7 +19,7 @@ import (
 // metadataHeaders are the headers triage and the card read: nothing else
 // of a message is fetched in metadata format.
 var metadataHeaders = []string{"From", "To", "Cc", "Subject", "Date", "List-Id", "List-Unsubscribe",
-	"Precedence", "Auto-Submitted", "Authentication-Results"}
+	"List-Unsubscribe-Post", "Precedence", "Auto-Submitted", "Authentication-Results"}
 
 // ModelBodyRunes is how much of a body any model ever sees.
 const ModelBodyRunes = 2000

@@ -26,8 +26,11 @@ type Message struct {
 
 	ListID          string // the id inside List-Id's angle brackets, lower case
 	ListUnsubscribe string
-	Precedence      string // lower case: bulk, list, junk, …
-	AutoSubmitted   string // lower case: no, auto-generated, auto-replied, …
+	// ListUnsubscribePost is the RFC 8058 List-Unsubscribe-Post header:
+	// "List-Unsubscribe=One-Click" when the list accepts a one-click POST.
+	ListUnsubscribePost string
+	Precedence          string // lower case: bulk, list, junk, …
+	AutoSubmitted       string // lower case: no, auto-generated, auto-replied, …
 	// AuthResults are the Authentication-Results header values, topmost
 	// (added last, by the receiving server) first.
 	AuthResults []string

@@ -42,11 +42,12 @@ func Parse(raw []byte, opts Options) (triage.Message, error) {
 func FromHeader(h Header) triage.Message {
 	dec := wordDecoder()
 	m := triage.Message{
-		Subject:         decodeHeaderText(dec, h.Get("Subject")),
-		ListID:          triage.NormalizeListID(decodeHeaderText(dec, h.Get("List-Id"))),
-		ListUnsubscribe: collapseSpace(h.Get("List-Unsubscribe")),
-		Precedence:      strings.ToLower(collapseSpace(h.Get("Precedence"))),
-		AuthResults:     h.Values("Authentication-Results"),
+		Subject:             decodeHeaderText(dec, h.Get("Subject")),
+		ListID:              triage.NormalizeListID(decodeHeaderText(dec, h.Get("List-Id"))),
+		ListUnsubscribe:     collapseSpace(h.Get("List-Unsubscribe")),
+		ListUnsubscribePost: collapseSpace(h.Get("List-Unsubscribe-Post")),
+		Precedence:          strings.ToLower(collapseSpace(h.Get("Precedence"))),
+		AuthResults:         h.Values("Authentication-Results"),
 	}
 	as, _, _ := strings.Cut(h.Get("Auto-Submitted"), ";")
 	m.AutoSubmitted = strings.ToLower(strings.TrimSpace(as))
