@@ -12,20 +12,23 @@ import (
 )
 
 const scoutCols = `id, kind, name, enabled, review, config, created_at, updated_at,
-	last_run_at, last_success, last_error, last_run_new, total_new, schedule, budget`
+	last_run_at, last_success, last_error, last_run_new, total_new, schedule, budget, write_scope`
 
 func scanScout(row interface{ Scan(...any) error }) (scouts.Scout, error) {
 	var s scouts.Scout
 	var cfg string
 	var created, updated int64
 	var lastRun, lastOK sql.NullInt64
-	var sched, budget string
+	var sched, budget, scope string
 	err := row.Scan(&s.ID, &s.Kind, &s.Name, &s.Enabled, &s.Review, &cfg, &created, &updated,
-		&lastRun, &lastOK, &s.LastError, &s.LastRunNew, &s.TotalNew, &sched, &budget)
+		&lastRun, &lastOK, &s.LastError, &s.LastRunNew, &s.TotalNew, &sched, &budget, &scope)
 	if err != nil {
 		return s, err
 	}
 	if s.Schedule, s.Budget, err = decodeRunSettings(sched, budget); err != nil {
+		return s, fmt.Errorf("scout %s: %w", s.ID, err)
+	}
+	if s.WriteScope, err = decodeWriteScope(scope); err != nil {
 		return s, fmt.Errorf("scout %s: %w", s.ID, err)
 	}
 	s.Config = []byte(cfg)
@@ -47,9 +50,9 @@ func configText(s scouts.Scout) string {
 func (d *DB) CreateScout(ctx context.Context, s scouts.Scout) error {
 	return d.tx(ctx, func(tx *sql.Tx) error {
 		sched, budget := encodeRunSettings(s)
-		_, err := tx.ExecContext(ctx, `INSERT INTO scouts (id, kind, name, enabled, review, config, created_at, updated_at, schedule, budget)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			s.ID, s.Kind, s.Name, s.Enabled, s.Review, configText(s), s.CreatedAt.UnixMilli(), s.UpdatedAt.UnixMilli(), sched, budget)
+		_, err := tx.ExecContext(ctx, `INSERT INTO scouts (id, kind, name, enabled, review, config, created_at, updated_at, schedule, budget, write_scope)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			s.ID, s.Kind, s.Name, s.Enabled, s.Review, configText(s), s.CreatedAt.UnixMilli(), s.UpdatedAt.UnixMilli(), sched, budget, encodeWriteScope(s.WriteScope))
 		if err != nil {
 			return fmt.Errorf("localdb: create scout: %w", err)
 		}
@@ -61,9 +64,9 @@ func (d *DB) CreateScout(ctx context.Context, s scouts.Scout) error {
 func (d *DB) UpdateScout(ctx context.Context, s scouts.Scout) error {
 	return d.tx(ctx, func(tx *sql.Tx) error {
 		sched, budget := encodeRunSettings(s)
-		res, err := tx.ExecContext(ctx, `UPDATE scouts SET name = ?, enabled = ?, review = ?, config = ?, updated_at = ?, schedule = ?, budget = ?
+		res, err := tx.ExecContext(ctx, `UPDATE scouts SET name = ?, enabled = ?, review = ?, config = ?, updated_at = ?, schedule = ?, budget = ?, write_scope = ?
 			WHERE id = ? AND deleted_at IS NULL`,
-			s.Name, s.Enabled, s.Review, configText(s), s.UpdatedAt.UnixMilli(), sched, budget, s.ID)
+			s.Name, s.Enabled, s.Review, configText(s), s.UpdatedAt.UnixMilli(), sched, budget, encodeWriteScope(s.WriteScope), s.ID)
 		if err != nil {
 			return fmt.Errorf("localdb: update scout: %w", err)
 		}
