@@ -77,7 +77,7 @@ var costs = map[string]int{
 	"profile": 1, "watch": 100, "stop": 50, "history.list": 2,
 	"messages.list": 5, "messages.get": 5, "messages.modify": 5, "messages.trash": 5,
 	"messages.untrash": 5, "messages.batchModify": 50, "messages.attachments.get": 5,
-	"labels.list": 1, "labels.get": 1, "labels.create": 5,
+	"labels.list": 1, "labels.get": 1, "labels.create": 5, "threads.get": 10,
 }
 
 // New returns a Server with no mailboxes.
