@@ -37,8 +37,11 @@ type Config struct {
 	PollInterval time.Duration
 	// Expiry is how long a suggestion waits for a decision. Default 30 days.
 	Expiry time.Duration
-	// SweepInterval is how often expired suggestions are swept. Default 1
-	// hour, or a quarter of Expiry when that is shorter.
+	// SweepInterval is how often expired suggestions are swept (and silence
+	// settled), starting as the engine starts. Default 1 hour, or a quarter
+	// of Expiry when that is shorter. Negative: never on its own; whoever
+	// runs the engine calls SweepExpired and SettleSilent (a test moving a
+	// clock, which a sweep reading the clock meanwhile would race).
 	SweepInterval time.Duration
 	// ContentTimeout bounds the source read made when approving, which fills
 	// the entity's body. Default 2 seconds: approvals must stay instant.
@@ -110,7 +113,7 @@ func New(cfg Config) *Engine {
 	if cfg.Expiry <= 0 {
 		cfg.Expiry = scouts.DefaultExpiry
 	}
-	if cfg.SweepInterval <= 0 {
+	if cfg.SweepInterval == 0 {
 		// Hourly, or more often when suggestions expire within hours
 		// (trials, tests).
 		cfg.SweepInterval = min(time.Hour, max(cfg.Expiry/4, time.Second))
@@ -163,11 +166,14 @@ func (e *Engine) Start(ctx context.Context) error {
 	for _, s := range all {
 		e.Sync(s)
 	}
-	e.wg.Add(2)
-	go func() {
-		defer e.wg.Done()
-		e.sweepLoop(ctx)
-	}()
+	if e.cfg.SweepInterval > 0 {
+		e.wg.Add(1)
+		go func() {
+			defer e.wg.Done()
+			e.sweepLoop(ctx)
+		}()
+	}
+	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
 		e.actionLoop(ctx)
@@ -369,9 +375,14 @@ func (e *Engine) runOnce(ctx context.Context, s scouts.Scout, conn scouts.Source
 func (e *Engine) processPage(ctx context.Context, s scouts.Scout, conn scouts.SourceConnector, items []scouts.ItemRef) (int, error) {
 	refs := make([]string, 0, len(items))
 	var sent []string
+	var withdrawn []scouts.ItemRef
 	for _, it := range items {
 		if len(it.SentTo) > 0 {
 			sent = append(sent, it.SentTo...)
+			continue
+		}
+		if it.Withdraw != "" {
+			withdrawn = append(withdrawn, it)
 			continue
 		}
 		if it.Problem == "" {
@@ -395,7 +406,7 @@ func (e *Engine) processPage(ctx context.Context, s scouts.Scout, conn scouts.So
 	seen := map[string]bool{}
 	as := &assessor{e: e, s: s}
 	for _, it := range items {
-		if len(it.SentTo) > 0 {
+		if len(it.SentTo) > 0 || it.Withdraw != "" {
 			continue
 		}
 		trace := scouts.NewID("tr")
@@ -441,6 +452,9 @@ func (e *Engine) processPage(ctx context.Context, s scouts.Scout, conn scouts.So
 			e.emit(scouts.Event{Type: scouts.EventEntityCreated, Data: *rec.Entity})
 		}
 		e.announce(ApprovalRecord{Actions: rec.Actions})
+	}
+	if err := e.withdraw(ctx, s, withdrawn); err != nil {
+		return 0, err
 	}
 	return len(inserted), nil
 }
