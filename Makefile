@@ -151,7 +151,8 @@ FUZZ_TARGETS := \
 	scouts/rules:FuzzRules \
 	scouts/rules:FuzzTemplate \
 	scouts/rules:FuzzRuleCost \
-	app/effects:FuzzFileMoveTemplate
+	app/effects:FuzzFileMoveTemplate \
+	app/effects:FuzzFileMoveWriteScope
 
 fuzz:
 	@GO="$(GO)" FUZZTIME="$(FUZZTIME)" build/fuzz.sh $(FUZZ_TARGETS)

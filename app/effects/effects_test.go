@@ -19,10 +19,17 @@ import (
 )
 
 // moveSetup is a home folder with a watched folder holding one file, and
-// the invocation that moves it to dest.
+// the invocation that moves it to dest. Its scout's write scope allows
+// every folder, so that each other check of a move is seen alone
+// (writescope_test.go checks the scope).
 func moveSetup(t testing.TB, content string) (home string, inv func(to string) engine.Invocation) {
 	t.Helper()
-	home = t.TempDir()
+	return moveSetupAt(t, t.TempDir(), content)
+}
+
+// moveSetupAt is moveSetup in the home folder given.
+func moveSetupAt(t testing.TB, home, content string) (string, func(to string) engine.Invocation) {
+	t.Helper()
 	watched := filepath.Join(home, "Inbox")
 	os.MkdirAll(filepath.Join(watched, "bills"), 0o755)
 	os.MkdirAll(filepath.Join(home, "Filed"), 0o755)
@@ -32,7 +39,8 @@ func moveSetup(t testing.TB, content string) (home string, inv func(to string) e
 	return home, func(to string) engine.Invocation {
 		p, _ := json.Marshal(map[string]string{"to": to})
 		return engine.Invocation{Key: "act:sg_1:2", Action: "file.move", Params: p,
-			Scout:      scouts.Scout{ID: "sc_1", Kind: scouts.KindFolder, Config: cfg},
+			Scout: scouts.Scout{ID: "sc_1", Kind: scouts.KindFolder, Config: cfg,
+				WriteScope: scouts.WriteScope{Folders: []string{"/**"}}},
 			Suggestion: scouts.Suggestion{ID: "sg_1", SourceRef: directory.FormatRef("bills/acme.txt", hex.EncodeToString(sum[:]))}}
 	}
 }

@@ -97,6 +97,12 @@ func (m FileMove) plan(inv engine.Invocation) (movePlan, error) {
 	if err != nil {
 		return movePlan{}, err
 	}
+	// The scout's write scope, on the destination as rendered (before it
+	// is looked up: a folder outside the scope is refused for that, even
+	// one that does not exist) and below on its real path.
+	if err := m.inScope(inv.Scout, to, home, to); err != nil {
+		return movePlan{}, err
+	}
 	dest, err := filepath.EvalSymlinks(to)
 	if err != nil {
 		return movePlan{}, scouts.Errorf(scouts.EInvalid, "file.move: the destination %s does not exist (create the folder first)", to)
@@ -119,6 +125,9 @@ func (m FileMove) plan(inv engine.Invocation) (movePlan, error) {
 		return movePlan{}, scouts.Errorf(scouts.EInvalid, "file.move: %s goes through a symbolic link (it leads to %s): files only move into a folder named by its real path", to, dest)
 	}
 	if err := m.notProtected(to, dest); err != nil {
+		return movePlan{}, err
+	}
+	if err := m.inScope(inv.Scout, to, home, filepath.Join(home, destRel)); err != nil {
 		return movePlan{}, err
 	}
 	cfg, err := directory.ParseConfig(inv.Scout.Config)
@@ -170,6 +179,49 @@ func (m FileMove) destination(raw string) (string, error) {
 		return "", err
 	}
 	return to, nil
+}
+
+// inScope refuses a destination outside the scout's write scope
+// (scouts.WriteScope, its folders): dir is the destination, either as
+// rendered or by its real path below the resolved home folder home. The
+// home folder may itself be a link (/home/u → /data/u): a glob's ~, the
+// glob and dir are each read with either spelling of it, so a scope
+// written either way matches a destination named either way; to is what
+// the error names.
+func (m FileMove) inScope(sc scouts.Scout, to, home, dir string) error {
+	folders, isDefault := sc.WriteScope.Effective(scouts.ScopeFolders)
+	homes := []string{filepath.Clean(m.Home), home}
+	dirs := []string{dir}
+	for _, h := range homes {
+		if rel, ok := inside(h, dir); ok {
+			for _, other := range homes {
+				dirs = append(dirs, filepath.Join(other, rel))
+			}
+		}
+	}
+	for _, h := range homes {
+		for _, d := range dirs {
+			if scouts.MatchFolder(folders, h, d) {
+				return nil
+			}
+		}
+	}
+	return scouts.Errorf(scouts.EInvalid, "file.move: %s is outside the scout's write scope %s: this scout moves files only into those folders (write_scope.folders in its definition)",
+		m.tilde(clipParam(to)), scouts.ScopeWords(folders, isDefault))
+}
+
+// tilde writes a path below the home folder as ~/…, as the user does.
+func (m FileMove) tilde(p string) string {
+	if m.Home == "" {
+		return p
+	}
+	if rel, ok := inside(filepath.Clean(m.Home), p); ok {
+		if rel == "." {
+			return "~"
+		}
+		return "~/" + filepath.ToSlash(rel)
+	}
+	return p
 }
 
 // notProtected refuses a destination that is, or is inside, one of the

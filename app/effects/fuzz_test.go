@@ -21,6 +21,26 @@ import (
 // The seeds are the texts that escaped before (plain `go test` replays
 // them).
 func FuzzFileMoveTemplate(f *testing.F) {
+	fuzzMove(f, "~/Sorted/", scouts.WriteScope{Folders: []string{"/**"}})
+}
+
+// FuzzFileMoveWriteScope is FuzzFileMoveTemplate with the template right
+// after the home folder ("~/{{.text}}"), which the move's other checks
+// let into any folder of it (~/.ssh): the scout's default write scope
+// alone keeps the move in ~/Sorted.
+func FuzzFileMoveWriteScope(f *testing.F) {
+	f.Add("{{.text | trim}}", ".ssh")
+	f.Add("{{.text | trim}}", "Sorted/../.ssh")
+	f.Add("{{.text | trim}}", "Sorted/keys")
+	f.Add("{{.text | trim}}", "Sorted")
+	f.Add("{{.text | trim}}", "Sortedx")
+	f.Add("{{.text | trim}}", "/Sorted/./../.ssh")
+	fuzzMove(f, "~/", scouts.WriteScope{})
+}
+
+// fuzzMove renders "to": prefix+template over the item's text and checks
+// that the move is refused or lands in ~/Sorted, for a scout of scope w.
+func fuzzMove(f *testing.F, prefix string, w scouts.WriteScope) {
 	for _, seed := range []struct{ tmpl, text string }{
 		{"{{.text | trim}}", "../.config/scouts/scouts.d"},
 		{"{{.text | trim}}", "a/../../.ssh"},
@@ -34,7 +54,8 @@ func FuzzFileMoveTemplate(f *testing.F) {
 	} {
 		f.Add(seed.tmpl, seed.text)
 	}
-	home, m, inv := agentHome(f)
+	home, m, all := agentHome(f)
+	inv := scoped(all, w)
 	os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(home, "Sorted", "keys"))
 	realSorted, err := filepath.EvalSymlinks(filepath.Join(home, "Sorted"))
 	if err != nil {
@@ -43,7 +64,7 @@ func FuzzFileMoveTemplate(f *testing.F) {
 	f.Fuzz(func(t *testing.T, tmpl, text string) {
 		doc, _ := json.Marshal(map[string]any{"id": "sort", "when": map[string]any{"name": map[string]any{"exists": true}},
 			"then": map[string]any{"verdict": "show", "actions": []any{map[string]any{"action": "file.move",
-				"params": map[string]any{"to": "~/Sorted/" + tmpl}}}}})
+				"params": map[string]any{"to": prefix + tmpl}}}}})
 		c, err := rules.Compile(rules.KindFolder, doc, rules.Options{})
 		if err != nil {
 			return // not a template rules accept

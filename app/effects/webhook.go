@@ -110,6 +110,13 @@ func (h Webhook) params(ctx context.Context, inv engine.Invocation) (*url.URL, [
 	if err != nil {
 		return nil, nil, err
 	}
+	// The scout's write scope, on the URL as rendered: a rule's template
+	// may have taken the host from the item.
+	hosts, isDefault := inv.Scout.WriteScope.Effective(scouts.ScopeHosts)
+	if !scouts.MatchHost(hosts, u.Hostname()) {
+		return nil, nil, scouts.Errorf(scouts.EInvalid, "webhook.post: %s is outside the scout's write scope %s: this scout posts only to those hosts (write_scope.hosts in its definition)",
+			clipParam(u.Hostname()), scouts.ScopeWords(hosts, isDefault))
+	}
 	if p.Secret == nil {
 		return u, nil, nil
 	}
