@@ -70,6 +70,11 @@ type ItemRef struct {
 	// mail to these addresses (Gmail's sent mail). No card is made; the
 	// scout's learner learns their mail is wanted (engine.SentTo).
 	SentTo []string
+	// Withdraw, when set, makes this no new item but news of a known one:
+	// its card, if still pending, is withdrawn — expired, with Withdraw as
+	// the reason on its trail (a Gmail follow-up card whose mail was
+	// answered). A decided card stays as it is.
+	Withdraw string
 }
 
 // ItemMetadata is what a card shows about an item.
@@ -102,11 +107,21 @@ type ItemMetadata struct {
 	// Trashed reports that the source moved the item to its trash as it
 	// arrived (a Gmail scout that trashes spam); see Assessment.Trashed.
 	Trashed bool
+	// Unsubscribe is how a mail offers to be unsubscribed from; see
+	// Assessment.Unsubscribe.
+	Unsubscribe string
 	// MatchedRule is the id of the scout's rule that the source's own
 	// triage already matched (the relay applies the rules it can express,
 	// on headers this desktop may not see): the engine applies that rule
 	// when its turn comes instead of testing it again.
 	MatchedRule string
+
+	// Reminder marks a card the scout makes about the person's own item
+	// rather than one that arrived (a sent mail nobody answered): it goes
+	// to the inbox as the source made it; neither the person's rules nor
+	// the learner file it, and deciding it teaches the learner nothing
+	// (rejecting "follow up with Ana?" says nothing of Ana's mail).
+	Reminder bool
 
 	// Facts are what rules may test of an item beyond its card and its
 	// evidence; nil when the source did not read them (a mail triaged on

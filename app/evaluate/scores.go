@@ -181,7 +181,7 @@ func (p *product) score(ctx context.Context, prefix string, test []judged, measu
 		// Nobody decides the test part: its cards must not teach by
 		// silence either, so they leave the pending cards at once.
 		for _, it := range items {
-			if _, _, err := p.db.ExpireSuggestion(ctx, it.s.ID, p.clock(), "scored by the evaluation, taught nothing"); err != nil {
+			if _, _, err := p.db.ExpireSuggestion(ctx, it.s.ID, p.clock(), "evaluation", "scored by the evaluation, taught nothing"); err != nil {
 				return Scores{}, tp, err
 			}
 		}

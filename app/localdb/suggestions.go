@@ -615,9 +615,9 @@ func (d *DB) SuggestionByRef(ctx context.Context, scoutID, ref string) (scouts.S
 }
 
 // ExpireSuggestion expires one pending suggestion now (its source said it
-// expired) with the given audit summary; a decided suggestion is left as it
-// is and changed=false.
-func (d *DB) ExpireSuggestion(ctx context.Context, id string, at time.Time, summary string) (scouts.Suggestion, bool, error) {
+// expired, or withdrew it) with the given audit summary and actor; a
+// decided suggestion is left as it is and changed=false.
+func (d *DB) ExpireSuggestion(ctx context.Context, id string, at time.Time, actor, summary string) (scouts.Suggestion, bool, error) {
 	var sug scouts.Suggestion
 	var changed bool
 	err := d.tx(ctx, func(tx *sql.Tx) error {
@@ -631,7 +631,7 @@ func (d *DB) ExpireSuggestion(ctx context.Context, id string, at time.Time, summ
 		}
 		sug.Status, sug.ResolvedAt, changed = scouts.StatusExpired, at, true
 		return insertAudit(ctx, tx, scouts.AuditEvent{TraceID: sug.TraceID, Stage: scouts.StageDecision, Type: scouts.AuditExpired,
-			Outcome: scouts.OutcomeOK, Summary: summary, Refs: map[string]string{"scout_id": sug.ScoutID, "suggestion_id": sug.ID, "actor": "relay"}, At: at})
+			Outcome: scouts.OutcomeOK, Summary: summary, Refs: map[string]string{"scout_id": sug.ScoutID, "suggestion_id": sug.ID, "actor": actor}, At: at})
 	})
 	return sug, changed, err
 }

@@ -393,7 +393,7 @@ func (e *Engine) ExpireItem(ctx context.Context, s scouts.Scout, missing scouts.
 	if err != nil {
 		return scouts.Suggestion{}, false, fmt.Errorf("engine: expire %s: %w", missing.Ref, err)
 	}
-	got, changed, err := e.cfg.Store.ExpireSuggestion(ctx, sug.ID, e.cfg.Now(), summary)
+	got, changed, err := e.cfg.Store.ExpireSuggestion(ctx, sug.ID, e.cfg.Now(), "relay", summary)
 	if err != nil {
 		return scouts.Suggestion{}, false, fmt.Errorf("engine: expire %s: %w", missing.Ref, err)
 	}

@@ -116,9 +116,10 @@ type Store interface {
 	// its source ref; ENotFound when the item has none.
 	SuggestionByRef(ctx context.Context, scoutID, ref string) (scouts.Suggestion, error)
 	// ExpireSuggestion expires one pending suggestion because its source
-	// said the item expired, auditing it with summary; a decided one is
-	// left as it is and changed is false.
-	ExpireSuggestion(ctx context.Context, id string, at time.Time, summary string) (s scouts.Suggestion, changed bool, err error)
+	// said the item expired or withdrew it, auditing it with summary and
+	// who did it (actor: "relay", "scout"); a decided one is left as it
+	// is and changed is false.
+	ExpireSuggestion(ctx context.Context, id string, at time.Time, actor, summary string) (s scouts.Suggestion, changed bool, err error)
 
 	// Policies returns the user's action modes.
 	Policies(ctx context.Context) (actions.Policies, error)
