@@ -48,6 +48,9 @@ type ConnectorOptions struct {
 	// BodyRunes is how much of each new mail's text the desktop's learner
 	// reads (transiently); 0 reads headers only.
 	BodyRunes int
+	// FollowUps, when set, watches the person's sent mail for answers
+	// (awaiting reply); nil leaves sent mail to the learner alone.
+	FollowUps *FollowUps
 	Logger    *slog.Logger
 }
 
@@ -70,6 +73,11 @@ func NewConnector(o ConnectorOptions) (*Connector, error) {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.FollowUps != nil && o.FollowUps.Now == nil {
+		f := *o.FollowUps
+		f.Now = time.Now
+		o.FollowUps = &f
 	}
 	return &Connector{o: o}, nil
 }
@@ -98,9 +106,24 @@ func (c *Connector) ListNew(ctx context.Context, page func(context.Context, []sc
 			return nil
 		}
 	}
+	var fu *followUpRun
+	if f := c.o.FollowUps; f != nil && f.Store != nil && f.After > 0 {
+		fu = &followUpRun{f: f, client: c.o.Client, log: c.o.Logger}
+		syncer.Sent = func(_ context.Context, a Added, m Message) error { fu.sentMail(a, m); return nil }
+		syncer.Arrived = fu.arrived
+	}
 	res, err := syncer.Run(ctx, cursor, at)
 	if err != nil {
 		return err
+	}
+	if fu != nil {
+		// After the sync: a sent mail and its answer listed together are
+		// judged together.
+		refs, err := fu.plan(ctx)
+		if err != nil {
+			return err
+		}
+		sink.refs = append(sink.refs, refs...)
 	}
 	if len(sink.refs) > 0 {
 		if res.Recovered != "" {
@@ -109,6 +132,11 @@ func (c *Connector) ListNew(ctx context.Context, page func(context.Context, []sc
 			}
 		}
 		if err := page(ctx, sink.refs); err != nil {
+			return err
+		}
+	}
+	if fu != nil {
+		if err := fu.commit(ctx); err != nil {
 			return err
 		}
 	}
@@ -152,6 +180,7 @@ func (r *refSink) Record(_ context.Context, v Verdict) error {
 		it := scouts.Evidence(triage.LearnItem(*v.Mail))
 		meta.Evidence = &it
 		meta.Facts = mailFacts(*v.Mail)
+		meta.Unsubscribe = v.Mail.Unsubscribe().Method()
 	} else if v.Card.Subject == "" {
 		// Skipped unread (a Promotions mail): the card says so.
 		meta.Title = "(not read: in Gmail's Promotions tab)"

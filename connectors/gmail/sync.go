@@ -70,7 +70,13 @@ type Syncer struct {
 	// desktop learner learns that mail from them is wanted. The relay
 	// leaves it nil and never reads sent mail.
 	SentTo func(ctx context.Context, to []string) error
-	Logger *slog.Logger
+	// Sent, when set, is handed each mail the person sent, read with its
+	// headers (the same read as SentTo's): awaiting reply waits on an
+	// answer to it. Arrived is told of every other mail listed, read or
+	// not (an answer may come into the sent mail's thread).
+	Sent    func(ctx context.Context, a Added, m Message) error
+	Arrived func(a Added)
+	Logger  *slog.Logger
 }
 
 // Result reports what a sync did; all of it is content-free.
@@ -110,7 +116,7 @@ func (s *Syncer) Run(ctx context.Context, cursor uint64, lastSync time.Time) (Re
 		return s.first(ctx, &res, log)
 	}
 	var sent func(context.Context, []Added) error
-	if s.SentTo != nil {
+	if s.SentTo != nil || s.Sent != nil {
 		sent = s.readSent
 	}
 	next, err := s.Client.HistoryWithSent(ctx, cursor, func(ctx context.Context, batch []Added) error {
@@ -212,6 +218,9 @@ func describeSince(t time.Time) string {
 func (s *Syncer) judge(ctx context.Context, batch []Added, res *Result, notBefore time.Time) error {
 	for _, a := range batch {
 		res.Listed++
+		if s.Arrived != nil {
+			s.Arrived(a)
+		}
 		seen, err := s.Sink.Seen(ctx, a.ID)
 		if err != nil {
 			return fmt.Errorf("gmail: sync: %w", err)
@@ -310,8 +319,9 @@ func cutRunes(s string, n int) string {
 	return s
 }
 
-// readSent reads the recipients of mail the person sent and hands them to
-// SentTo. A sent mail gone before it was read is passed over.
+// readSent reads the mail the person sent and hands its recipients to
+// SentTo, and the mail to Sent. A sent mail gone before it was read is
+// passed over.
 func (s *Syncer) readSent(ctx context.Context, batch []Added) error {
 	for _, a := range batch {
 		m, err := s.Client.Metadata(ctx, a.ID)
@@ -321,6 +331,14 @@ func (s *Syncer) readSent(ctx context.Context, batch []Added) error {
 		}
 		if err != nil {
 			return err
+		}
+		if s.Sent != nil {
+			if err := s.Sent(ctx, a, m); err != nil {
+				return fmt.Errorf("gmail: sync: sent mail %s: %w", a.ID, err)
+			}
+		}
+		if s.SentTo == nil {
+			continue
 		}
 		var to []string
 		for _, l := range [][]triage.Address{m.Triage.To, m.Triage.Cc} {

@@ -86,6 +86,11 @@ type assessment struct {
 // hashes of its features for the store.
 func (a *assessor) assess(ctx context.Context, meta scouts.ItemMetadata, kind scouts.EntityKind) (assessment, scouts.EntityKind, []uint64, error) {
 	as := assessment{Assessment: scouts.Assessment{Lane: scouts.LaneInbox, Approve: -1, Spam: -1, KindFrom: "source"}}
+	if meta.Reminder {
+		// The scout's own reminder (a follow-up): the inbox as the source
+		// made it, and no features, so deciding it teaches nothing.
+		return as, kind, nil, nil
+	}
 	if meta.Evidence != nil {
 		// Kept for the screener: a card does not keep its headers.
 		as.ListID = strings.ToLower(meta.Evidence.ListID)

@@ -465,7 +465,7 @@ func (e *Engine) processPage(ctx context.Context, s scouts.Scout, conn scouts.So
 // many were new.
 func (e *Engine) Ingest(ctx context.Context, s scouts.Scout, items []scouts.ItemRef) (int, error) {
 	for _, it := range items {
-		if it.Meta == nil && it.Problem == "" {
+		if it.Meta == nil && it.Problem == "" && it.Withdraw == "" && len(it.SentTo) == 0 {
 			return 0, fmt.Errorf("engine: ingest %s: item without metadata", it.Ref)
 		}
 	}
