@@ -3,14 +3,13 @@ package mcpclient
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/engine"
+	"github.com/scouts-hq/scouts/scouts/redact"
 )
 
 // ExecutorFor returns the executor of a tool's action
@@ -112,8 +111,7 @@ func (x executor) Execute(ctx context.Context, inv engine.Invocation) (json.RawM
 	if p := progress.summary(); p != "" {
 		// On the trail too (the note is the action.done's summary): how
 		// far a long call got is what the person looks for.
-		t := truncator{secrets: secrets}
-		out.Progress = t.redact(p)
+		out.Progress = redact.String(p, secrets...)
 		out.Note = strings.TrimSpace(out.Note + " (progress: " + out.Progress + ")")
 	}
 	if res.IsError {
@@ -151,7 +149,9 @@ func (m *Manager) secretValues(ctx context.Context, name string) []string {
 }
 
 // Result is what the outbox records of a call: a note for the trail and
-// the answer, structurally truncated and redacted.
+// the answer, structurally truncated and redacted (the outbox cuts and
+// redacts every result again as it stores it; here the server's own
+// secret values are struck too, which only this package knows).
 type Result struct {
 	Note       string `json:"note"`
 	Content    any    `json:"content,omitempty"`
@@ -162,11 +162,15 @@ type Result struct {
 	Progress string `json:"progress,omitempty"`
 }
 
-// Summarise makes a call's Result: strings clipped, arrays and objects cut
-// to their first entries, depth bounded, values under secret-looking keys
-// and the server's own secrets replaced.
+// maxPart bounds each of a Result's content and structured content, so
+// that both fit in what the outbox stores of a result
+// (engine.MaxResultBytes) beside the note.
+const maxPart = 3 << 10
+
+// Summarise makes a call's Result: credentials and the server's own
+// secrets struck, content and structured content cut structurally to
+// maxPart each (redact.Value).
 func Summarise(res *mcp.CallToolResult, secrets []string) Result {
-	t := truncator{secrets: secrets}
 	var content any
 	if b, err := json.Marshal(res.Content); err == nil {
 		json.Unmarshal(b, &content)
@@ -177,79 +181,17 @@ func Summarise(res *mcp.CallToolResult, secrets []string) Result {
 			texts = append(texts, tc.Text)
 		}
 	}
-	r := Result{Content: t.walk(content, 0)}
+	var r Result
+	var cut, cutSC bool
+	r.Content, cut = redact.Value(content, maxPart, secrets...)
 	if res.StructuredContent != nil {
 		var sc any
 		if b, err := json.Marshal(res.StructuredContent); err == nil {
 			json.Unmarshal(b, &sc)
 		}
-		r.Structured = t.walk(sc, 0)
+		r.Structured, cutSC = redact.Value(sc, maxPart, secrets...)
 	}
-	r.Note = clip(strings.Join(strings.Fields(t.redact(strings.Join(texts, " "))), " "), 200)
-	r.Truncated = t.cut
+	r.Note = clip(strings.Join(strings.Fields(redact.String(strings.Join(texts, " "), secrets...)), " "), 200)
+	r.Truncated = cut || cutSC
 	return r
-}
-
-type truncator struct {
-	secrets []string
-	cut     bool
-}
-
-const (
-	maxDepth   = 6
-	maxEntries = 20
-	maxString  = 1000
-)
-
-var secretKey = regexp.MustCompile(`(?i)(token|secret|password|passwd|authorization|api[_-]?key|cookie|credential|private[_-]?key)`)
-
-func (t *truncator) walk(v any, depth int) any {
-	if depth >= maxDepth {
-		t.cut = true
-		return "…"
-	}
-	switch x := v.(type) {
-	case string:
-		s := t.redact(x)
-		if len([]rune(s)) > maxString {
-			t.cut = true
-			s = clip(s, maxString)
-		}
-		return s
-	case []any:
-		if len(x) > maxEntries {
-			t.cut = true
-			x = append(x[:maxEntries:maxEntries], fmt.Sprintf("… %d more", len(x)-maxEntries))
-		}
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = t.walk(e, depth+1)
-		}
-		return out
-	case map[string]any:
-		out := map[string]any{}
-		n := 0
-		for k, e := range x {
-			if n == maxEntries {
-				t.cut = true
-				out["…"] = fmt.Sprintf("%d more keys", len(x)-maxEntries)
-				break
-			}
-			n++
-			if secretKey.MatchString(k) {
-				out[k] = "[redacted]"
-				continue
-			}
-			out[k] = t.walk(e, depth+1)
-		}
-		return out
-	}
-	return v
-}
-
-func (t *truncator) redact(s string) string {
-	for _, v := range t.secrets {
-		s = strings.ReplaceAll(s, v, "[redacted]")
-	}
-	return s
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/actions"
+	"github.com/scouts-hq/scouts/scouts/redact"
 )
 
 // ApprovalRecord is what an approval writes with the suggestion's new
@@ -260,9 +261,9 @@ func (e *Engine) finishAction(ctx context.Context, claimed ActionRun, result jso
 		cancelled := r.State == ActionCancelled
 		r.UpdatedAt = now
 		if runErr == nil {
-			r.State, r.LastError, r.Result = ActionDone, "", result
+			r.State, r.LastError, r.Result = ActionDone, "", storedResult(result)
 			summary := fmt.Sprintf("%s done (attempt %d)", capitalise(describeAction(r)), r.Attempts)
-			if note := resultNote(result); note != "" {
+			if note := resultNote(r.Result); note != "" {
 				summary += ": " + note
 			}
 			if cancelled {
@@ -297,7 +298,7 @@ func (e *Engine) finishAction(ctx context.Context, claimed ActionRun, result jso
 		return
 	}
 	if runErr != nil {
-		e.log.Warn("outbox: action failed", "key", got.Key, "action", got.Action, "state", got.State, "err", runErr)
+		e.log.Warn("outbox: action failed", "key", got.Key, "action", got.Action, "state", got.State, "err", redact.String(runErr.Error()))
 	}
 	e.emit(scouts.Event{Type: scouts.EventActionUpdated, Data: got})
 }
@@ -314,12 +315,14 @@ func resultNote(result json.RawMessage) string {
 	return r.Note
 }
 
-// errorText is what the card and the trail say about a failure.
+// errorText is what the card and the trail say about a failure, with
+// what looks like a credential struck (a remote side's error may quote
+// the request).
 func errorText(err error) string {
 	if scouts.ErrorCode(err) != scouts.EInternal {
-		return scouts.ErrorMessage(err)
+		return redact.String(scouts.ErrorMessage(err))
 	}
-	return clip(err.Error(), 500)
+	return clip(redact.String(err.Error()), 500)
 }
 
 // RetryAction queues a failing action (failed for good, or waiting to
@@ -429,7 +432,7 @@ func describeAction(r ActionRun) string {
 	case actions.FileMove:
 		return fmt.Sprintf("moving the file to %v (file.move)", p["to"])
 	case actions.WebhookPost:
-		return fmt.Sprintf("posting to %v (webhook.post)", p["url"])
+		return fmt.Sprintf("posting to %s (webhook.post)", redact.String(fmt.Sprint(p["url"])))
 	case FillBody:
 		return fmt.Sprintf("reading the item's whole text into the %v (%s)", p["kind"], FillBody)
 	}
