@@ -100,6 +100,12 @@ type Assessment struct {
 	// lower case), when the source read it: the screener's keys apply to
 	// the list rather than to the sender (app/screener).
 	ListID string `json:"list_id,omitempty"`
+	// Unsubscribe is how the mail offered to be unsubscribed from, best
+	// first: "one-click" (RFC 8058), "mailto" or "link"; empty when it
+	// offered none or the source did not read its headers. Only the way
+	// is kept, never the address: gmail.unsubscribe reads the headers
+	// again when it runs.
+	Unsubscribe string `json:"unsubscribe,omitempty"`
 }
 
 // LearnSettings are a scout's learner thresholds.

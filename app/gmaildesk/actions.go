@@ -20,7 +20,7 @@ func (d *Desk) Executors() map[string]engine.ActionExecutor {
 		return nil
 	}
 	out := map[string]engine.ActionExecutor{}
-	for _, a := range []string{actions.GmailArchive, actions.GmailLabel, actions.GmailMarkRead, actions.GmailTrash, actions.GmailRestore} {
+	for _, a := range []string{actions.GmailArchive, actions.GmailLabel, actions.GmailMarkRead, actions.GmailTrash, actions.GmailRestore, actions.GmailUnsubscribe} {
 		out[a] = executor{d: d}
 	}
 	return out
@@ -66,6 +66,11 @@ func (x executor) Execute(ctx context.Context, inv engine.Invocation) (json.RawM
 		var untrashed bool
 		if untrashed, err = restore(ctx, client, id); err == nil {
 			return json.RawMessage(`{"message_id":` + jsonString(id) + `,"untrashed":` + strconv.FormatBool(untrashed) + `}`), nil
+		}
+	case actions.GmailUnsubscribe:
+		var out json.RawMessage
+		if out, err = x.unsubscribe(ctx, client, cfg.Email, inv); err == nil {
+			return out, nil
 		}
 	case actions.GmailLabel:
 		var p labelParams

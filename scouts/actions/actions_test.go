@@ -14,7 +14,7 @@ func TestCatalogueListsEveryActionWithRiskAndSchema(t *testing.T) {
 	c := actions.MustNew()
 	want := map[string]actions.Risk{
 		"task.create": "write", "note.create": "write", "event.create": "write", "project.create": "write",
-		"gmail.archive": "write", "gmail.label": "write", "gmail.mark_read": "write", "gmail.trash": "danger", "gmail.restore": "write",
+		"gmail.archive": "write", "gmail.label": "write", "gmail.mark_read": "write", "gmail.trash": "danger", "gmail.restore": "write", "gmail.unsubscribe": "write",
 		"file.move": "write", "webhook.post": "write",
 	}
 	got := map[string]bool{}

@@ -17,6 +17,9 @@ const (
 	// the inbox: what bringing back a card whose mail the scout trashed
 	// does.
 	GmailRestore = "gmail.restore"
+	// GmailUnsubscribe takes the person off the mailing list a mail came
+	// from (app/gmaildesk, unsubscribe.go).
+	GmailUnsubscribe = "gmail.unsubscribe"
 
 	FileMove    = "file.move"
 	WebhookPost = "webhook.post"
@@ -85,6 +88,10 @@ func builtin() []Def {
 			Schema:      noParams},
 		{Name: GmailRestore, Risk: RiskWrite, Where: Outbox, Kinds: gmail,
 			Description: "Take the email out of Gmail's Trash (and Spam) and put it back in the Inbox: what bringing back a card whose email the scout trashed as spam does",
+			Schema:      noParams},
+
+		{Name: GmailUnsubscribe, Risk: RiskWrite, Where: Outbox, Kinds: gmail,
+			Description: "Unsubscribe from the mailing list the email came from, as its List-Unsubscribe header offers: a one-click POST (RFC 8058, https only), else a mail to the list's unsubscribe address sent from your account; a list that offers only a web page has it opened for you",
 			Schema:      noParams},
 
 		{Name: FileMove, Risk: RiskWrite, Where: Outbox, Kinds: []string{"folder"},

@@ -95,6 +95,7 @@ func (a *assessor) assess(ctx context.Context, meta scouts.ItemMetadata, kind sc
 		// Kept for the screener: a card does not keep its headers.
 		as.ListID = strings.ToLower(meta.Evidence.ListID)
 	}
+	as.Unsubscribe = meta.Unsubscribe
 	if meta.Lane.Valid() {
 		as.Lane, as.LaneReason = meta.Lane, meta.LaneReason
 		as.Trashed = meta.Trashed

@@ -429,6 +429,8 @@ func describeAction(r ActionRun) string {
 		return "moving the email to the Trash (gmail.trash)"
 	case actions.GmailRestore:
 		return "taking the email out of the Trash, back to the inbox (gmail.restore)"
+	case actions.GmailUnsubscribe:
+		return "unsubscribing from the email's mailing list (gmail.unsubscribe)"
 	case actions.FileMove:
 		return fmt.Sprintf("moving the file to %v (file.move)", p["to"])
 	case actions.WebhookPost:

@@ -41,7 +41,10 @@ const (
 const (
 	PhaseApproval = "approval" // with a person's approval (or an auto scout's)
 	PhaseArrival  = "arrival"  // when the item arrived: a rule proposed it and a policy allowed it
-	PhaseLane     = "lane"     // with a lane move: a card brought back takes its mail out of the Trash
+	// PhaseLane: with a lane move — a card brought back takes its mail
+	// out of the Trash; a sender screened with "unsubscribe and screen"
+	// unsubscribes from its list (Unsubscribe).
+	PhaseLane = "lane"
 )
 
 // ActionRun is one action recorded for a suggestion: a local action done

@@ -78,6 +78,12 @@ type Store interface {
 	MoveLane(ctx context.Context, id string, to scouts.Lane, rescue scouts.Rescue, at time.Time,
 		build func(scouts.Suggestion, []ActionRun) LaneRecord) (s scouts.Suggestion, changed bool, err error)
 
+	// QueueActions adds actions to a suggestion whatever its status (an
+	// unsubscription asked on its sender): build is called with it and
+	// its actions as stored, and what it returns is written in one
+	// transaction.
+	QueueActions(ctx context.Context, id string, build func(scouts.Suggestion, []ActionRun) LaneRecord) (scouts.Suggestion, error)
+
 	// LearnState returns a scout's learner header and settings (defaults
 	// for a scout that has none yet).
 	LearnState(ctx context.Context, scoutID string) (LearnState, error)
