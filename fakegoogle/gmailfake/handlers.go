@@ -28,6 +28,7 @@ func (s *Server) routes() {
 	m.HandleFunc("POST "+u+"/messages/{id}/trash", s.api("messages.trash", s.trashMessage))
 	m.HandleFunc("POST "+u+"/messages/{id}/untrash", s.api("messages.untrash", s.untrashMessage))
 	m.HandleFunc("POST "+u+"/messages/batchModify", s.api("messages.batchModify", s.batchModify))
+	m.HandleFunc("POST "+u+"/messages/send", s.api("messages.send", s.sendMessage))
 	m.HandleFunc("GET "+u+"/threads/{id}", s.api("threads.get", s.getThread))
 	m.HandleFunc("GET "+u+"/labels", s.api("labels.list", s.listLabels))
 	m.HandleFunc("GET "+u+"/labels/{id}", s.api("labels.get", s.getLabel))

@@ -28,8 +28,8 @@ var pst = func() *time.Location {
 // parseQuery supports the operators a triage client needs: after:,
 // before:, older:, newer: (epoch seconds or YYYY/MM/DD, after inclusive,
 // before exclusive), newer_than:/older_than: (Nd, Nm, Ny), in:, is:,
-// label:, category:, from:, to:, cc:, subject:, has:attachment, "-" for
-// negation and free text. OR, braces and parentheses are refused rather
+// label:, category:, from:, to:, cc:, subject:, rfc822msgid:,
+// has:attachment, "-" for negation and free text. OR, braces and parentheses are refused rather
 // than answered wrongly.
 func parseQuery(q string, mb *mailbox, now time.Time) ([]term, error) {
 	var terms []term
@@ -97,6 +97,12 @@ func parseQuery(q string, mb *mailbox, now time.Time) ([]term, error) {
 		case "from", "to", "cc", "subject":
 			name, lv := op, strings.ToLower(val)
 			t.match = func(m *message) bool { return strings.Contains(strings.ToLower(m.payload.header(name)), lv) }
+		case "rfc822msgid":
+			// The Message-ID header, exactly, with or without its brackets.
+			want := strings.Trim(val, "<>")
+			t.match = func(m *message) bool {
+				return strings.Trim(strings.TrimSpace(m.payload.header("Message-ID")), "<>") == want
+			}
 		case "has":
 			if strings.ToLower(val) != "attachment" {
 				return nil, fmt.Errorf("gmailfake does not support has:%s", val)

@@ -78,6 +78,7 @@ var costs = map[string]int{
 	"messages.list": 5, "messages.get": 5, "messages.modify": 5, "messages.trash": 5,
 	"messages.untrash": 5, "messages.batchModify": 50, "messages.attachments.get": 5,
 	"labels.list": 1, "labels.get": 1, "labels.create": 5, "threads.get": 10,
+	"messages.send": 100,
 }
 
 // New returns a Server with no mailboxes.
