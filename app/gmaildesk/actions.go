@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/scouts-hq/scouts/connectors/gmail"
 	"github.com/scouts-hq/scouts/scouts"
@@ -41,8 +42,50 @@ func (x executor) Check(ctx context.Context, inv engine.Invocation) error {
 	if inv.Scout.Kind != scouts.KindGmail {
 		return scouts.Errorf(scouts.EInvalid, "%s applies to Gmail cards only", inv.Action)
 	}
-	_, err := ParseConfig(inv.Scout.Config)
-	return err
+	if _, err := ParseConfig(inv.Scout.Config); err != nil {
+		return err
+	}
+	if inv.Action == actions.GmailLabel {
+		return x.labelInScope(ctx, inv)
+	}
+	return nil
+}
+
+// labelInScope refuses a label outside the scout's write scope (its
+// labels), on the label as rendered: a rule's template may have taken it
+// from the mail, and Gmail takes a label's id as readily as its name
+// (TRASH, SPAM). A scout that declares no labels may add those below
+// Scouts and the label the person chose for every Gmail card in Settings
+// → Policies, their own choice for all their mail.
+func (x executor) labelInScope(ctx context.Context, inv engine.Invocation) error {
+	var p labelParams
+	if err := json.Unmarshal(inv.Params, &p); err != nil || strings.TrimSpace(p.Label) == "" {
+		return scouts.Errorf(scouts.EInvalid, "gmail.label needs a label")
+	}
+	labels, isDefault := inv.Scout.WriteScope.Effective(scouts.ScopeLabels)
+	if isDefault && x.d.o.DB != nil {
+		defs, err := x.d.o.DB.PlanDefaults(ctx)
+		if err != nil {
+			return err
+		}
+		if l := strings.TrimSpace(defs.GmailLabel); l != "" {
+			labels = append(labels, l)
+		}
+	}
+	if scouts.MatchLabel(labels, p.Label) {
+		return nil
+	}
+	return scouts.Errorf(scouts.EInvalid, "gmail.label: the label %q is outside the scout's write scope %s: this scout adds only those labels (write_scope.labels in its definition)",
+		clip(p.Label), scouts.ScopeWords(labels, isDefault))
+}
+
+// clip shortens a label quoted in an error: a template may have filled it
+// with a mail's subject.
+func clip(s string) string {
+	if r := []rune(s); len(r) > 100 {
+		return string(r[:100]) + "…"
+	}
+	return s
 }
 
 func (x executor) Execute(ctx context.Context, inv engine.Invocation) (json.RawMessage, error) {
@@ -73,6 +116,11 @@ func (x executor) Execute(ctx context.Context, inv engine.Invocation) (json.RawM
 			return out, nil
 		}
 	case actions.GmailLabel:
+		// Checked here too, not only by the outbox before it calls
+		// Execute: the scope is what keeps a label out of the mailbox.
+		if err := x.labelInScope(ctx, inv); err != nil {
+			return nil, err
+		}
 		var p labelParams
 		if err := json.Unmarshal(inv.Params, &p); err != nil || p.Label == "" {
 			return nil, scouts.Errorf(scouts.EInvalid, "gmail.label needs a label")
