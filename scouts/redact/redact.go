@@ -23,10 +23,13 @@ const Marker = "[redacted]"
 // pattern is one shape of credential in free text. The group "v" is
 // replaced by Marker and the rest of the match kept ("Bearer [redacted]").
 // When the pattern has a group "name", that name must be a secret's (see
-// param); ok, when set, must accept the value.
+// param); ok, when set, must accept the value. When scheme is set, a
+// value followed by one already struck is taken for its scheme ("Bearer"
+// in "Authorization: Bearer [redacted]") and kept.
 type pattern struct {
-	re *regexp.Regexp
-	ok func(value string) bool
+	re     *regexp.Regexp
+	ok     func(value string) bool
+	scheme bool
 }
 
 // tokenish reports whether a value after "Bearer" looks like a credential
@@ -58,7 +61,7 @@ var patterns = []pattern{
 		`eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`, // JWTs
 	}, "|") + `)`)},
 	// An Authorization header's value, after its scheme when it has one.
-	{re: regexp.MustCompile(`(?i)\b(?:proxy-)?authorization"?\s*[:=]\s*"?(?:[A-Za-z]+\s+)?(?P<v>[^\s"',;\[\]]{4,})`)},
+	{re: regexp.MustCompile(`(?i)\b(?:proxy-)?authorization"?\s*[:=]\s*"?(?:[A-Za-z]+\s+)?(?P<v>[^\s"',;\[\]]{4,})`), scheme: true},
 	// Bearer tokens wherever else they are written.
 	{re: regexp.MustCompile(`(?i)\bbearer\s+(?P<v>[A-Za-z0-9._~+/=-]{8,})`), ok: tokenish},
 	// The user information of a URL that carries a password.
@@ -68,7 +71,7 @@ var patterns = []pattern{
 	{re: regexp.MustCompile(`[?&;](?P<name>[A-Za-z0-9_.\-\[\]]{2,40})=(?P<v>[^&#\s"'<>]{3,})`)},
 	// name=value and name: value in text (an error quoting a config, a
 	// JSON object printed into a message), after the URLs above.
-	{re: regexp.MustCompile(`(?:^|[\s{,("'])(?P<name>[A-Za-z0-9_.\-]{2,40})(?:=|"?\s*:\s*"?)(?P<v>[^\s&#"'<>,;}\)\[\]]{3,})`)},
+	{re: regexp.MustCompile(`(?:^|[\s{,("'])(?P<name>[A-Za-z0-9_.\-]{2,40})(?:=|"?\s*:\s*"?)(?P<v>[^\s&#"'<>,;}\)\[\]]{3,})`), scheme: true},
 }
 
 // String returns s with every credential-looking value, and every one of
@@ -102,8 +105,8 @@ func replace(s string, p pattern) string {
 		vs, ve := pos+m[2*v], pos+m[2*v+1]
 		val := s[vs:ve]
 		keep := val == Marker ||
-			(name >= 0 && (strings.HasPrefix(s[ve:], " "+Marker) || // "Authorization: Bearer [redacted]": a scheme, not a value
-				!param(s[pos+m[2*name]:pos+m[2*name+1]]))) ||
+			(p.scheme && strings.HasPrefix(s[ve:], " "+Marker)) ||
+			(name >= 0 && !param(s[pos+m[2*name]:pos+m[2*name+1]])) ||
 			(p.ok != nil && !p.ok(val))
 		if keep {
 			start := pos + m[0]

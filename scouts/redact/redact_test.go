@@ -13,6 +13,7 @@ func TestStringRedactsCredentialShapes(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"Authorization: Bearer abc.DEF-123_xyz", "Authorization: Bearer [redacted]"},
 		{`curl -H "Authorization: token 0123456789abcdef"`, `curl -H "Authorization: token [redacted]"`},
+		{"Authorization: Bearer ghp_abcdefghijklmnopqrstuvwxyz0123456789", "Authorization: Bearer [redacted]"},
 		{"sent with bearer abcdef0123456789 to the hook", "sent with bearer [redacted] to the hook"},
 		{"post to https://bob:hunter2@hooks.example.com/x failed", "post to https://[redacted]@hooks.example.com/x failed"},
 		{"https://hooks.example.com/x?token=s3cr3t&page=2#top", "https://hooks.example.com/x?token=[redacted]&page=2#top"},
