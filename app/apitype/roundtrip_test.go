@@ -36,6 +36,8 @@ var all = []any{
 	apitype.MCPServe{},
 	apitype.Snooze{}, apitype.Brief{}, apitype.BriefTime{}, apitype.SnoozedTask{},
 	apitype.Alarm{},
+	apitype.Sender{}, apitype.SenderUnsubscription{}, apitype.SenderList{}, apitype.UnsubscribeSenders{},
+	apitype.UnsubscribeOutcome{}, apitype.UnsubscribeResult{},
 }
 
 // A new type in the package is listed in all, so that its wire form is

@@ -119,6 +119,10 @@ Talking to a running agent:
   screen-sender ID --show|--screen       the screener: always show or always screen the
                                          card's sender (its list, its folder) — a rule first
                                          in the scout's rules, and the cards waiting settled
+  senders SCOUT_ID                       a scout's senders and lists: cards, approve rate,
+                                         last approval, how each offers to unsubscribe
+  unsubscribe SCOUT_ID SENDER…           unsubscribe from each (sender:ADDRESS, list:ID) through
+                                         the outbox, and screen it from then on
   undo ID                                take back a decision (approve, reject, spam) within
                                          its 30 seconds: the card is pending again
   learning SCOUT_ID [--reset] [--cold-start N] [--screen-below P] [--spam-above P]
@@ -242,6 +246,10 @@ func Main(args []string, env Env) int {
 		err = runAlarms(ctx, rest, env)
 	case "screen-sender":
 		err = runScreenSender(ctx, rest, env)
+	case "senders":
+		err = runSenders(ctx, rest, env)
+	case "unsubscribe":
+		err = runUnsubscribe(ctx, rest, env)
 	case "undo":
 		err = runUndo(ctx, rest, env)
 	case "learning":

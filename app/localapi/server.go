@@ -146,6 +146,7 @@ func (s *Server) routes() {
 	s.searchRoutes(m)
 	s.calendarRoutes(m)
 	s.agentRoutes(m)
+	s.senderRoutes(m)
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.Method+" "+r.URL.Path)
 	})

@@ -103,8 +103,19 @@ func (s *Screener) Apply(ctx context.Context, suggestionID string, c Choice, act
 	if !ok {
 		return Result{}, scouts.Errorf(scouts.EInvalid, "suggestion %s has no sender, list or folder the screener can name (a %s card)", sg.ID, sg.SourceType)
 	}
+	return s.ApplyKey(ctx, sg.ScoutID, k, c, actor)
+}
+
+// ApplyKey is a screener key pressed on a sender (list, folder) of a
+// scout rather than on one of its cards (the Senders view): the same rule,
+// the same settling. EConflict when the same key was already pressed for
+// it.
+func (s *Screener) ApplyKey(ctx context.Context, scoutID string, k Key, c Choice, actor string) (Result, error) {
+	if _, err := ParseChoice(string(c)); err != nil {
+		return Result{}, err
+	}
 	res := Result{Choice: c, Key: k}
-	existing, err := s.ruleFor(ctx, sg.ScoutID, k)
+	existing, err := s.ruleFor(ctx, scoutID, k)
 	if err != nil {
 		return Result{}, err
 	}
@@ -114,19 +125,34 @@ func (s *Screener) Apply(ctx context.Context, suggestionID string, c Choice, act
 				existing.Why(s.cfg.Now()), existing.RuleID, k.Of)
 		}
 		// A change of mind: the newer choice replaces the older one.
-		if err := s.cfg.Rules.Delete(ctx, sg.ScoutID, existing.RuleID); err != nil {
+		if err := s.cfg.Rules.Delete(ctx, scoutID, existing.RuleID); err != nil {
 			return Result{}, fmt.Errorf("screener: replacing rule %s: %w", existing.RuleID, err)
 		}
 		res.Replaced = existing.RuleID
 	}
-	if res.Rule, err = s.cfg.Rules.Add(ctx, sg.ScoutID, ruleDoc(c, k, s.cfg.Now()), 0); err != nil {
+	if res.Rule, err = s.cfg.Rules.Add(ctx, scoutID, ruleDoc(c, k, s.cfg.Now()), 0); err != nil {
 		return Result{}, err
 	}
-	if res.Settled, err = s.settle(ctx, sg, k, c, actor); err != nil {
+	if res.Settled, err = s.settle(ctx, scoutID, k, c, actor); err != nil {
 		return res, fmt.Errorf("screener: the rule %s was added, but settling the cards from %s failed: %w", res.Rule.Rule.ID, k, err)
 	}
-	s.log.Info("screener: rule added", "scout", sg.ScoutID, "rule", res.Rule.Rule.ID, "key", k.Of, "settled", len(res.Settled))
+	s.log.Info("screener: rule added", "scout", scoutID, "rule", res.Rule.Rule.ID, "key", k.Of, "settled", len(res.Settled))
 	return res, nil
+}
+
+// Rules returns what each of the scout's screener rules says.
+func (s *Screener) Rules(ctx context.Context, scoutID string) ([]Info, error) {
+	views, err := s.cfg.Rules.List(ctx, scoutID)
+	if err != nil {
+		return nil, err
+	}
+	var out []Info
+	for _, v := range views {
+		if i, ok := ParseRuleID(v.Rule.ID); ok {
+			out = append(out, i)
+		}
+	}
+	return out, nil
 }
 
 // ruleFor returns the scout's screener rule for k, if any.
@@ -150,11 +176,11 @@ func (s *Screener) ruleFor(ctx context.Context, scoutID string, k Key) (Info, er
 // teaches); always screen moves them to Screened and rejects them there
 // — the person said they do not want them, which is what a rejection
 // teaches.
-func (s *Screener) settle(ctx context.Context, first scouts.Suggestion, k Key, c Choice, actor string) ([]scouts.Suggestion, error) {
+func (s *Screener) settle(ctx context.Context, scoutID string, k Key, c Choice, actor string) ([]scouts.Suggestion, error) {
 	var out []scouts.Suggestion
 	after := ""
 	for {
-		page, err := s.cfg.Store.ListSuggestions(ctx, localdb.SuggestionFilter{ScoutID: first.ScoutID, Status: scouts.StatusPending, After: after, Limit: 1000})
+		page, err := s.cfg.Store.ListSuggestions(ctx, localdb.SuggestionFilter{ScoutID: scoutID, Status: scouts.StatusPending, After: after, Limit: 1000})
 		if err != nil {
 			return out, err
 		}
