@@ -21,6 +21,8 @@ type NewScout struct {
 	// Schedule and Budget are the scout's run settings (zero: defaults).
 	Schedule scouts.Schedule
 	Budget   scouts.Budget
+	// WriteScope is where its actions may write (zero: the default).
+	WriteScope scouts.WriteScope
 	// Force creates a folder scout over a tree larger than
 	// Config.FolderMaxFiles.
 	Force bool
@@ -65,7 +67,7 @@ func (c *Core) newScout(ctx context.Context, in NewScout) (s scouts.Scout, out C
 	s = scouts.Scout{
 		ID: in.ID, Kind: in.Kind, Name: strings.TrimSpace(in.Name),
 		Enabled: in.Enabled, Review: in.Review, Config: in.Config, CreatedAt: now, UpdatedAt: now,
-		Schedule: in.Schedule, Budget: in.Budget,
+		Schedule: in.Schedule, Budget: in.Budget, WriteScope: in.WriteScope,
 	}
 	if s.ID == "" {
 		s.ID = scouts.NewID("sc")
@@ -122,6 +124,9 @@ func (c *Core) checkScout(ctx context.Context, s *scouts.Scout) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
+	if err := s.WriteScope.Validate(); err != nil {
+		return err
+	}
 	return c.checkRunSettings(s)
 }
 
@@ -141,6 +146,8 @@ type ScoutPatch struct {
 	// Schedule and Budget, when set, replace the scout's run settings.
 	Schedule *scouts.Schedule
 	Budget   *scouts.Budget
+	// WriteScope, when set, replaces where its actions may write.
+	WriteScope *scouts.WriteScope
 	// WriteFile edits a scout that a definitions file manages by writing
 	// the file too; without it such an edit is refused.
 	WriteFile bool
@@ -197,6 +204,9 @@ func (c *Core) updateScout(ctx context.Context, id string, p ScoutPatch) (s scou
 	}
 	if p.Budget != nil {
 		s.Budget = *p.Budget
+	}
+	if p.WriteScope != nil {
+		s.WriteScope = *p.WriteScope
 	}
 	if p.Include != nil || p.Exclude != nil {
 		if s.Kind != scouts.KindFolder {

@@ -60,7 +60,7 @@ type defsHost struct{ c *Core }
 
 func (h defsHost) CreateScout(ctx context.Context, _ *defsync.Tx, s scouts.Scout) (scouts.Scout, string, error) {
 	in := NewScout{ID: s.ID, Kind: s.Kind, Name: s.Name, Review: s.Review, Enabled: s.Enabled, Config: s.Config,
-		Schedule: s.Schedule, Budget: s.Budget}
+		Schedule: s.Schedule, Budget: s.Budget, WriteScope: s.WriteScope}
 	s, out, hookHash, err := h.c.newScout(ctx, in)
 	if err != nil {
 		return s, "", err
@@ -74,7 +74,7 @@ func (h defsHost) CreateScout(ctx context.Context, _ *defsync.Tx, s scouts.Scout
 
 func (h defsHost) UpdateScout(ctx context.Context, _ *defsync.Tx, id string, set defsync.Settings) error {
 	s, _, err := h.c.updateScout(ctx, id, ScoutPatch{Name: set.Name, Enabled: set.Enabled, Review: set.Review, Config: set.Config,
-		Schedule: set.Schedule, Budget: set.Budget})
+		Schedule: set.Schedule, Budget: set.Budget, WriteScope: set.WriteScope})
 	if err != nil {
 		return err
 	}

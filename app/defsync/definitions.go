@@ -55,6 +55,10 @@ func (s *Service) Document(ctx context.Context, sc scouts.Scout) (definition.Doc
 	if sc.Budget != (scouts.Budget{}) {
 		d.Budget = &definition.Budget{RunTokens: sc.Budget.RunTokens, DayTokens: sc.Budget.DayTokens}
 	}
+	if !sc.WriteScope.IsZero() {
+		w := sc.WriteScope
+		d.WriteScope = &definition.WriteScope{Folders: definition.ScopeList(w.Folders), Labels: definition.ScopeList(w.Labels), Hosts: definition.ScopeList(w.Hosts)}
+	}
 	return d, nil
 }
 

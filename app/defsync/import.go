@@ -167,6 +167,9 @@ func (s *Service) planDoc(ctx context.Context, tx *Tx, i int, d definition.Docum
 			return p, err
 		}
 	}
+	if err := writeScopeOf(d).Validate(); err != nil {
+		return p, scouts.Errorf(scouts.EInvalid, "definition %d (%s): %s", i+1, d.Name, scouts.ErrorMessage(err))
+	}
 	key := d.ID
 	if p.cur != nil {
 		key = p.cur.ID
@@ -191,7 +194,7 @@ func (s *Service) planDoc(ctx context.Context, tx *Tx, i int, d definition.Docum
 
 func (s *Service) createFromDefinition(ctx context.Context, tx *Tx, d definition.Document, past []definition.PastVersion, o ImportOptions, ch *DefinitionChange) error {
 	in := scouts.Scout{ID: d.ID, Kind: scouts.Kind(d.Kind), Name: d.Name, Review: d.Review, Enabled: d.Enabled, Config: d.Source,
-		Schedule: scheduleOf(d), Budget: budgetOf(d)}
+		Schedule: scheduleOf(d), Budget: budgetOf(d), WriteScope: writeScopeOf(d)}
 	if s.kind(in.Kind).HookToken {
 		in.Config = nil // the relay's
 	}
@@ -205,7 +208,8 @@ func (s *Service) createFromDefinition(ctx context.Context, tx *Tx, d definition
 
 func (s *Service) applyDefinition(ctx context.Context, tx *Tx, sc scouts.Scout, cur, d definition.Document, past []definition.PastVersion, o ImportOptions, ch *DefinitionChange) error {
 	sched, budget := scheduleOf(d), budgetOf(d)
-	set := Settings{Name: &d.Name, Enabled: &d.Enabled, Review: &d.Review, Schedule: &sched, Budget: &budget}
+	scope := writeScopeOf(d)
+	set := Settings{Name: &d.Name, Enabled: &d.Enabled, Review: &d.Review, Schedule: &sched, Budget: &budget, WriteScope: &scope}
 	if !s.kind(sc.Kind).HookToken && !bytes.Equal(compactJSON(cur.Source), compactJSON(d.Source)) {
 		cfg, err := s.mergeConfig(sc, d.Source)
 		if err != nil {
@@ -297,6 +301,16 @@ func scheduleOf(d definition.Document) scouts.Schedule {
 	}
 	return scouts.Schedule{Cron: d.Schedule.Cron, TimeZone: d.Schedule.TimeZone,
 		Overlap: scouts.Overlap(d.Schedule.Overlap), CatchUp: scouts.CatchUp(d.Schedule.CatchUp)}
+}
+
+// writeScopeOf is a definition's write scope; a definition without one
+// has the default.
+func writeScopeOf(d definition.Document) scouts.WriteScope {
+	if d.WriteScope == nil {
+		return scouts.WriteScope{}
+	}
+	return scouts.WriteScope{Folders: definition.ScopeItems(d.WriteScope.Folders), Labels: definition.ScopeItems(d.WriteScope.Labels),
+		Hosts: definition.ScopeItems(d.WriteScope.Hosts)}
 }
 
 func budgetOf(d definition.Document) scouts.Budget {

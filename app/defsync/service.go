@@ -66,6 +66,8 @@ type Settings struct {
 	Config   json.RawMessage
 	Schedule *scouts.Schedule
 	Budget   *scouts.Budget
+	// WriteScope is where the scout's actions may write.
+	WriteScope *scouts.WriteScope
 }
 
 // Kind is what the service needs to know of a kind of scout.

@@ -17,6 +17,7 @@ var changeWords = []struct{ key, words string }{
 	{"review", "review"},
 	{"source", "source"},
 	{"rules", "rules"},
+	{"write_scope", "write scope"},
 	{"learning", "learning thresholds"},
 	{"schedule", "schedule"},
 	{"budget", "budget"},

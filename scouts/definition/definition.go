@@ -27,10 +27,13 @@ type Document struct {
 	// mailbox and its mode); never a token.
 	Source json.RawMessage `json:"source,omitempty"`
 	// Rules are the scout's rules in order, as rules.schema.json has them.
-	Rules    []json.RawMessage `json:"rules,omitempty"`
-	Learning *Learning         `json:"learning,omitempty"`
-	Schedule *Schedule         `json:"schedule,omitempty"`
-	Budget   *Budget           `json:"budget,omitempty"`
+	Rules []json.RawMessage `json:"rules,omitempty"`
+	// WriteScope is where the scout's actions may write; nil is the
+	// default scope of its kind.
+	WriteScope *WriteScope `json:"write_scope,omitempty"`
+	Learning   *Learning   `json:"learning,omitempty"`
+	Schedule   *Schedule   `json:"schedule,omitempty"`
+	Budget     *Budget     `json:"budget,omitempty"`
 	// History is the scout's past versions, oldest first: only in an
 	// export asked with its history, never part of a version's document.
 	History []PastVersion `json:"history,omitempty"`
@@ -77,6 +80,34 @@ func (l *Learning) UnmarshalJSON(b []byte) error {
 	}
 	*l = Learning(p)
 	return nil
+}
+
+// WriteScope is where the scout's actions may write (scouts.WriteScope):
+// a list left out (nil) is its default, an empty one allows nothing — so
+// the lists are pointers, which keep the difference through JSON.
+type WriteScope struct {
+	Folders *[]string `json:"folders,omitempty"`
+	Labels  *[]string `json:"labels,omitempty"`
+	Hosts   *[]string `json:"hosts,omitempty"`
+}
+
+// ScopeList is the list a definition holds for l: nil (left out) for nil.
+func ScopeList(l []string) *[]string {
+	if l == nil {
+		return nil
+	}
+	return &l
+}
+
+// ScopeItems is a definition's list: nil when left out, else never nil.
+func ScopeItems(p *[]string) []string {
+	if p == nil {
+		return nil
+	}
+	if *p == nil {
+		return []string{}
+	}
+	return *p
 }
 
 // Schedule is when the scout runs by itself.
