@@ -21,11 +21,16 @@ const (
 
 // Config is a Gmail scout's configuration.
 type Config struct {
-	Email               string        `json:"email"`
-	Mode                string        `json:"mode"`
-	AutoTrashSpam       bool          `json:"auto_trash_spam,omitempty"`
-	InactivityPauseDays int           `json:"inactivity_pause_days,omitempty"`
-	Rules               []triage.Rule `json:"rules,omitempty"`
+	Email               string `json:"email"`
+	Mode                string `json:"mode"`
+	AutoTrashSpam       bool   `json:"auto_trash_spam,omitempty"`
+	InactivityPauseDays int    `json:"inactivity_pause_days,omitempty"`
+	// WatchSent has the scout read the person's sent mail for awaiting
+	// reply: a sent mail nobody it went to has answered after
+	// AwaitingReplyDays (0: DefaultAwaitingReplyDays) becomes a card.
+	WatchSent         bool          `json:"watch_sent,omitempty"`
+	AwaitingReplyDays int           `json:"awaiting_reply_days,omitempty"`
+	Rules             []triage.Rule `json:"rules,omitempty"`
 	// PushTopic is set by the relay for relay-ping scouts: the topic the
 	// desktop's watch publishes to.
 	PushTopic string `json:"push_topic,omitempty"`
@@ -67,10 +72,38 @@ func ParseConfig(raw json.RawMessage) (Config, error) {
 	if g.InactivityPauseDays < 0 || g.InactivityPauseDays > 365 {
 		return g, scouts.Errorf(scouts.EInvalid, "inactivity_pause_days must be 0 to 365")
 	}
+	if g.AwaitingReplyDays < 0 || g.AwaitingReplyDays > MaxAwaitingReplyDays {
+		return g, scouts.Errorf(scouts.EInvalid, "awaiting_reply_days must be 1 to %d (0 or absent: %d)", MaxAwaitingReplyDays, DefaultAwaitingReplyDays)
+	}
+	if g.AwaitingReplyDays > 0 && !g.WatchSent {
+		return g, scouts.Errorf(scouts.EInvalid, "awaiting_reply_days needs watch_sent: true (the scout reads your sent mail only when told to)")
+	}
+	if g.WatchSent && g.Mode == RelayTriage {
+		return g, scouts.Errorf(scouts.EInvalid, "watch_sent needs local or relay-ping mode: in relay-triage mode the relay reads the mailbox, and it never reads sent mail")
+	}
 	if err := triage.ValidateRules(g.Rules); err != nil {
 		return g, err
 	}
 	return g, nil
+}
+
+// Awaiting reply's bounds, in days.
+const (
+	DefaultAwaitingReplyDays = 3
+	MaxAwaitingReplyDays     = 60
+)
+
+// AwaitAfter is how long a sent mail waits for an answer before it
+// becomes a card; 0 when the scout does not watch sent mail.
+func (g Config) AwaitAfter() time.Duration {
+	if !g.WatchSent {
+		return 0
+	}
+	days := g.AwaitingReplyDays
+	if days == 0 {
+		days = DefaultAwaitingReplyDays
+	}
+	return time.Duration(days) * 24 * time.Hour
 }
 
 // OnRelay reports a Gmail scout in one of the relay modes.

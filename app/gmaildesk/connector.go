@@ -57,6 +57,9 @@ func (d *Desk) Open(ctx context.Context, s scouts.Scout) (scouts.SourceConnector
 		// hashes are kept): the same quota as headers alone.
 		BodyRunes: learnBodyRunes,
 		Logger:    d.log.With("scout", s.ID)}
+	if after := g.AwaitAfter(); after > 0 && g.Mode != RelayTriage {
+		o.FollowUps = &gmail.FollowUps{After: after, Me: g.Email, Store: awaitStore{db: d.o.DB, scoutID: s.ID}, Now: d.o.Now}
+	}
 	if g.Mode == RelayPing {
 		o.Hints, o.PollEvery = d.hints.channel(s.ID), d.o.PollInterval
 		if s.Schedule.HasCron() {

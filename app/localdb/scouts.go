@@ -95,6 +95,7 @@ func (d *DB) DeleteScout(ctx context.Context, id string, at time.Time) error {
 			`DELETE FROM scout_cursors WHERE scout_id = ?`,
 			`DELETE FROM run_locks WHERE scout_id = ?`,
 			`DELETE FROM schedule_state WHERE scout_id = ?`,
+			`DELETE FROM gmail_awaiting WHERE scout_id = ?`,
 		} {
 			if _, err := tx.ExecContext(ctx, q, id); err != nil {
 				return fmt.Errorf("localdb: delete scout: %w", err)
