@@ -134,6 +134,34 @@ type Scout struct {
 	// Schedule and Budget are the scout's run settings (docs/schedules.md).
 	Schedule Schedule `json:"schedule"`
 	Budget   Budget   `json:"budget"`
+	// WriteScope is where its actions may write, each list as in effect
+	// (docs/definitions.md, "Write scope").
+	WriteScope ScopeInEffect `json:"write_scope"`
+}
+
+// WriteScope is a scout's write scope as a definition writes it: a list
+// left out is the default, an empty one allows nothing.
+type WriteScope struct {
+	Folders *[]string `json:"folders,omitempty"`
+	Labels  *[]string `json:"labels,omitempty"`
+	Hosts   *[]string `json:"hosts,omitempty"`
+}
+
+// ScopeInEffect is a scout's write scope as it applies: each list, the
+// scout's own or the default.
+type ScopeInEffect struct {
+	Folders ScopeList `json:"folders"`
+	Labels  ScopeList `json:"labels"`
+	Hosts   ScopeList `json:"hosts"`
+}
+
+// ScopeList is one list of a write scope: its globs, and whether they
+// are the default (the scout's definition leaves the list out). A Gmail
+// scout's default labels also take the label set for Gmail cards in
+// Settings → Policies.
+type ScopeList struct {
+	Globs   []string `json:"globs"`
+	Default bool     `json:"default"`
 }
 
 // ScoutHealth answers "is this scout working?".
@@ -178,6 +206,8 @@ type CreateScout struct {
 	// Schedule and Budget are the run settings (absent: defaults).
 	Schedule *Schedule `json:"schedule,omitempty"`
 	Budget   *Budget   `json:"budget,omitempty"`
+	// WriteScope is where its actions may write (absent: the default).
+	WriteScope *WriteScope `json:"write_scope,omitempty"`
 }
 
 // PatchScout is the body of PATCH /api/v1/scouts/{id}; absent fields are
@@ -196,6 +226,9 @@ type PatchScout struct {
 	// Schedule and Budget replace the run settings whole.
 	Schedule *Schedule `json:"schedule,omitempty"`
 	Budget   *Budget   `json:"budget,omitempty"`
+	// WriteScope replaces where its actions may write whole ({}: the
+	// default).
+	WriteScope *WriteScope `json:"write_scope,omitempty"`
 }
 
 // Suggestion is a card.

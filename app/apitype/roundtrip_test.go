@@ -31,6 +31,7 @@ var all = []any{
 	apitype.VersionDiff{}, apitype.Rule{}, apitype.RuleList{}, apitype.RuleField{}, apitype.RuleEnabled{},
 	apitype.RuleOrder{}, apitype.RulePreview{}, apitype.RulePreviewItem{}, apitype.RuleEffect{}, apitype.RuleAction{},
 	apitype.Schedule{}, apitype.Budget{}, apitype.BudgetStatus{}, apitype.SpentBudget{}, apitype.Secrets{},
+	apitype.WriteScope{}, apitype.ScopeInEffect{}, apitype.ScopeList{},
 	apitype.SecretValue{}, apitype.Run{}, apitype.ScreenerOffer{}, apitype.ScreenerRule{}, apitype.ScreenSender{},
 	apitype.ScreenSenderResult{}, apitype.AgentProposal{}, apitype.AgentProposalResult{}, apitype.Reject{},
 	apitype.MCPServe{},

@@ -198,6 +198,21 @@ func TestPlanWithWebhookAndFileMoveThroughTheAPI(t *testing.T) {
 	srv := newActionServer(t, home, map[string]string{"hook-key": "s3cret"})
 	scoutID, card := folderCard(t, srv, home)
 
+	// The scout's write scope is the default, ~/Sorted: a move to ~/Filed
+	// is refused naming it, until the scope allows every folder (so that
+	// each other check below is seen alone).
+	if status, e, _ := call(t, srv, "POST", "/api/v1/suggestions/"+card.ID+"/approve",
+		`{"as":"task","actions":[{"action":"file.move","params":{"to":"`+filepath.Join(home, "Filed")+`"},"enabled":true}]}`); status != 400 ||
+		!strings.Contains(e.Error, "~/Filed is outside the scout's write scope [~/Sorted/**] (the default)") {
+		t.Fatalf("a move out of the default scope: %d %q", status, e.Error)
+	}
+	var sc apitype.Scout
+	mustCall(t, srv, "PATCH", "/api/v1/scouts/"+scoutID, `{"write_scope":{"folders":["/**"]}}`, 200, &sc)
+	if sc.WriteScope.Folders.Default || strings.Join(sc.WriteScope.Folders.Globs, ",") != "/**" || !sc.WriteScope.Hosts.Default ||
+		strings.Join(sc.WriteScope.Hosts.Globs, ",") != "localhost,127.0.0.1,::1" {
+		t.Fatalf("the scout's scope after the change: %+v", sc.WriteScope)
+	}
+
 	p := planOf(t, srv, card.ID)
 	if len(p.Actions) != 1 || p.Actions[0].State != "proposed" || p.Actions[0].Mode != "require_approval" || p.Actions[0].ModeSource != "inferred" {
 		t.Fatalf("proposed plan %+v", p)

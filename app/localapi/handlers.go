@@ -130,6 +130,9 @@ func (s *Server) handleCreateScout(w http.ResponseWriter, r *http.Request) {
 	if b := fromBudget(in.Budget); b != nil {
 		ns.Budget = *b
 	}
+	if w := fromWriteScope(in.WriteScope); w != nil {
+		ns.WriteScope = *w
+	}
 	created, err := s.core.CreateScout(r.Context(), ns)
 	if err != nil {
 		s.fail(w, r, err)
@@ -152,7 +155,7 @@ func (s *Server) handlePatchScout(w http.ResponseWriter, r *http.Request) {
 	updated, err := s.core.UpdateScout(r.Context(), r.PathValue("id"), core.ScoutPatch{
 		Name: in.Name, Enabled: in.Enabled, Review: in.Review, Config: in.Config, Include: in.Include, Exclude: in.Exclude,
 		RotateHookToken: in.RotateHookToken, Schedule: fromSchedule(in.Schedule), Budget: fromBudget(in.Budget),
-		WriteFile: r.URL.Query().Get("write_file") == "true",
+		WriteScope: fromWriteScope(in.WriteScope), WriteFile: r.URL.Query().Get("write_file") == "true",
 	})
 	if err != nil {
 		s.fail(w, r, err)

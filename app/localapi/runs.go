@@ -81,6 +81,7 @@ func toBudgetStatus(b core.BudgetStatus) apitype.BudgetStatus {
 func (s *Server) withRuns(out apitype.Scout, sc scouts.Scout) apitype.Scout {
 	out.Schedule = toSchedule(sc.Schedule)
 	out.Budget = apitype.Budget{RunTokens: sc.Budget.RunTokens, DayTokens: sc.Budget.DayTokens}
+	out.WriteScope = s.scopeInEffect(context.Background(), sc)
 	out.Health.NextRunAt = timePtr(s.core.NextRun(sc))
 	rs := s.core.Engine.RunStatus(sc.ID)
 	out.Health.ActiveRuns, out.Health.Queued = rs.Active, rs.Queued
