@@ -45,7 +45,7 @@ type google struct {
 	gmailURL string
 }
 
-func newGoogle(t *testing.T, emu *emulator) *google {
+func newGoogle(t *testing.T, emu *emulator, tweak ...func(*gmailfake.Options)) *google {
 	t.Helper()
 	oauth := oauthfake.New(oauthfake.Options{Account: gmailUser})
 	os := httptest.NewServer(oauth)
@@ -60,6 +60,9 @@ func newGoogle(t *testing.T, emu *emulator) *google {
 	}}
 	if emu != nil {
 		o.Publish = gmailfake.EmulatorPublisher(emu.host, nil)
+	}
+	for _, f := range tweak {
+		f(&o)
 	}
 	gm := gmailfake.New(o)
 	gm.AddMailbox(gmailUser)
