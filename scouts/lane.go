@@ -137,6 +137,18 @@ type LearnSettings struct {
 	// rules proposed that wait for the person's approval the scout may
 	// have; past it such cards are held too. 0: DefaultPendingActionsCap.
 	PendingActionsCap int `json:"pending_actions_cap,omitempty"`
+	// CooldownSeconds is how long the same action on the same item with
+	// the same params is blocked after it ran (the anti-flap gate). 0:
+	// DefaultCooldown.
+	CooldownSeconds int `json:"cooldown_seconds,omitempty"`
+	// NotifyPerHour caps the scout's outbound posts (webhook.post) in any
+	// hour (the storm gate). 0: DefaultNotifyPerHour.
+	NotifyPerHour int `json:"notify_per_hour,omitempty"`
+	// QuietStart and QuietEnd ("22:00", "07:00", the desktop's local
+	// time) are the scout's quiet hours: while they last, a write or
+	// danger action that a policy allows needs approval. Empty: none.
+	QuietStart string `json:"quiet_start,omitempty"`
+	QuietEnd   string `json:"quiet_end,omitempty"`
 }
 
 // DefaultPendingActionsCap is a scout's cap of cards with actions awaiting
@@ -187,7 +199,7 @@ func (s LearnSettings) Validate() error {
 	case s.PendingActionsCap < 0 || s.PendingActionsCap > 10000:
 		return Errorf(EInvalid, "pending_actions_cap must be between 1 and 10000 cards (0: the default, 10)")
 	}
-	return nil
+	return s.validateGates()
 }
 
 // Rescue records that a pending item was brought back from a lane below

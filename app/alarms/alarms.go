@@ -42,6 +42,10 @@ const (
 	KindRelayDown   = "relay_unreachable"
 	KindPendingCap  = "pending_cap"
 	KindWatch       = "watch_not_renewed"
+	// KindActionFlap and KindActionStorm: a gate of the outbox blocked
+	// one of the scout's actions (docs/actions.md, "Gates").
+	KindActionFlap  = "action_flap"
+	KindActionStorm = "action_storm"
 )
 
 // Alarm is one alarm as stored.

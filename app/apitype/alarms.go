@@ -10,7 +10,8 @@ type Alarm struct {
 	ID        string `json:"id"`
 	DedupeKey string `json:"dedupe_key"`
 	// Kind: runs_failing, budget_spent, definitions_broken, gmail_token,
-	// relay_unreachable, pending_cap, watch_not_renewed.
+	// relay_unreachable, pending_cap, watch_not_renewed, action_flap,
+	// action_storm.
 	Kind     string `json:"kind"`
 	Severity string `json:"severity"` // warning or critical
 	ScoutID  string `json:"scout_id,omitempty"`

@@ -32,6 +32,9 @@ func (c *Core) engineEmit(ev scouts.Event) {
 	}
 	c.Bus.Publish(ev)
 	switch ev.Type {
+	case scouts.EventActionBlocked, scouts.EventActionUpdated:
+		c.gateAlarm(ctx, ev)
+		return
 	case scouts.EventSuggestionResolved, scouts.EventSuggestionMoved:
 		// A card decided (or moved out of the way) makes room.
 		if sg, ok := ev.Data.(scouts.Suggestion); ok {

@@ -89,6 +89,13 @@ func (d *DB) ActionRunsIn(ctx context.Context, state engine.ActionState) ([]engi
 	return listActions(ctx, d.read(), `WHERE state = ? ORDER BY id`, state)
 }
 
+// ActionsRunSince returns a scout's recent actions done or running; see
+// engine.Store. Index actions_scout_recent.
+func (d *DB) ActionsRunSince(ctx context.Context, scoutID string, since time.Time) ([]engine.ActionRun, error) {
+	return listActions(ctx, d.read(), `WHERE scout_id = ? AND updated_at >= ? AND state IN ('done', 'running') ORDER BY updated_at, id`,
+		scoutID, since.UnixMilli())
+}
+
 // DueActions returns queued actions due by now; see engine.Store.
 func (d *DB) DueActions(ctx context.Context, now time.Time, limit int) ([]engine.ActionRun, error) {
 	return listActions(ctx, d.read(), `WHERE state = 'queued' AND next_at <= ? ORDER BY next_at, id LIMIT ?`, now.UnixMilli(), limit)

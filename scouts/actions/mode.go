@@ -37,6 +37,9 @@ const (
 	// definition changed since it was approved. No policy lifts it; the
 	// person's review of the change does.
 	SourceBlocked Source = "blocked"
+	// SourceQuietHours: the scout's quiet hours raised an allowed write
+	// or danger action to require approval while they last.
+	SourceQuietHours Source = "quiet_hours"
 )
 
 // Resolution is an invocation's mode and where it came from; both are

@@ -65,6 +65,12 @@ type Learning struct {
 	// PendingActionsCap is how many pending cards carrying rule actions
 	// awaiting approval the scout may have (0: the default, 10).
 	PendingActionsCap int `json:"pending_actions_cap,omitempty"`
+	// CooldownSeconds, NotifyPerHour, QuietStart and QuietEnd are the
+	// gates of the scout's actions (scouts.LearnSettings has them).
+	CooldownSeconds int    `json:"cooldown_seconds,omitempty"`
+	NotifyPerHour   int    `json:"notify_per_hour,omitempty"`
+	QuietStart      string `json:"quiet_start,omitempty"`
+	QuietEnd        string `json:"quiet_end,omitempty"`
 }
 
 // UnmarshalJSON reads a learning object, giving silence_days its default

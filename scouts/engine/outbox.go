@@ -183,6 +183,12 @@ func (e *Engine) recoverActions(ctx context.Context) error {
 // audited), run it, record the outcome (audited).
 func (e *Engine) runAction(ctx context.Context, r ActionRun) {
 	now := e.cfg.Now()
+	if why, gate, err := e.gateAttempt(ctx, r, now); err != nil {
+		e.log.Warn("outbox: gates", "key", r.Key, "err", err) // a read that failed blocks nothing
+	} else if why != "" {
+		e.blockAction(ctx, r, why, gate, now)
+		return
+	}
 	claimed, err := e.cfg.Store.UpdateActionRun(ctx, r.Key, func(r ActionRun) (ActionRun, []scouts.AuditEvent, error) {
 		if r.State != ActionQueued {
 			return r, nil, ErrNoChange

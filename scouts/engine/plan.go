@@ -273,7 +273,7 @@ func (e *Engine) proposePlan(sc scouts.Scout, s scouts.Suggestion, kind scouts.E
 		if len(params) == 0 {
 			params = json.RawMessage(`{}`)
 		}
-		res := pol.Resolve(d, s.ScoutID)
+		res := e.quietHours(s.ScoutID, d, pol.Resolve(d, s.ScoutID))
 		if d.Where == actions.Outbox && e.executor(action) == nil {
 			return // this desktop cannot run it at all
 		}
@@ -464,6 +464,8 @@ func modeWords(m actions.Mode, src actions.Source) string {
 		from = "the global policy"
 	case actions.SourceBlocked:
 		from = "its block (its definition changed since it was approved)"
+	case actions.SourceQuietHours:
+		from = "the scout's quiet hours (allowed otherwise)"
 	default:
 		from = "its risk (no policy set)"
 	}

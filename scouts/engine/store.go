@@ -142,6 +142,10 @@ type Store interface {
 	ActionRuns(ctx context.Context, suggestionID string) ([]ActionRun, error)
 	// ActionRunsIn returns every action in a state, oldest first.
 	ActionRunsIn(ctx context.Context, state ActionState) ([]ActionRun, error)
+	// ActionsRunSince returns a scout's actions done or running whose
+	// last change is not before since, oldest first: what the outbox's
+	// gates look at before an attempt.
+	ActionsRunSince(ctx context.Context, scoutID string, since time.Time) ([]ActionRun, error)
 	// DueActions returns up to limit queued actions whose NextAt is not
 	// after now, earliest first.
 	DueActions(ctx context.Context, now time.Time, limit int) ([]ActionRun, error)

@@ -9,7 +9,7 @@ export const MODES: readonly Mode[] = ['allow', 'require_approval', 'deny'];
 
 /** Where a mode came from: the scout's override, the global setting, or
  * the action's risk. */
-export type ModeSource = 'scout' | 'global' | 'inferred';
+export type ModeSource = 'scout' | 'global' | 'inferred' | 'blocked' | 'quiet_hours';
 
 export type Risk = 'read' | 'write' | 'danger';
 

@@ -70,6 +70,10 @@ export function modeSourceLabel(source: string, risk?: string, scoutName?: strin
       return 'your setting for every scout';
     case 'inferred':
       return risk ? `the default for a ${risk} action` : 'the default';
+    case 'blocked':
+      return 'its block: its definition changed since it was approved';
+    case 'quiet_hours':
+      return "the scout's quiet hours (allowed otherwise)";
   }
   return source;
 }
