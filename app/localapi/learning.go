@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/scouts-hq/scouts/app/apitype"
-	"github.com/scouts-hq/scouts/scouts"
 )
 
 // Lanes and the learner.
@@ -76,10 +75,10 @@ func (s *Server) handlePutLearning(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// A body without the grace period of implicit feedback keeps the
-	// scout's value rather than turning it off.
-	set := scouts.LearnSettings{ColdStart: in.ColdStart, ScreenBelow: in.ScreenBelow, SpamAbove: in.SpamAbove, MinSpam: in.MinSpam,
-		SilenceDays: cur.Settings.SilenceDays, PendingCap: cur.Settings.PendingCap,
-		PendingActionsCap: cur.Settings.PendingActionsCap}
+	// scout's value rather than turning it off; so do the caps, and the
+	// gates of its actions, which only its definition sets.
+	set := cur.Settings
+	set.ColdStart, set.ScreenBelow, set.SpamAbove, set.MinSpam = in.ColdStart, in.ScreenBelow, in.SpamAbove, in.MinSpam
 	if in.SilenceDays != nil {
 		set.SilenceDays = *in.SilenceDays
 	}
