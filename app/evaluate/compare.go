@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
 	"github.com/scouts-hq/scouts/scouts/learn"
 	"github.com/scouts-hq/scouts/scouts/triage"
 	"github.com/scouts-hq/scouts/scouts/triage/corpus"
@@ -89,10 +90,14 @@ var contenders = []contender{
 	{name: "mix 0.2·RF + 0.8·content (words)", make: func() learner { return newMixed(2, false, 0.2, 0.8) }},
 	{name: "mix (words), screened mail to Spam from 0.5", make: func() learner { return newMixed(2, false, 0.2, 0.8) }, screenedSpam: 0.5},
 	{name: "content model on, if silence in Screened taught it not-spam", make: func() learner { return newContentLearner(false) }, silenceHam: true},
-	{name: "content model on (learn.Params{ContentModel: true})", make: func() learner { return newContentLearner(true) }, silenceHam: true},
-	{name: "content model on, the scout's spam threshold", make: func() learner { return newContentLearner(true) }, silenceHam: true, fixed: true},
-	{name: "product: learn.Params defaults", make: func() learner { return newCounts(learn.Params{}, true) }, silenceHam: true},
-	{name: "product, the scout's spam threshold", make: func() learner { return newCounts(learn.Params{}, true) }, silenceHam: true, fixed: true},
+	{name: "content model on, no familiar senders", make: func() learner { return newContentLearner(true) }, silenceHam: true},
+	{name: "the same, the scout's spam threshold", make: func() learner { return newContentLearner(true) }, silenceHam: true, fixed: true},
+	{name: "counts only (the product before: learn.Params{CountsOnly: true})", make: func() learner { return newCounts(learn.Params{}, true) }, silenceHam: true},
+	{name: "counts only, the scout's spam threshold", make: func() learner { return newCounts(learn.Params{}, true) }, silenceHam: true, fixed: true},
+	{name: "counts only, familiar senders kept out of Spam", make: func() learner { return newCounts(learn.Params{}, true) }, silenceHam: true, familiar: engine.FamiliarAfter},
+	{name: "content model, familiar after 2 mails", make: func() learner { return newContentLearner(true) }, silenceHam: true, familiar: 2},
+	{name: "product: content model, familiar senders", make: func() learner { return newContentLearner(true) }, silenceHam: true, familiar: engine.FamiliarAfter},
+	{name: "product, the scout's spam threshold", make: func() learner { return newContentLearner(true) }, silenceHam: true, familiar: engine.FamiliarAfter, fixed: true},
 }
 
 type contender struct {
@@ -107,6 +112,10 @@ type contender struct {
 	// fixed keeps the scout's spam threshold (Options.Settings) instead
 	// of choosing one.
 	fixed bool
+	// familiar, when above 0, keeps out of Spam (in Screened) mail the
+	// learner alone would file there whose sender or list had already
+	// sent that many mails, none of which the person marked as spam.
+	familiar int
 }
 
 // learner is one model under comparison.
@@ -198,8 +207,8 @@ func newMixed(rate float64, grams bool, a, b float64) *mixed {
 	return &mixed{rf: newCounts(learn.Params{}, true), c: learn.NewContent(rate), grams: grams, a: a, b: b}
 }
 
-// newContentLearner is the desktop's learner with the content model on
-// (learn.Params.ContentModel): learn.Params' defaults, the content model
+// newContentLearner is the desktop's learner: learn.Params' defaults, the
+// content model
 // over the stored feature hashes (learn.HashIDs) mixed in with the
 // defaults' weights.
 func newContentLearner(explicitHam bool) *mixed {
@@ -313,6 +322,64 @@ type replay struct {
 	decisions, spam, ham int
 	durations            []time.Duration
 	taughtSpam, silent   int
+	// familiar, seen and reported: see contender.familiar. seen counts
+	// every arrival of a sender or list, reported those the person
+	// marked as spam.
+	familiar int
+	seen     map[uint64]int
+	reported map[uint64]bool
+}
+
+// identities are the hashes of an item's sender and list.
+func identities(p *prepared) []uint64 {
+	var out []uint64
+	for _, f := range p.fs {
+		if f.Group == learn.GroupSender || f.Group == learn.GroupList {
+			out = append(out, f.Hash)
+		}
+	}
+	return out
+}
+
+// isFamiliar reports whether p's sender or list has sent r.familiar mails
+// before and the person never marked one as spam.
+func (r *replay) isFamiliar(p *prepared) bool {
+	if r.familiar <= 0 {
+		return false
+	}
+	ids := identities(p)
+	for _, h := range ids {
+		if r.reported[h] {
+			return false
+		}
+	}
+	for _, h := range ids {
+		if r.seen[h] >= r.familiar {
+			return true
+		}
+	}
+	return false
+}
+
+// report records that p's sender and list sent spam the person reported
+// or left in Spam: they are familiar no more.
+func (r *replay) report(p *prepared) {
+	if r.familiar <= 0 {
+		return
+	}
+	for _, h := range identities(p) {
+		r.reported[h] = true
+	}
+}
+
+// arrived counts p's sender and list as seen once more.
+func (r *replay) arrived(p *prepared) {
+	if r.familiar <= 0 {
+		return
+	}
+	for _, h := range identities(p) {
+		r.seen[h]++
+	}
 }
 
 func (r *replay) teach(p *prepared, l learn.Label, w float64) {
@@ -342,6 +409,8 @@ func (r *replay) lane(p *prepared, g guess) (scouts.Lane, scouts.EntityKind) {
 	screen := r.decisions >= r.set.ColdStart && g.approve >= 0 && g.approve < r.set.ScreenBelow
 	switch {
 	case lane == scouts.LaneSpam:
+	case spamReady && g.spam >= r.set.SpamAbove && r.isFamiliar(p):
+		lane = scouts.LaneScreened
 	case spamReady && g.spam >= r.set.SpamAbove:
 		lane = scouts.LaneSpam
 	case spamReady && screen && r.screenedSpam > 0 && g.spam >= r.screenedSpam:
@@ -406,11 +475,13 @@ func (r *replay) train(ps []prepared, batch int, implicit float64) (counts laneC
 		p := &ps[i]
 		g := r.l.predict(p)
 		lane, _ := r.lane(p, g)
+		r.arrived(p)
 		counts.add(p, lane)
 		if l, ok := explicit(p.j, lane); ok {
 			r.teach(p, l, 1)
 			if l.Spam {
 				r.taughtSpam++
+				r.report(p)
 			}
 		} else {
 			next = append(next, pending{p, silence(lane, r.silenceHam)})
@@ -421,6 +492,7 @@ func (r *replay) train(ps []prepared, batch int, implicit float64) (counts laneC
 					r.teach(w.p, w.l, implicit)
 					if w.l.Spam {
 						r.silent++
+						r.report(w.p)
 					}
 				}
 			}
@@ -472,7 +544,11 @@ func (c *laneCounts) add(p *prepared, lane scouts.Lane) {
 
 func (ct contender) replay(set scouts.LearnSettings, spamAbove float64) *replay {
 	set.SpamAbove = spamAbove
-	return &replay{set: set, screenedSpam: ct.screenedSpam, silenceHam: ct.silenceHam, l: ct.make()}
+	r := &replay{set: set, screenedSpam: ct.screenedSpam, silenceHam: ct.silenceHam, l: ct.make(), familiar: ct.familiar}
+	if r.familiar > 0 {
+		r.seen, r.reported = map[uint64]int{}, map[uint64]bool{}
+	}
+	return r
 }
 
 // score places ps with the model as it stands, nobody deciding.
@@ -480,6 +556,7 @@ func (r *replay) score(ps []prepared) laneCounts {
 	var c laneCounts
 	for i := range ps {
 		lane, kind := r.lane(&ps[i], r.l.predict(&ps[i]))
+		r.arrived(&ps[i])
 		c.add(&ps[i], lane)
 		if ps[i].j.wanted && kind == ps[i].j.kind {
 			c.kindRight++

@@ -109,9 +109,10 @@ func (d *DB) LearnState(ctx context.Context, scoutID string) (engine.LearnState,
 		return engine.LearnState{}, err
 	}
 	st := m.state(scoutID, d.learnParams)
-	if ok && d.learnParams.ContentModel {
+	if ok && !d.learnParams.CountsOnly && m.spam >= m.settings.MinSpam {
 		// The content spam model, up to date with the examples taught
-		// (learncontent.go).
+		// (learncontent.go); only once spam can be filed (MinSpam), so
+		// that a scout that never sees spam (a folder) never holds one.
 		if st.Model.Content, err = d.learned.content.model(ctx, d.read(), m.id); err != nil {
 			return engine.LearnState{}, err
 		}

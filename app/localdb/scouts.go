@@ -96,6 +96,7 @@ func (d *DB) DeleteScout(ctx context.Context, id string, at time.Time) error {
 			`DELETE FROM run_locks WHERE scout_id = ?`,
 			`DELETE FROM schedule_state WHERE scout_id = ?`,
 			`DELETE FROM gmail_awaiting WHERE scout_id = ?`,
+			`DELETE FROM identity_seen WHERE scout_id = ?`,
 		} {
 			if _, err := tx.ExecContext(ctx, q, id); err != nil {
 				return fmt.Errorf("localdb: delete scout: %w", err)

@@ -112,6 +112,9 @@ func (d *DB) RecordItems(ctx context.Context, recs []engine.ItemRecord, loose []
 			if err := insertFeatures(ctx, w, rec.Suggestion.ID, rec.Features, rec.Participants); err != nil {
 				return err
 			}
+			if err := countSeen(ctx, w, rec.Suggestion.ScoutID, rec.Identities); err != nil {
+				return err
+			}
 			if rec.Entity != nil {
 				if err := insertEntity(ctx, w, *rec.Entity); err != nil {
 					return err

@@ -54,12 +54,10 @@ func TestContentModelUnlearnsExactly(t *testing.T) {
 	}
 
 	never := newHarness(t, true)
-	never.db.SetLearnParams(learn.Params{ContentModel: true})
 	decide(never, false)
 	want := content(never)
 
 	h := newHarness(t, true)
-	h.db.SetLearnParams(learn.Params{ContentModel: true})
 	decide(h, true)
 	if content(h).Equal(want) {
 		t.Fatal("marking the card as spam taught the content model nothing: the test proves nothing")

@@ -553,7 +553,7 @@ func (e *Engine) newItemRecord(ctx context.Context, as *assessor, s scouts.Scout
 	if meta.Body != "" {
 		sug.Payload, _ = json.Marshal(payload{Body: clip(meta.Body, scouts.MaxBodyBytes)})
 	}
-	rec := ItemRecord{Suggestion: sug, Audit: audit, Features: features, Participants: assessment.participants}
+	rec := ItemRecord{Suggestion: sug, Audit: audit, Features: features, Participants: assessment.participants, Identities: assessment.identities}
 	body := meta.Excerpt
 	if meta.Body != "" {
 		body = clip(meta.Body, scouts.MaxBodyBytes)

@@ -89,6 +89,9 @@ type Store interface {
 	LearnState(ctx context.Context, scoutID string) (LearnState, error)
 	// LearnCounts returns the stored counts of features in a scout's model.
 	LearnCounts(ctx context.Context, scoutID string, hashes []uint64) ([]learn.Vec, error)
+	// IdentitySeen returns how many recorded items of the scout came with
+	// each of hashes (ItemRecord.Identities), 0 for unknown ones.
+	IdentitySeen(ctx context.Context, scoutID string, hashes []uint64) ([]int, error)
 	// SetLearnSettings stores a scout's learner thresholds.
 	SetLearnSettings(ctx context.Context, scoutID string, s scouts.LearnSettings) error
 	// ResetLearner forgets everything a scout's learner was taught.
@@ -177,6 +180,10 @@ type ItemRecord struct {
 	// conversation than the sender (the recipients): a spam verdict
 	// teaches nothing about them (SparesParticipants).
 	Participants []uint64
+	// Identities are those of Features that say who sent the item (its
+	// sender's address, its list): the store counts the items each came
+	// with, for familiar senders (IdentitySeen).
+	Identities []uint64
 	// Actions are what a policy let run without a person: the plan of an
 	// item created without review, actions rules proposed that are
 	// allowed. Remote ones are queued in the outbox with the item.

@@ -112,7 +112,7 @@ func cpuTime() time.Duration {
 // product's learner and the heuristics together: the heuristics' verdict,
 // the features, and the prediction (spam, approval and kind) from the
 // counts of a scout taught 1,600 decisions, in memory as the desktop
-// caches them.
+// caches them, with the content spam model mixed in (the default).
 func BenchmarkLearnerAndHeuristics(b *testing.B) {
 	_, model, tbl := trained(b)
 	benchArrival(b, func(fs []learn.Feature) {
@@ -122,11 +122,11 @@ func BenchmarkLearnerAndHeuristics(b *testing.B) {
 	})
 }
 
-// BenchmarkLearnerContentModelOn is the same with the content spam model
-// mixed in (learn.Params.ContentModel).
-func BenchmarkLearnerContentModelOn(b *testing.B) {
+// BenchmarkLearnerCountsOnly is the same with the counts alone
+// (learn.Params.CountsOnly): the learner before the content model.
+func BenchmarkLearnerCountsOnly(b *testing.B) {
 	_, model, tbl := trained(b)
-	model.Params.ContentModel = true
+	model.Params.CountsOnly = true
 	benchArrival(b, func(fs []learn.Feature) {
 		if _, err := model.Predict(tbl, fs, model.Epoch); err != nil {
 			b.Fatal(err)

@@ -1,0 +1,85 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/scouts-hq/scouts/scouts"
+	"github.com/scouts-hq/scouts/scouts/engine"
+)
+
+// TestFamiliarSenderIsScreenedNotFiledAsSpam: mail the learner takes for
+// spam goes to Spam while its sender is new; from the sender's
+// FamiliarAfter-th earlier mail on (counted across pages and runs, and
+// within a page), it is screened instead, saying why — until the person
+// marks one of its mails as spam; undoing that makes it familiar again.
+func TestFamiliarSenderIsScreenedNotFiledAsSpam(t *testing.T) {
+	h := newHarness(t, true)
+	ctx := context.Background()
+	h.start()
+	for i := range 16 {
+		h.addMail(fmt.Sprintf("s%02d", i), fmt.Sprintf("promo%d@offers.example", i), fmt.Sprintf("Cheap pills offer %d", i), "buy cheap pills now, best price online")
+		h.addMail(fmt.Sprintf("h%02d", i), "colleague@work.example", fmt.Sprintf("Minutes of meeting %d", i), "the minutes of the meeting are attached")
+	}
+	if err := h.run(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 16 {
+		if _, err := h.engine.MarkSpam(ctx, h.byRef(fmt.Sprintf("s%02d", i)).ID, "user"); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := h.engine.Approve(ctx, h.byRef(fmt.Sprintf("h%02d", i)).ID, engine.Approval{As: scouts.EntityNote}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	feed := func(refs ...string) {
+		t.Helper()
+		for _, ref := range refs {
+			h.addMail(ref, "digest@feeds.example", "Daily digest "+ref, "buy cheap pills now, best price online")
+		}
+		if err := h.run(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lane := func(ref string) scouts.Suggestion {
+		t.Helper()
+		return h.byRef(ref)
+	}
+	// One page of four: the first three of a new sender are judged on
+	// their content, the fourth is its fourth mail.
+	h.src.mu.Lock()
+	h.src.pageSize = 10
+	h.src.mu.Unlock()
+	feed("f1", "f2", "f3", "f4")
+	for _, ref := range []string{"f1", "f2", "f3"} {
+		if s := lane(ref); s.Lane != scouts.LaneSpam {
+			t.Fatalf("%s of a new sender: lane %s (%s), want spam", ref, s.Lane, s.Assessment.LaneReason)
+		}
+	}
+	f4 := lane("f4")
+	if f4.Lane != scouts.LaneScreened || !strings.Contains(f4.Assessment.LaneReason, "its sender wrote 3 times before and none of it was taught as spam") {
+		t.Fatalf("the sender's fourth mail: lane %s (%q), want screened as familiar", f4.Lane, f4.Assessment.LaneReason)
+	}
+	// Counted in the store too: a later run.
+	feed("f5")
+	if s := lane("f5"); s.Lane != scouts.LaneScreened || !strings.Contains(s.Assessment.LaneReason, "wrote 4 times before") {
+		t.Fatalf("the sender's fifth mail: lane %s (%q)", s.Lane, s.Assessment.LaneReason)
+	}
+	// The person says it is spam: the sender is familiar no more.
+	if _, err := h.engine.MarkSpam(ctx, f4.ID, "user"); err != nil {
+		t.Fatal(err)
+	}
+	feed("f6")
+	if s := lane("f6"); s.Lane != scouts.LaneSpam {
+		t.Fatalf("after the person marked the sender's mail as spam: lane %s (%q), want spam", s.Lane, s.Assessment.LaneReason)
+	}
+	if _, err := h.engine.Undo(ctx, f4.ID, "user"); err != nil {
+		t.Fatal(err)
+	}
+	feed("f7")
+	if s := lane("f7"); s.Lane != scouts.LaneScreened {
+		t.Fatalf("after the spam mark was undone: lane %s (%q), want screened", s.Lane, s.Assessment.LaneReason)
+	}
+}
