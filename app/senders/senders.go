@@ -140,7 +140,7 @@ func (s *Senders) List(ctx context.Context, scoutID string) ([]Sender, error) {
 		if c := cmp.Compare(b.Cards, a.Cards); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(a.ApproveRate(), b.ApproveRate()); c != 0 {
+		if c := cmp.Compare(rankRate(a), rankRate(b)); c != 0 {
 			return c
 		}
 		if c := a.LastApproval.Compare(b.LastApproval); c != 0 {
@@ -149,6 +149,16 @@ func (s *Senders) List(ctx context.Context, scoutID string) ([]Sender, error) {
 		return cmp.Compare(a.Key.String(), b.Key.String())
 	})
 	return out, nil
+}
+
+// rankRate is the approve rate as the ranking reads it: a sender none of
+// whose cards is decided yet comes after every rate, not before the
+// senders the person keeps rejecting.
+func rankRate(s Sender) float64 {
+	if r := s.ApproveRate(); r >= 0 {
+		return r
+	}
+	return 2
 }
 
 // add counts one card for its sender and returns the sender's key; ok
