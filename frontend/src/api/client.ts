@@ -26,6 +26,7 @@ import type {
 } from './types';
 import { API_BASE } from './types';
 import type { Brief } from './brief';
+import type { SenderList, UnsubscribeResult } from './senders';
 import type { SearchResults } from './search';
 import type { ActionDef, Plan, PlanAction, Policies, PutPolicies, Rule, RuleDoc, RuleList, RulePreview } from './plans';
 import type { RelayStatus } from './types';
@@ -110,6 +111,11 @@ export class Api {
    * list, its folder) — a rule first in its scout's rules. */
   screenSender = (id: string, choice: ScreenerChoice) =>
     this.request<ScreenSenderResult>('POST', `/suggestions/${enc(id)}/screen-sender`, { choice });
+  /** A scout's senders and lists, ranked (docs/api.md "Senders"). */
+  senders = (scoutId: string) => this.request<SenderList>('GET', `/scouts/${enc(scoutId)}/senders`);
+  /** Unsubscribe from and screen senders of a scout, by key. */
+  unsubscribe = (scoutId: string, keys: string[], writeFile = false) =>
+    this.request<UnsubscribeResult>('POST', `/scouts/${enc(scoutId)}/senders/unsubscribe${writing(writeFile)}`, { senders: keys });
   /** Expired suggestions, the latest first, each with why it expired. */
   expired = (limit = 500) => this.request<Suggestion[]>('GET', `/suggestions?status=expired&order=newest&limit=${limit}`);
   /** Brings an expired suggestion back to pending, with a new deadline. */

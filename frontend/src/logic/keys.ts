@@ -152,6 +152,16 @@ export const SHORTCUTS: ReadonlyArray<{ section: string; keys: ReadonlyArray<[st
     ],
   },
   {
+    section: 'Senders (a Gmail scout’s, from its card)',
+    keys: [
+      ['j / k', 'Next / previous sender'],
+      ['Space', 'Select or unselect the sender'],
+      ['Shift + a', 'Select every sender'],
+      ['-', 'Unsubscribe and screen the selected senders (or this one), after one confirmation'],
+      ['Esc', 'Clear the selection'],
+    ],
+  },
+  {
     section: 'Anywhere',
     keys: [
       ['g then i', 'Inbox'],

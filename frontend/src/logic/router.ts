@@ -15,6 +15,7 @@ export type View =
   | 'settings'
   | 'suggestion'
   | 'rules'
+  | 'senders'
   | 'brief';
 
 export interface Route {
@@ -34,6 +35,7 @@ const views = new Set<View>([
   'settings',
   'suggestion',
   'rules',
+  'senders',
   'brief',
 ]);
 
@@ -44,6 +46,8 @@ export function parseHash(hash: string): Route {
   if (view === 'suggestion' && !parts[1]) return { view: 'inbox' };
   // A scout's rules editor: #/rules/sc_…
   if (view === 'rules' && !parts[1]) return { view: 'scouts' };
+  // A scout's senders: #/senders/sc_…
+  if (view === 'senders' && !parts[1]) return { view: 'scouts' };
   return parts[1] ? { view, id: parts[1] } : { view };
 }
 

@@ -14,6 +14,7 @@ import { SettingsView } from './SettingsView';
 import { ShortcutsDialog } from './ShortcutsDialog';
 import { StatusView } from './StatusView';
 import { BriefView } from './BriefView';
+import { SendersView } from './SendersView';
 import { SuggestionView } from './SuggestionView';
 import { Toasts } from './Toasts';
 import { isControlTarget, isTextTarget, useActions, useAppState, useRoute } from './hooks';
@@ -92,6 +93,7 @@ export function App() {
   else if (route.view === 'settings') view = <SettingsView s={s} />;
   else if (route.view === 'suggestion' && route.id) view = <SuggestionView s={s} id={route.id} />;
   else if (route.view === 'rules' && route.id) view = <RulesView s={s} scoutId={route.id} />;
+  else if (route.view === 'senders' && route.id) view = <SendersView s={s} scoutId={route.id} keys={viewKeys} />;
   else if (isExpiredRoute(route)) view = <ExpiredView s={s} counts={counts} keys={viewKeys} />;
   else view = <Inbox s={s} lane={routeLane(route)} counts={counts} keys={viewKeys} />;
 
@@ -108,7 +110,7 @@ export function App() {
         Skip to content
       </a>
       <Nav
-        view={route.view === 'rules' ? 'scouts' : route.view}
+        view={route.view === 'rules' || route.view === 'senders' ? 'scouts' : route.view}
         pending={pending}
         conn={s.conn}
         paused={s.status?.paused}

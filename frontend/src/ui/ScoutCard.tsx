@@ -150,6 +150,11 @@ export function ScoutCard({
         <a class="button" href={href({ view: 'rules', id: sc.id })} aria-label={`Rules of ${sc.name}`}>
           Rules
         </a>
+        {sc.kind === 'gmail' && (
+          <a class="button" href={href({ view: 'senders', id: sc.id })} aria-label={`Senders of ${sc.name}`}>
+            Senders
+          </a>
+        )}
         <button type="button" disabled={!sc.running} onClick={() => void actions.runScout(sc)}>
           Run now
         </button>
