@@ -6,6 +6,7 @@ import "time"
 // the inbox, what arrived in Screened and Spam since the last brief (each
 // can be brought back), tasks due and today's events. New says whether it
 // holds anything new since the last brief sent (one without is not sent).
+// Alarms still open are listed too.
 type Brief struct {
 	At    time.Time `json:"at"`
 	Since time.Time `json:"since"`
@@ -18,7 +19,10 @@ type Brief struct {
 	Spam       []Suggestion `json:"spam"`
 	Tasks      []Entity     `json:"tasks"`
 	Events     []Entity     `json:"events"`
-	New        bool         `json:"new"`
+	// Alarms are the alarms not resolved yet (open or acknowledged),
+	// newest first.
+	Alarms []Alarm `json:"alarms"`
+	New    bool    `json:"new"`
 }
 
 // BriefTime is the body of PUT /api/v1/brief/time: "HH:MM" or "off".

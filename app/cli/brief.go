@@ -79,6 +79,16 @@ func printBrief(w io.Writer, b apitype.Brief, program string) {
 		}
 		fmt.Fprintf(w, "  %s  %s%s\n", e.ID, start, e.Title)
 	}
+	if len(b.Alarms) > 0 {
+		fmt.Fprintf(w, "\nAlarms open: %d\n", len(b.Alarms))
+		for _, a := range b.Alarms {
+			ack := ""
+			if a.Status == "acknowledged" {
+				ack = " (acknowledged)"
+			}
+			fmt.Fprintf(w, "  %s  %s: %s%s\n", a.ID, a.Severity, a.Message, ack)
+		}
+	}
 	if b.BriefAt == "off" {
 		fmt.Fprintln(w, "\nThe daily brief is off.")
 	} else {

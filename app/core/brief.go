@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/scouts-hq/scouts/app/alarms"
 	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/scouts"
 )
@@ -24,8 +25,8 @@ const briefKey = "brief_at"
 const briefList = 50
 
 // Brief is the daily brief: what waits in the inbox, what was filed in
-// Screened or Spam since the last brief (each can be brought back), and
-// the tasks due and events of the day.
+// Screened or Spam since the last brief (each can be brought back), the
+// tasks due and events of the day, and the alarms still open.
 type Brief struct {
 	At    time.Time `json:"at"`
 	Since time.Time `json:"since"`
@@ -41,6 +42,9 @@ type Brief struct {
 	// start today.
 	Tasks  []scouts.Entity `json:"tasks"`
 	Events []scouts.Entity `json:"events"`
+	// Alarms are the alarms not resolved yet (open or acknowledged),
+	// newest first: what is wrong until its cause goes away.
+	Alarms []alarms.Alarm `json:"alarms"`
 	// New says whether anything arrived or falls due since the last brief:
 	// a brief without it is not sent.
 	New bool `json:"new"`
@@ -127,10 +131,22 @@ func (c *Core) Brief(ctx context.Context) (Brief, error) {
 			b.Events = append(b.Events, e)
 		}
 	}
-	// Today's tasks and events are new when the last brief was on an
-	// earlier day.
+	if b.Alarms, err = c.alarms.List(ctx, false); err != nil {
+		return b, err
+	}
+	if b.Alarms == nil {
+		b.Alarms = []alarms.Alarm{}
+	}
+	// Today's tasks and events, and alarms still open, are new when the
+	// last brief was on an earlier day; an alarm raised since the last
+	// brief is new whenever.
 	newDay := since.In(time.Local).Before(dayStart)
-	b.New = b.InboxNew > 0 || len(b.Screened) > 0 || len(b.Spam) > 0 || (newDay && len(b.Tasks)+len(b.Events) > 0)
+	raised := false
+	for _, a := range b.Alarms {
+		raised = raised || a.RaisedAt.After(since)
+	}
+	b.New = b.InboxNew > 0 || len(b.Screened) > 0 || len(b.Spam) > 0 || raised ||
+		(newDay && len(b.Tasks)+len(b.Events)+len(b.Alarms) > 0)
 	return b, nil
 }
 
@@ -142,7 +158,7 @@ func (c *Core) SendBrief(ctx context.Context) (Brief, bool, error) {
 	if err != nil || !b.New {
 		return b, false, err
 	}
-	items := b.InboxNew + len(b.Screened) + len(b.Spam) + len(b.Tasks) + len(b.Events)
+	items := b.InboxNew + len(b.Screened) + len(b.Spam) + len(b.Tasks) + len(b.Events) + len(b.Alarms)
 	summary := briefSummary(b)
 	if err := c.DB.RecordBrief(ctx, b.At, items, scouts.AuditEvent{TraceID: scouts.NewID("tr"), Stage: scouts.StageRun, Type: "brief.sent",
 		Outcome: scouts.OutcomeOK, Summary: "Daily brief: " + summary, Refs: map[string]string{"since": b.Since.Format(time.RFC3339)}, At: b.At}); err != nil {
@@ -155,8 +171,16 @@ func (c *Core) SendBrief(ctx context.Context) (Brief, bool, error) {
 // briefSummary is the brief in one line, for the notification and the
 // audit.
 func briefSummary(b Brief) string {
-	return fmt.Sprintf("%d waiting in the inbox (%d new), %d screened and %d spam since the last brief, %d tasks due, %d events today",
+	s := fmt.Sprintf("%d waiting in the inbox (%d new), %d screened and %d spam since the last brief, %d tasks due, %d events today",
 		b.InboxCount, b.InboxNew, len(b.Screened), len(b.Spam), len(b.Tasks), len(b.Events))
+	switch n := len(b.Alarms); n {
+	case 0:
+	case 1:
+		s += ", 1 alarm open"
+	default:
+		s += fmt.Sprintf(", %d alarms open", n)
+	}
+	return s
 }
 
 // nextBrief is when the brief is due next after last (the last sent; zero:

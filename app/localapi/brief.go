@@ -53,6 +53,10 @@ func toBrief(b core.Brief, at string) apitype.Brief {
 		}
 		return out
 	}
+	alarms := make([]apitype.Alarm, 0, len(b.Alarms))
+	for _, a := range b.Alarms {
+		alarms = append(alarms, toAlarm(a))
+	}
 	return apitype.Brief{At: b.At, Since: b.Since, BriefAt: at, Inbox: sugs(b.Inbox), InboxCount: b.InboxCount, InboxNew: b.InboxNew,
-		Screened: sugs(b.Screened), Spam: sugs(b.Spam), Tasks: ents(b.Tasks), Events: ents(b.Events), New: b.New}
+		Screened: sugs(b.Screened), Spam: sugs(b.Spam), Tasks: ents(b.Tasks), Events: ents(b.Events), Alarms: alarms, New: b.New}
 }
