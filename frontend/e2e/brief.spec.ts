@@ -1,7 +1,8 @@
 // The daily brief page, against a real agent: a folder the person screened
 // (the screener's key) files a new receipt in Screened; the Brief page
 // lists it under Screened, and b on it (or its button) brings it back to
-// the inbox.
+// the inbox. A broken definitions file's alarm is listed in the brief, and
+// Settings sets the brief's time of day or turns it off.
 
 import { expect, test, type Page } from '@playwright/test';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
@@ -85,4 +86,45 @@ test('the Brief page lists what was screened since the last brief, and b brings 
   await expect(page.getByRole('region', { name: 'Inbox' }).getByRole('link', { name: 'Receipt two' })).toBeVisible();
   const back = await agent.api<Suggestion[]>('/suggestions?status=pending&lane=inbox');
   expect(back.map((s) => s.title)).toContain('Receipt two');
+});
+
+test('the Brief page lists the alarms still open', async () => {
+  const defs = join(agent.config, 'scouts', 'scouts.d');
+  mkdirSync(defs, { recursive: true });
+  writeFileSync(join(defs, 'notes.yaml'), 'version: 1\nkind: folder\nname: [broken\n');
+  await until('the definitions alarm', () => agent.api<Array<{ dedupe_key: string }>>('/alarms'), (l) =>
+    l.some((a) => a.dedupe_key === 'definitions_broken:notes.yaml'),
+  );
+  // Opened anew (from the inbox, g b), the page reads the brief again.
+  await page.goto(agent.origin + '/#/inbox');
+  await expect(page.getByRole('heading', { name: 'Inbox', level: 1 })).toBeVisible();
+  await page.keyboard.press('g');
+  await page.keyboard.press('b');
+  const alarms = page.getByRole('region', { name: 'Alarms' });
+  await expect(alarms.getByRole('heading')).toContainText('(1)');
+  await expect(alarms.locator('[data-alarm="definitions_broken:notes.yaml"]')).toContainText(
+    'The definitions file notes.yaml is not applied',
+  );
+  await expect(alarms.getByRole('link', { name: 'See them on Status' })).toBeVisible();
+});
+
+test('Settings sets the time of the daily brief, or turns it off', async () => {
+  const briefAt = async () => (await agent.api<{ brief_at: string }>('/brief')).brief_at;
+  await page.goto(agent.origin + '/#/settings');
+  const on = page.getByRole('checkbox', { name: 'Daily brief' });
+  const at = page.getByLabel('At', { exact: true });
+  await expect(on).toBeChecked();
+  await expect(at).toHaveValue('08:30');
+  await at.fill('07:45');
+  await expect.poll(briefAt).toBe('07:45');
+  await expect(page.locator('fieldset', { has: on }).locator('.save-state')).toHaveText('✓ Saved');
+  await on.uncheck();
+  await expect.poll(briefAt).toBe('off');
+  await expect(at).toBeDisabled();
+  await page.reload();
+  await expect(on).not.toBeChecked();
+  // Back on, it comes at the default time (off keeps no time).
+  await on.check();
+  await expect.poll(briefAt).toBe('08:30');
+  await expect(at).toHaveValue('08:30');
 });

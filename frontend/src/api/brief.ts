@@ -1,5 +1,7 @@
 // The daily brief (GET /api/v1/brief), mirroring app/apitype/brief.go.
 
+import type { Alarm } from './alarms';
+import type { Api } from './client';
 import type { Entity, Suggestion } from './types';
 
 export interface Brief {
@@ -16,6 +18,17 @@ export interface Brief {
   spam: Suggestion[];
   tasks: Entity[];
   events: Entity[];
+  /** The alarms not resolved yet (open or acknowledged), newest first. */
+  alarms: Alarm[];
   /** Anything new since the last brief (one without is not sent). */
   new: boolean;
 }
+
+/** The body and answer of PUT /api/v1/brief/time. */
+export interface BriefTime {
+  /** "HH:MM" (local) or "off". */
+  at: string;
+}
+
+/** Sets the time of day of the daily brief ("HH:MM" or "off"). */
+export const setBriefTime = (api: Api, at: string) => api.request<BriefTime>('PUT', '/brief/time', { at });

@@ -7,14 +7,16 @@ import type { AppState } from '../state/model';
 import { useActions } from './hooks';
 
 /** The daily brief: what waits, what was filed away since the last brief
- * (each with bring back: the button or b on the row), tasks due and
- * today's events. The desktop notification of the brief opens it. */
+ * (each with bring back: the button or b on the row), tasks due, today's
+ * events and the alarms still open. The desktop notification of the brief
+ * opens it. */
 export function BriefView({ s }: { s: AppState }) {
   const actions = useActions();
   const [brief, setBrief] = useState<Brief | undefined>();
   const [error, setError] = useState('');
-  // Read again when cards change (a bring back, a new card): the page
-  // keeps what it shows meanwhile.
+  // Read again when cards change (a bring back, a new card) or the status
+  // does (an alarm raised or resolved): the page keeps what it shows
+  // meanwhile.
   useEffect(() => {
     let live = true;
     actions.api.brief().then(
@@ -24,7 +26,7 @@ export function BriefView({ s }: { s: AppState }) {
     return () => {
       live = false;
     };
-  }, [s.suggestions]);
+  }, [s.suggestions, s.status]);
 
   const bringBack = (id: string) => void actions.bringBack([id]);
   const filed = (title: string, list: Suggestion[]) => (
@@ -124,6 +126,28 @@ export function BriefView({ s }: { s: AppState }) {
                 </li>
               ))}
             </ul>
+          </section>
+          <section aria-label="Alarms">
+            <h2>
+              Alarms <span class="muted">({brief.alarms.length})</span>
+            </h2>
+            {brief.alarms.length === 0 ? (
+              <p class="muted">No alarms: nothing is failing.</p>
+            ) : (
+              <>
+                <ul class="brief-list">
+                  {brief.alarms.map((a) => (
+                    <li key={a.id} data-alarm={a.dedupe_key}>
+                      <strong>{a.severity === 'critical' ? 'Critical' : 'Warning'}:</strong> {a.message}
+                      {a.status === 'acknowledged' && <span class="muted small"> (acknowledged)</span>}
+                    </li>
+                  ))}
+                </ul>
+                <p>
+                  <a href={href({ view: 'status' })}>See them on Status</a>
+                </p>
+              </>
+            )}
           </section>
         </>
       )}

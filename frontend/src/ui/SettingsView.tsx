@@ -2,6 +2,7 @@ import { useRef, useState } from 'preact/hooks';
 import type { Settings } from '../api/types';
 import { explain, shown, type Field } from '../logic/settings';
 import type { AppState } from '../state/model';
+import { BriefTimeSetting } from './BriefTimeSetting';
 import { useActions } from './hooks';
 import { PoliciesSettings } from './PoliciesSettings';
 import { QuietHoursSetting } from './QuietHoursSetting';
@@ -87,6 +88,7 @@ export function SettingsView({ s }: { s: AppState }) {
               save={saves.quiet_hours}
               onSave={(quiet_hours) => void save('quiet_hours', { quiet_hours })}
             />
+            <BriefTimeSetting />
           </section>
           {s.status && <RelaySettings relay={s.status.relay} />}
           <SecretsSettings s={s} />
