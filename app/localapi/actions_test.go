@@ -157,7 +157,7 @@ func TestActionCatalogueIsListed(t *testing.T) {
 			t.Errorf("%s: schema %s, description %q", a.Name, a.Schema, a.Description)
 		}
 	}
-	if len(got) != 11 {
+	if len(got) != 12 {
 		t.Fatalf("%d actions: %v", len(got), list)
 	}
 	if a := got["gmail.trash"]; a.Risk != "danger" || a.InferredMode != "require_approval" || a.Runs != "outbox" || a.Available {
