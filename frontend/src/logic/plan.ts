@@ -36,6 +36,8 @@ export function actionLabel(a: { action: string; params?: Record<string, unknown
       return 'Move the email to the trash';
     case 'gmail.restore':
       return 'Take the email out of the trash, back to the inbox';
+    case 'gmail.unsubscribe':
+      return 'Unsubscribe from the email’s mailing list';
     case 'file.move':
       return str(p.to) ? `Move the file to ${tildePath(str(p.to), home)}` : 'Move the file';
     case 'webhook.post': {
