@@ -69,7 +69,18 @@ test.beforeAll(async ({ browser }) => {
   // Two items before any rule, for the preview to try rules on.
   agent.drop('Drop/invoice-0001.txt', 'Invoice 0001\nFrom ACME, due in two weeks.\n');
   agent.drop('Drop/memo.txt', 'Garden memo\nWhat to plant in spring.\n');
-  scout = await agent.api<Scout>('/scouts', json('POST', { kind: 'folder', name: 'Drop', path: join(agent.home, 'Drop'), include_existing: true }));
+  // Its rule moves files to ~/Archive, outside a folder scout's default
+  // write scope (~/Sorted): the scout declares it.
+  scout = await agent.api<Scout>(
+    '/scouts',
+    json('POST', {
+      kind: 'folder',
+      name: 'Drop',
+      path: join(agent.home, 'Drop'),
+      include_existing: true,
+      write_scope: { folders: ['~/Archive'] },
+    }),
+  );
   page = await browser.newPage();
   page.on('pageerror', (e) => pageErrors.push(e.message));
   await page.goto(agent.link);

@@ -143,6 +143,29 @@ export interface Scout {
   /** Absent from agents before schedules. */
   schedule?: Schedule;
   budget?: Budget;
+  /** Where its actions may write, as in effect; absent from agents before
+   * write scopes. */
+  write_scope?: ScopeInEffect;
+}
+
+/** A scout's write scope as a definition writes it: a list left out is
+ * the default, an empty one allows nothing. */
+export interface WriteScope {
+  folders?: string[];
+  labels?: string[];
+  hosts?: string[];
+}
+
+/** One list of a scout's write scope as it applies. */
+export interface ScopeList {
+  globs: string[] | null;
+  default: boolean;
+}
+
+export interface ScopeInEffect {
+  folders: ScopeList;
+  labels: ScopeList;
+  hosts: ScopeList;
 }
 
 export interface CreateScout {
@@ -155,6 +178,7 @@ export interface CreateScout {
   exclude?: string[];
   include_existing?: boolean;
   config?: Record<string, unknown>;
+  write_scope?: WriteScope;
 }
 
 export interface PatchScout {
@@ -164,6 +188,8 @@ export interface PatchScout {
   include?: string[];
   exclude?: string[];
   config?: Record<string, unknown>;
+  /** Replaces where its actions may write ({}: the default). */
+  write_scope?: WriteScope;
 }
 
 export interface Suggestion {

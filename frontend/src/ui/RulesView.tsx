@@ -6,6 +6,7 @@ import { href } from '../logic/router';
 import type { AppState } from '../state/model';
 import { useActions } from './hooks';
 import { RuleEditor } from './RuleEditor';
+import { WriteScopeNote } from './WriteScopeNote';
 
 /** A scout's rules, in the order they are tried: add, edit, reorder,
  * switch on and off, delete. Reached from the scout's card. */
@@ -56,6 +57,7 @@ export function RulesView({ s, scoutId }: { s: AppState; scoutId: string }) {
           card goes and what it proposes. <a href={href({ view: 'scouts' })}>Back to Scouts</a>
         </p>
       </header>
+      {sc && <WriteScopeNote kind={sc.kind} scope={sc.write_scope} name={name} />}
       {problem && (
         <p class="error-text" role="alert">
           Could not load the rules: {problem}
