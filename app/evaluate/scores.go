@@ -156,12 +156,22 @@ func (p *product) score(ctx context.Context, prefix string, test []judged, measu
 	for i, j := range test {
 		refs[i], mails[i] = prefix+j.mail.Ref, j.mail
 	}
+	// The same later mail is scored after each number of decisions: the
+	// senders it makes familiar (engine.FamiliarAfter) are counted back
+	// afterwards, as if it had arrived once.
+	seen, err := p.db.SeenCounts(ctx, p.scout.ID)
+	if err != nil {
+		return Scores{}, Throughput{}, err
+	}
 	c0, cpuOK := cpuTime()
 	w0 := time.Now()
 	if err := p.arrive(ctx, refs, mails); err != nil {
 		return Scores{}, Throughput{}, err
 	}
 	c1, _ := cpuTime()
+	if err := p.db.SetSeenCounts(ctx, p.scout.ID, seen); err != nil {
+		return Scores{}, Throughput{}, err
+	}
 	wall := time.Since(w0)
 	var tp Throughput
 	if measure {

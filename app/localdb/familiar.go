@@ -2,6 +2,7 @@ package localdb
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 )
@@ -58,4 +59,42 @@ func (d *DB) IdentitySeen(ctx context.Context, scoutID string, hashes []uint64) 
 		out[i] = seen[h]
 	}
 	return out, nil
+}
+
+// SeenCounts returns every count of the scout's senders and lists, and
+// SetSeenCounts puts such a copy back in their place: the evaluation
+// scores the same later mail after each number of decisions, and each
+// scoring must find the senders as the decisions left them, not as seen
+// again by the scoring before (app/evaluate).
+func (d *DB) SeenCounts(ctx context.Context, scoutID string) (map[uint64]int, error) {
+	rows, err := d.read().QueryContext(ctx, `SELECT h, n FROM identity_seen WHERE scout_id = ?`, scoutID)
+	if err != nil {
+		return nil, fmt.Errorf("localdb: senders seen: %w", err)
+	}
+	defer rows.Close()
+	out := map[uint64]int{}
+	for rows.Next() {
+		var h int64
+		var n int
+		if err := rows.Scan(&h, &n); err != nil {
+			return nil, fmt.Errorf("localdb: senders seen: %w", err)
+		}
+		out[uint64(h)] = n
+	}
+	return out, rows.Err()
+}
+
+// SetSeenCounts replaces the scout's counts by seen; see SeenCounts.
+func (d *DB) SetSeenCounts(ctx context.Context, scoutID string, seen map[uint64]int) error {
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM identity_seen WHERE scout_id = ?`, scoutID); err != nil {
+			return fmt.Errorf("localdb: reset senders seen: %w", err)
+		}
+		for h, n := range seen {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO identity_seen (scout_id, h, n) VALUES (?, ?, ?)`, scoutID, int64(h), n); err != nil {
+				return fmt.Errorf("localdb: reset senders seen: %w", err)
+			}
+		}
+		return nil
+	})
 }
