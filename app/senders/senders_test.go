@@ -21,7 +21,9 @@ func (c cards) ListSuggestions(_ context.Context, f localdb.SuggestionFilter) ([
 	return c, nil
 }
 
-func (cards) ActionRunsOf(context.Context, string, string) ([]engine.ActionRun, error) { return nil, nil }
+func (cards) ActionRunsOf(context.Context, string, string) ([]engine.ActionRun, error) {
+	return nil, nil
+}
 
 type noRules struct{}
 
