@@ -81,10 +81,13 @@ test('a Gmail account is connected and its scout added from the Scouts view', as
   // to note where the mailbox is (its profile read) before delivering.
   const before = (await gmail.calls()).profile ?? 0;
   await form.getByRole('textbox', { name: 'Name (optional)' }).fill('Work mail');
+  // Awaiting reply: the scout watches the mail the person sends.
+  await form.getByRole('checkbox', { name: /Remind me when nobody answers mail I sent/ }).check();
   await form.getByRole('button', { name: 'Add Gmail scout' }).click();
   await expect(form).toHaveCount(0);
   const scouts = await agent.api<Scout[]>('/scouts');
   expect(scouts.map((s) => `${s.kind} ${s.name}`)).toEqual(['gmail Work mail']);
+  expect((scouts[0]!.config as { watch_sent?: boolean }).watch_sent).toBe(true);
   await expect.poll(async () => (await gmail.calls()).profile ?? 0).toBeGreaterThan(before);
 });
 

@@ -18,6 +18,7 @@ export function AddGmailScout({ hasRelay, onDone }: { hasRelay: boolean; onDone:
   const [mode, setMode] = useState<GmailMode>('local');
   const [review, setReview] = useState(true);
   const [autoTrash, setAutoTrash] = useState(false);
+  const [watchSent, setWatchSent] = useState(false);
   const [name, setName] = useState('');
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
@@ -46,7 +47,8 @@ export function AddGmailScout({ hasRelay, onDone }: { hasRelay: boolean; onDone:
       kind: 'gmail',
       name: name.trim() || undefined,
       review,
-      config: { email, mode, auto_trash_spam: autoTrash },
+      // The relay never reads sent mail: awaiting reply is the desktop's.
+      config: { email, mode, auto_trash_spam: autoTrash, watch_sent: watchSent && mode !== 'relay-triage' },
     });
     setBusy(false);
     if ('id' in r) onDone();
@@ -124,6 +126,20 @@ export function AddGmailScout({ hasRelay, onDone }: { hasRelay: boolean; onDone:
       <label>
         <input type="checkbox" checked={autoTrash} onChange={() => setAutoTrash(!autoTrash)} /> Move mail judged as spam
         to the Trash <span class="muted small">(never deleted; Gmail empties the Trash after 30 days)</span>
+      </label>
+      <label>
+        <input
+          type="checkbox"
+          checked={watchSent && mode !== 'relay-triage'}
+          disabled={mode === 'relay-triage'}
+          onChange={() => setWatchSent(!watchSent)}
+        />{' '}
+        Remind me when nobody answers mail I sent{' '}
+        <span class="muted small">
+          {mode === 'relay-triage'
+            ? '(local and relay-ping modes only: the relay never reads sent mail)'
+            : '(a follow-up card after 3 days without an answer; withdrawn when one comes)'}
+        </span>
       </label>
       <label class="field">
         <span>Name (optional)</span>
