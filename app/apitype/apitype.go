@@ -157,8 +157,8 @@ type ScopeInEffect struct {
 
 // ScopeList is one list of a write scope: its globs, and whether they
 // are the default (the scout's definition leaves the list out). A Gmail
-// scout's default labels also take the label set for Gmail cards in
-// Settings → Policies.
+// scout's labels also take the label set for Gmail cards in Settings →
+// Policies, always allowed.
 type ScopeList struct {
 	Globs   []string `json:"globs"`
 	Default bool     `json:"default"`
@@ -337,6 +337,19 @@ type LearnSettings struct {
 	// awaiting approval the scout may have (absent on a PUT: kept; 0: the
 	// default, 10).
 	PendingActionsCap *int `json:"pending_actions_cap,omitempty"`
+	// CooldownSeconds is the anti-flap gate: the same action on the same
+	// item with the same params within it is blocked (absent on a PUT:
+	// kept; 0: the default, 300). GET says the cooldown in force.
+	CooldownSeconds *int `json:"cooldown_seconds,omitempty"`
+	// NotifyPerHour is the storm gate: outbound posts (webhook.post) past
+	// it in the last hour are blocked (absent on a PUT: kept; 0: the
+	// default, 30). GET says the cap in force.
+	NotifyPerHour *int `json:"notify_per_hour,omitempty"`
+	// QuietStart and QuietEnd are the scout's quiet hours, HH:MM in the
+	// desktop's local time, both or neither ("" and "": none); absent on
+	// a PUT: kept.
+	QuietStart *string `json:"quiet_start,omitempty"`
+	QuietEnd   *string `json:"quiet_end,omitempty"`
 }
 
 // Approve is the body of POST /api/v1/suggestions/{id}/approve: the kind to

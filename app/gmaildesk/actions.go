@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,28 +56,34 @@ func (x executor) Check(ctx context.Context, inv engine.Invocation) error {
 // labels), on the label as rendered: a rule's template may have taken it
 // from the mail, and Gmail takes a label's id as readily as its name
 // (TRASH, SPAM). A scout that declares no labels may add those below
-// Scouts and the label the person chose for every Gmail card in Settings
-// → Policies, their own choice for all their mail.
+// Scouts. The label the person chose for every Gmail card in Settings →
+// Policies is always allowed: it is their own choice for all their mail,
+// not something a scout's rule or template wrote.
 func (x executor) labelInScope(ctx context.Context, inv engine.Invocation) error {
 	var p labelParams
 	if err := json.Unmarshal(inv.Params, &p); err != nil || strings.TrimSpace(p.Label) == "" {
 		return scouts.Errorf(scouts.EInvalid, "gmail.label needs a label")
 	}
 	labels, isDefault := inv.Scout.WriteScope.Effective(scouts.ScopeLabels)
-	if isDefault && x.d.o.DB != nil {
+	if scouts.MatchLabel(labels, p.Label) {
+		return nil
+	}
+	mine := ""
+	if x.d.o.DB != nil {
 		defs, err := x.d.o.DB.PlanDefaults(ctx)
 		if err != nil {
 			return err
 		}
-		if l := strings.TrimSpace(defs.GmailLabel); l != "" {
-			labels = append(labels, l)
+		if mine = strings.TrimSpace(defs.GmailLabel); mine != "" && scouts.MatchLabel([]string{mine}, p.Label) {
+			return nil
 		}
 	}
-	if scouts.MatchLabel(labels, p.Label) {
-		return nil
+	also := ""
+	if mine != "" {
+		also = fmt.Sprintf(", nor your label for Gmail cards (%s)", clip(mine))
 	}
-	return scouts.Errorf(scouts.EInvalid, "gmail.label: the label %q is outside the scout's write scope %s: this scout adds only those labels (write_scope.labels in its definition)",
-		clip(p.Label), scouts.ScopeWords(labels, isDefault))
+	return scouts.Errorf(scouts.EInvalid, "gmail.label: the label %q is outside the scout's write scope %s%s: this scout adds only those labels (write_scope.labels in its definition)",
+		clip(p.Label), scouts.ScopeWords(labels, isDefault), also)
 }
 
 // clip shortens a label quoted in an error: a template may have filled it

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scouts-hq/scouts/app/core"
 	"github.com/scouts-hq/scouts/app/gmaildesk"
 	"github.com/scouts-hq/scouts/app/internal/gmailtest"
 	"github.com/scouts-hq/scouts/scouts"
@@ -15,8 +16,8 @@ import (
 	"github.com/scouts-hq/scouts/scouts/engine"
 )
 
-// gmail.label adds only the labels of the scout's write scope: by default
-// those below Scouts and the label the person set for every Gmail card in
+// gmail.label adds only the labels of the scout's write scope (by default
+// those below Scouts) and the label the person set for every Gmail card in
 // Settings → Policies. A label outside it — one a rule's template took
 // from the mail, or a system label named by its id (TRASH) — is refused
 // when the card is approved, naming the scope, and nothing reaches Gmail.
@@ -26,7 +27,7 @@ func TestGmailLabelStaysInsideTheWriteScope(t *testing.T) {
 	d, _ := g.OpenConnected(t, gmaildesk.Local)
 	sc := d.NewScout(gmaildesk.Local)
 	d.WaitBaseline(nil, sc.ID)
-	ids := []string{g.Deliver(1, "a")}
+	ids := []string{g.Deliver(1, "a"), g.Deliver(2, "b")}
 	waitSuggested(t, d, sc.ID, ids)
 	card := func(id string) scouts.Suggestion {
 		s, err := d.Core.DB.SuggestionByRef(ctx, sc.ID, id)
@@ -59,6 +60,17 @@ func TestGmailLabelStaysInsideTheWriteScope(t *testing.T) {
 	}
 	if err := approve(ids[0], "Receipts", "scouts/Bills"); err != nil {
 		t.Fatalf("the default label and one below Scouts: %v", err)
+	}
+	// A scope of no labels still lets the person's own label in.
+	none := []string{}
+	if _, err := d.Core.UpdateScout(ctx, sc.ID, core.ScoutPatch{WriteScope: &scouts.WriteScope{Labels: none}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := approve(ids[1], "Scouts"); err == nil || !strings.Contains(err.Error(), "[] (nothing)") {
+		t.Fatalf("a label below Scouts with no labels in scope: %v", err)
+	}
+	if err := approve(ids[1], "Receipts"); err != nil {
+		t.Fatalf("the person's own label with no labels in scope: %v", err)
 	}
 	d.Until("the labels added", func() bool {
 		runs, _ := d.Core.DB.ActionRuns(ctx, card(ids[0]).ID)
