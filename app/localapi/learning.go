@@ -51,7 +51,8 @@ func (s *Server) learning(r *http.Request, scoutID string) (apitype.Learning, er
 		State: st.Learning(), Trained: st.Trained(), Features: n, ResetAt: timePtr(st.ResetAt),
 		Settings: apitype.LearnSettings{ColdStart: st.Settings.ColdStart, ScreenBelow: st.Settings.ScreenBelow,
 			SpamAbove: st.Settings.SpamAbove, MinSpam: st.Settings.MinSpam, SilenceDays: &st.Settings.SilenceDays, PendingCap: ptrInt(st.Settings.Cap()),
-			PendingActionsCap: ptrInt(st.Settings.ActionsCap())}}, nil
+			PendingActionsCap: ptrInt(st.Settings.ActionsCap()), CooldownSeconds: ptrInt(int(st.Settings.Cooldown().Seconds())),
+			NotifyPerHour: ptrInt(st.Settings.StormCap()), QuietStart: &st.Settings.QuietStart, QuietEnd: &st.Settings.QuietEnd}}, nil
 }
 
 func (s *Server) handleGetLearning(w http.ResponseWriter, r *http.Request) {
@@ -75,8 +76,9 @@ func (s *Server) handlePutLearning(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// A body without the grace period of implicit feedback keeps the
-	// scout's value rather than turning it off; so do the caps, and the
-	// gates of its actions, which only its definition sets.
+	// scout's value rather than turning it off; so do the caps and the
+	// gates of its actions, so that a client written before them does
+	// not reset what the definition set.
 	set := cur.Settings
 	set.ColdStart, set.ScreenBelow, set.SpamAbove, set.MinSpam = in.ColdStart, in.ScreenBelow, in.SpamAbove, in.MinSpam
 	if in.SilenceDays != nil {
@@ -87,6 +89,18 @@ func (s *Server) handlePutLearning(w http.ResponseWriter, r *http.Request) {
 	}
 	if in.PendingActionsCap != nil {
 		set.PendingActionsCap = *in.PendingActionsCap
+	}
+	if in.CooldownSeconds != nil {
+		set.CooldownSeconds = *in.CooldownSeconds
+	}
+	if in.NotifyPerHour != nil {
+		set.NotifyPerHour = *in.NotifyPerHour
+	}
+	if in.QuietStart != nil {
+		set.QuietStart = *in.QuietStart
+	}
+	if in.QuietEnd != nil {
+		set.QuietEnd = *in.QuietEnd
 	}
 	if err := s.core.Definitions().SetLearnSettings(r.Context(), r.PathValue("id"), set); err != nil {
 		s.fail(w, r, err)

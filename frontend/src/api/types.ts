@@ -311,6 +311,17 @@ export interface LearnSettings {
   /** How many of those may carry rule actions awaiting approval (0: the
    * default, 10). Absent from a PUT: kept. */
   pending_actions_cap?: number;
+  /** Anti-flap gate: the same action on the same item with the same params
+   * within these seconds is blocked (0: the default, 300). Absent from a
+   * PUT: kept. */
+  cooldown_seconds?: number;
+  /** Storm gate: outbound posts past this many in the last hour are blocked
+   * (0: the default, 30). Absent from a PUT: kept. */
+  notify_per_hour?: number;
+  /** Quiet hours, HH:MM local, both or neither ("" and "": none). Absent
+   * from a PUT: kept. */
+  quiet_start?: string;
+  quiet_end?: string;
 }
 
 /** GET /api/v1/scouts/{id}/learning. */
