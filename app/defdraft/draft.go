@@ -124,7 +124,9 @@ func (d *Drafter) Draft(ctx context.Context, description string) (Draft, error) 
 	if err != nil {
 		return Draft{}, scouts.Errorf(scouts.EUnavailable, "the model could not draft a scout: %v", err)
 	}
+	raw, scopeRisks := proposeScope(raw)
 	out := d.check(ctx, "draft", raw)
+	out.Risks = append(out.Risks, scopeRisks...)
 	out.Tokens = tokens
 	return out, nil
 }
@@ -258,6 +260,7 @@ func (dr *Drafter) describe(ctx context.Context, d definition.Document) ([]strin
 	if d.Budget != nil && (d.Budget.RunTokens > 0 || d.Budget.DayTokens > 0) {
 		sum = append(sum, fmt.Sprintf("Spends at most %d model tokens a run and %d a day (0: the agent's cap).", d.Budget.RunTokens, d.Budget.DayTokens))
 	}
+	sum = append(sum, scopeSummary(d)...)
 	names := secretRefs(d)
 	if len(names) > 0 {
 		var have []string
