@@ -81,3 +81,45 @@ func TestPendingCapFromTheCommandLine(t *testing.T) {
 		t.Fatalf("learning --pending-cap 100001: code %d, %s", code, errOut)
 	}
 }
+
+// scouts learning shows the gates of a scout's actions and sets them:
+// --cooldown 90s, --notify-per-hour 2, --quiet 22:00-07:00, --quiet off;
+// quiet hours that are not HH:MM-HH:MM are refused saying what to give.
+func TestGatesFromTheCommandLine(t *testing.T) {
+	dir, c := startTestAgent(t)
+	drop := filepath.Join(t.TempDir(), "Drop")
+	os.MkdirAll(drop, 0o755)
+	sc, err := c.CreateScout(context.Background(), apitype.CreateScout{Kind: "folder", Name: "Drop", Path: drop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		out, errOut, code := cli(t, dir, append([]string{"learning", sc.ID}, args...)...)
+		if code != 0 {
+			t.Fatalf("learning %v: code %d\n%s%s", args, code, out, errOut)
+		}
+		return out
+	}
+	has := func(out string, want ...string) {
+		t.Helper()
+		for _, w := range want {
+			if !strings.Contains(out, w) {
+				t.Fatalf("no %q in:\n%s", w, out)
+			}
+		}
+	}
+	has(run(), "5m0s: the same action", "30 posts an hour at most", "Quiet hours   none")
+	has(run("--cooldown", "90s", "--notify-per-hour", "2", "--quiet", "22:00-07:00"),
+		"1m30s: the same action", "2 posts an hour at most", "22:00–07:00: allowed write actions wait")
+	has(run("--cold-start", "12"), "1m30s: the same action", "2 posts an hour", "22:00–07:00")
+	has(run("--quiet", "off"), "Quiet hours   none", "2 posts an hour")
+	for _, bad := range []struct{ arg, says string }{
+		{"22:00", "want HH:MM-HH:MM"},
+		{"10pm-7am", "not a time of day"},
+	} {
+		if _, errOut, code := cli(t, dir, "learning", sc.ID, "--quiet", bad.arg); code == 0 || !strings.Contains(errOut, bad.says) {
+			t.Fatalf("--quiet %s: code %d, %s", bad.arg, code, errOut)
+		}
+	}
+}

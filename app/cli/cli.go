@@ -127,7 +127,10 @@ Talking to a running agent:
                                          its 30 seconds: the card is pending again
   learning SCOUT_ID [--reset] [--cold-start N] [--screen-below P] [--spam-above P]
            [--pending-cap N]             a scout's learner: state and thresholds; the
-                                         pending cards it may have waiting before more are held
+           [--cooldown D]                pending cards it may have waiting before more are held;
+           [--notify-per-hour N]         the gates of its actions: the same action on the same
+           [--quiet HH:MM-HH:MM|off]     item within D blocked, posts past N an hour blocked,
+                                         allowed write actions awaiting approval in quiet hours
   tasks|notes|events|projects [--json]   list entities, with what each kind has (a task's
                                          due date, an event's time and place)
   tasks|notes|events|projects add TITLE [--body B] [--due DATE] (tasks)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/scouts-hq/scouts/app/apitype"
 	"github.com/scouts-hq/scouts/app/localclient"
@@ -116,6 +117,9 @@ func runLearning(ctx context.Context, args []string, env Env) error {
 	f.IntVar(&set.MinSpam, "min-spam", 0, "spam and non-spam decisions each needed before learned spam filing")
 	silence := f.Int("silence-days", 0, "days a card left alone in Spam or Screened waits before its silence teaches (0 turns it off)")
 	pendingCap := f.Int("pending-cap", 0, "pending cards the scout may have waiting before new ones are held (1–100000; 0: the default, 500)")
+	cooldown := f.Duration("cooldown", 0, "the anti-flap gate: the same action on the same item within this is blocked (e.g. 5m; 0: the default, 5m)")
+	perHour := f.Int("notify-per-hour", 0, "the storm gate: outbound posts past this many in the last hour are blocked (0: the default, 30)")
+	quiet := f.String("quiet", "", "quiet hours, HH:MM-HH:MM local time (22:00-07:00), when allowed write actions wait for approval; off: none")
 	id, c, err := f.oneArg(args, "scout ID")
 	if err != nil {
 		return err
@@ -123,7 +127,7 @@ func runLearning(ctx context.Context, args []string, env Env) error {
 	changed := map[string]bool{}
 	f.Visit(func(fl *flag.Flag) { changed[fl.Name] = true })
 	thresholds := changed["cold-start"] || changed["screen-below"] || changed["spam-above"] || changed["min-spam"] || changed["silence-days"] ||
-		changed["pending-cap"]
+		changed["pending-cap"] || changed["cooldown"] || changed["notify-per-hour"] || changed["quiet"]
 	if *reset && thresholds {
 		return usageErrorf("--reset cannot be combined with thresholds")
 	}
@@ -155,6 +159,25 @@ func runLearning(ctx context.Context, args []string, env Env) error {
 		}
 		if changed["pending-cap"] {
 			next.PendingCap = pendingCap
+		}
+		if changed["cooldown"] {
+			// Whole seconds, as the agent keeps it: 90s stays 90s, 1.5s
+			// would be refused below rather than rounded to what was not asked.
+			if *cooldown < 0 || *cooldown%time.Second != 0 {
+				return usageErrorf("--cooldown %s: want whole seconds, such as 90s or 5m (0: the default)", *cooldown)
+			}
+			secs := int(cooldown.Seconds())
+			next.CooldownSeconds = &secs
+		}
+		if changed["notify-per-hour"] {
+			next.NotifyPerHour = perHour
+		}
+		if changed["quiet"] {
+			start, end, err := quietHours(*quiet)
+			if err != nil {
+				return err
+			}
+			next.QuietStart, next.QuietEnd = &start, &end
 		}
 		l, err = c.SetLearning(ctx, id, next)
 		if err != nil {
@@ -191,7 +214,34 @@ func runLearning(ctx context.Context, args []string, env Env) error {
 	if st.PendingCap != nil {
 		fmt.Fprintf(w, "Pending cap\t%s waiting at most; more are held and let in as cards are decided\n", plural(*st.PendingCap, "card"))
 	}
+	if st.CooldownSeconds != nil {
+		fmt.Fprintf(w, "Cooldown\t%s: the same action on the same item again within it is blocked\n", time.Duration(*st.CooldownSeconds)*time.Second)
+	}
+	if st.NotifyPerHour != nil {
+		fmt.Fprintf(w, "Posts\t%s an hour at most; more are blocked\n", plural(*st.NotifyPerHour, "post"))
+	}
+	if st.QuietStart != nil && st.QuietEnd != nil {
+		if *st.QuietStart == "" {
+			fmt.Fprintf(w, "Quiet hours\tnone\n")
+		} else {
+			fmt.Fprintf(w, "Quiet hours\t%s–%s: allowed write actions wait for approval\n", *st.QuietStart, *st.QuietEnd)
+		}
+	}
 	return w.Flush()
+}
+
+// quietHours reads --quiet: "22:00-07:00", or "off" (or "") for none.
+// The agent checks the times themselves.
+func quietHours(s string) (start, end string, err error) {
+	s = strings.TrimSpace(s)
+	if s == "" || s == "off" || s == "none" {
+		return "", "", nil
+	}
+	start, end, ok := strings.Cut(s, "-")
+	if !ok {
+		return "", "", usageErrorf("--quiet %s: want HH:MM-HH:MM, such as 22:00-07:00, or off", s)
+	}
+	return strings.TrimSpace(start), strings.TrimSpace(end), nil
 }
 
 func pct(p float64) string { return strconv.FormatFloat(p*100, 'g', 4, 64) + " %" }
