@@ -28,7 +28,9 @@ func TestRulesReadAgentProposals(t *testing.T) {
 			t.Fatalf("a rule on an agent scout: %v\n%s", err, doc)
 		}
 	}
-	params, _ := json.Marshal(map[string]any{"url": "https://hooks.example.com/x"})
+	// A host of this machine: the agent's scout has the default write
+	// scope, and its proposals are checked against it.
+	params, _ := json.Marshal(map[string]any{"url": "https://localhost/x"})
 	for _, tc := range []struct {
 		p        core.AgentProposal
 		lane     scouts.Lane
