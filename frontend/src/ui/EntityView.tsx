@@ -7,7 +7,7 @@ import { entityList, type AppState } from '../state/model';
 import { EntityRow } from './EntityRow';
 import { NewEntity } from './NewEntity';
 import { SnoozeDialog } from './SnoozeDialog';
-import { useActions } from './hooks';
+import { useActions, useKeyHandler } from './hooks';
 
 const TITLE: Record<EntityKind, string> = { task: 'Tasks', note: 'Notes', event: 'Events', project: 'Projects' };
 
@@ -51,7 +51,7 @@ export function EntityView({ s, kind, focusId, keys }: Props) {
     if (focusId && col.loaded) document.getElementById(`entity-${focusId}`)?.focus();
   }, [focusId, col.loaded]);
 
-  keys.current = (k) => {
+  useKeyHandler(keys, (k) => {
     // z on a task (the row that has focus) snoozes it.
     if (k.type === 'snooze' && kind === 'task' && !snoozing) {
       const row = (document.activeElement as HTMLElement | null)?.closest('li[id^="entity-"]');
@@ -62,13 +62,7 @@ export function EntityView({ s, kind, focusId, keys }: Props) {
     if (k.type !== 'new') return false;
     newRef.current?.focus();
     return true;
-  };
-  useEffect(
-    () => () => {
-      keys.current = null;
-    },
-    [],
-  );
+  });
 
   const counts = hasDone ? { open: all.filter((e) => !e.done).length, done: all.filter((e) => e.done).length } : null;
 

@@ -6,7 +6,7 @@ import { age, fullTime, plural } from '../logic/format';
 import { LANE_KEY, LANE_LABEL } from '../logic/lanes';
 import { EXPIRED_HREF, laneHref } from '../logic/router';
 import type { AppState } from '../state/model';
-import { useActions, useNow } from './hooks';
+import { useActions, useNow, useKeyHandler } from './hooks';
 
 interface Props {
   s: AppState;
@@ -78,7 +78,7 @@ export function ExpiredView({ s, counts, keys }: Props) {
     }
   };
 
-  keys.current = (k: Command): boolean => {
+  useKeyHandler(keys, (k: Command): boolean => {
     if (!list || list.length === 0) return false;
     const i = Math.max(0, list.findIndex((sg) => sg.id === current));
     switch (k.type) {
@@ -96,13 +96,7 @@ export function ExpiredView({ s, counts, keys }: Props) {
       default:
         return false;
     }
-  };
-  useEffect(
-    () => () => {
-      keys.current = null;
-    },
-    [],
-  );
+  });
 
   return (
     <section class="view" aria-labelledby="expired-h">

@@ -13,7 +13,7 @@ import { Card, type CardCommand } from './Card';
 import { ContentDialog } from './ContentDialog';
 import { InboxEmpty } from './InboxEmpty';
 import { SnoozeDialog } from './SnoozeDialog';
-import { useActions, useLoad, useNow } from './hooks';
+import { useActions, useLoad, useNow, useKeyHandler } from './hooks';
 
 const EMPTY_TITLE: Record<Lane, string> = { inbox: 'Nothing waiting', screened: 'Nothing screened', spam: 'No spam', snoozed: 'Nothing snoozed' };
 const LANE_SUFFIX: Record<Lane, string> = { inbox: ' to review', screened: ' screened', spam: ' in spam', snoozed: ' snoozed' };
@@ -147,7 +147,7 @@ export function Inbox({ s, lane, counts, keys }: Props) {
   const onSelect = useCallback((id: string) => dispatch({ type: 'toggle', id }), []);
   const onFocus = useCallback((id: string) => dispatch({ type: 'focus', id }), []);
 
-  keys.current = (k: Command): boolean => {
+  useKeyHandler(keys, (k: Command): boolean => {
     if (dialogOpen) return false;
     const t = targets(cur);
     switch (k.type) {
@@ -204,13 +204,7 @@ export function Inbox({ s, lane, counts, keys }: Props) {
       default:
         return false;
     }
-  };
-  useEffect(
-    () => () => {
-      keys.current = null;
-    },
-    [],
-  );
+  });
 
   const loading = !s.suggestions.loaded;
   const editSg = editing ? s.suggestions.items[editing.id] : undefined;

@@ -6,7 +6,7 @@ import type { Command } from '../logic/keys';
 import { href } from '../logic/router';
 import type { AppState } from '../state/model';
 import { Dialog } from './Dialog';
-import { useActions } from './hooks';
+import { useActions, useKeyHandler } from './hooks';
 import '../senders.css';
 
 type Sort = 'volume' | 'approve' | 'last';
@@ -137,7 +137,7 @@ export function SendersView({ s, scoutId, keys }: { s: AppState; scoutId: string
     setBusy(false);
   };
 
-  keys.current = (k: Command): boolean => {
+  useKeyHandler(keys, (k: Command): boolean => {
     if (confirming || rows.length === 0) return false;
     const i = Math.max(0, rows.findIndex((r) => r.key === cur?.key));
     switch (k.type) {
@@ -166,13 +166,7 @@ export function SendersView({ s, scoutId, keys }: { s: AppState; scoutId: string
       default:
         return false;
     }
-  };
-  useEffect(
-    () => () => {
-      keys.current = null;
-    },
-    [],
-  );
+  });
 
   return (
     <section class="view" aria-labelledby="senders-h">

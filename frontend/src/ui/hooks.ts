@@ -1,6 +1,7 @@
 import { createContext } from 'preact';
-import { useContext, useEffect, useMemo, useReducer, useState } from 'preact/hooks';
+import { useContext, useEffect, useMemo, useReducer, useRef, useState } from 'preact/hooks';
 import type { ApiError } from '../api/errors';
+import type { Command } from '../logic/keys';
 import { asApiError } from '../api/errors';
 import { parseHash, type Route } from '../logic/router';
 import type { Actions } from '../state/actions';
@@ -81,4 +82,23 @@ export function isTextTarget(t: EventTarget | null): boolean {
 export function isControlTarget(t: EventTarget | null): boolean {
   if (!(t instanceof HTMLElement)) return false;
   return !!t.closest('button, a[href], input, select, textarea, summary, [role="button"], [role="switch"]');
+}
+
+/**
+ * Makes handler the view's answer to the keyboard's commands while it is
+ * shown. On leaving, the keys are let go only if no other view took them:
+ * the view navigated to renders before this one unmounts, and clearing
+ * them then left the new view deaf to its keys until it happened to render
+ * again (z on a task did nothing after g t).
+ */
+export function useKeyHandler(keys: { current: ((c: Command) => boolean) | null }, handler: (c: Command) => boolean): void {
+  const own = useRef(handler);
+  own.current = handler;
+  keys.current = handler;
+  useEffect(
+    () => () => {
+      if (keys.current === own.current) keys.current = null;
+    },
+    [],
+  );
 }
