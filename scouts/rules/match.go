@@ -68,6 +68,16 @@ type Effect struct {
 type RenderedAction struct {
 	Action string          `json:"action"`
 	Params json.RawMessage `json:"params,omitempty"`
+	// A step of a plan (steps.go) also carries: its output's name; the
+	// pointers of its parameters left as templates, rendered when it runs
+	// (Late), with the item fields they read (Vars); whether it is an
+	// on_failure step; Plan when the rule is a plan, its steps run in
+	// order.
+	OutputAs  string         `json:"output_as,omitempty"`
+	Late      []string       `json:"late,omitempty"`
+	Vars      map[string]any `json:"vars,omitempty"`
+	OnFailure bool           `json:"on_failure,omitempty"`
+	Plan      bool           `json:"plan,omitempty"`
 }
 
 // Apply renders the rule's title and actions for an item and resolves its
@@ -87,13 +97,26 @@ func (c *Compiled) Apply(it Item, loc *time.Location) Effect {
 		}
 	}
 	eff.Due = c.due.At(it.Received, loc)
-	for i, a := range c.actions {
-		params, err := a.render(data, "/then/actions/"+strconv.Itoa(i)+"/params")
-		if err != nil {
-			eff.Notes = append(eff.Notes, fmt.Sprintf("rule %q: action %s left out: its parameters failed on this item (%v)", c.Rule.ID, a.name, err))
-			continue
+	for li, list := range [][]compiledAction{c.actions, c.onFailure} {
+		base := "/then/actions/"
+		if li == 1 {
+			base = "/then/on_failure/"
 		}
-		eff.Actions = append(eff.Actions, RenderedAction{Action: a.name, Params: params})
+		for i, a := range list {
+			params, err := a.render(data, base+strconv.Itoa(i)+"/params")
+			if err != nil {
+				eff.Notes = append(eff.Notes, fmt.Sprintf("rule %q: action %s left out: its parameters failed on this item (%v)", c.Rule.ID, a.name, err))
+				continue
+			}
+			ra := RenderedAction{Action: a.name, Params: params, OutputAs: a.outputAs, Late: a.late, OnFailure: li == 1, Plan: c.plan}
+			for _, f := range a.vars {
+				if ra.Vars == nil {
+					ra.Vars = map[string]any{}
+				}
+				ra.Vars[f] = data[f]
+			}
+			eff.Actions = append(eff.Actions, ra)
+		}
 	}
 	return eff
 }
@@ -106,8 +129,8 @@ func (a compiledAction) render(data map[string]any, base string) (json.RawMessag
 	var failed error
 	out := mapStrings(a.params, base, func(path, s string) string {
 		t, ok := a.tmpls[path]
-		if !ok || failed != nil {
-			return s
+		if !ok || failed != nil || contains(a.late, strings.TrimPrefix(path, base)) {
+			return s // a late template renders when its step runs
 		}
 		v, err := t.Render(data)
 		if err != nil {

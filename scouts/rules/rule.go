@@ -66,6 +66,10 @@ type Then struct {
 	Project string   `json:"project,omitempty"`
 	Due     string   `json:"due,omitempty"`
 	Actions []Action `json:"actions,omitempty"`
+	// OnFailure are steps run once after a step of Actions failed for
+	// good (steps.go): a rule with them, or with a step naming its
+	// output, is a plan whose steps run one after another.
+	OnFailure []Action `json:"on_failure,omitempty"`
 }
 
 // Action is an action a rule attaches to the items it matches; string
@@ -73,6 +77,9 @@ type Then struct {
 type Action struct {
 	Action string          `json:"action"`
 	Params json.RawMessage `json:"params,omitempty"`
+	// OutputAs names the step's result for later steps' templates
+	// ({{.steps.NAME.field}}).
+	OutputAs string `json:"output_as,omitempty"`
 }
 
 // Options are what Compile needs from outside the grammar.
@@ -99,12 +106,22 @@ type Compiled struct {
 	title   *Template
 	due     Due
 	actions []compiledAction
+	// onFailure are the plan's on_failure steps; plan is set when the
+	// rule is a plan (steps run in order; steps.go).
+	onFailure []compiledAction
+	plan      bool
 }
 
 type compiledAction struct {
 	name   string
 	params any // decoded; strings with {{ are rendered through templates
 	tmpls  map[string]*Template
+	// outputAs names the step's result; late are the pointers (from the
+	// params) of templates that read earlier steps or the run, rendered
+	// when the step runs; vars are the item fields those read.
+	outputAs string
+	late     []string
+	vars     []string
 }
 
 var (
@@ -148,6 +165,9 @@ func Compile(kind string, doc []byte, o Options) (*Compiled, error) {
 	if m, ok := v.(map[string]any); ok {
 		id, _ = m["id"].(string)
 		id = clipMsg(id)
+	}
+	if err := checkNesting(v); err != nil {
+		return nil, &Error{Rule: id, Path: err.path, Msg: err.msg}
 	}
 	if err := validateSchema(v); err != nil {
 		var se *schemaError
@@ -267,19 +287,14 @@ func compileRule(kind string, r Rule, when any, o Options) (*Compiled, error) {
 			return nil, failf("/then/due", "%v", err)
 		}
 	}
-	for i, a := range t.Actions {
-		path := "/then/actions/" + strconv.Itoa(i)
-		ca, err := compileAction(kind, a, path, o)
-		if err != nil {
-			return nil, err
-		}
-		c.actions = append(c.actions, ca)
+	if err := compileSteps(kind, c, o); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
 
-func compileAction(kind string, a Action, path string, o Options) (compiledAction, error) {
-	ca := compiledAction{name: a.Action, tmpls: map[string]*Template{}}
+func compileAction(kind string, a Action, path string, o Options, st *stepScope) (compiledAction, error) {
+	ca := compiledAction{name: a.Action, tmpls: map[string]*Template{}, outputAs: a.OutputAs}
 	if !actionPattern.MatchString(a.Action) {
 		return ca, failf(path+"/action", "an action is named like gmail.archive (lower-case letters, a dot, letters and _), or mcp.SERVER.TOOL for an MCP server's tool")
 	}
@@ -304,12 +319,20 @@ func compileAction(kind string, a Action, path string, o Options) (compiledActio
 				walkErr = failf(p, "more than %d templates in one action's parameters", maxParamTemplates)
 				return
 			}
-			t, err := ParseTemplate(kind, s)
+			t, late, err := st.parse(kind, s)
 			if err != nil {
 				walkErr = failf(p, "%v", err)
 				return
 			}
 			ca.tmpls[p] = t
+			if late != nil {
+				ca.late = append(ca.late, strings.TrimPrefix(p, path+"/params"))
+				for _, f := range late.fields {
+					if !contains(ca.vars, f) {
+						ca.vars = append(ca.vars, f)
+					}
+				}
+			}
 		})
 		if walkErr != nil {
 			return ca, walkErr

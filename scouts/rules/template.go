@@ -77,6 +77,19 @@ func (t *Template) Source() string { return t.src }
 // Every problem a template can have at run time on an item of its kind is
 // found here, when the rule is saved.
 func ParseTemplate(kind, src string) (*Template, error) {
+	tp, err := parseShape(src)
+	if err != nil || tp.t.Tree == nil || tp.t.Tree.Root == nil {
+		return tp, err
+	}
+	if _, err := tp.render(SampleData(kind), saveRenderTime); err != nil {
+		return nil, fmt.Errorf("the template fails on an item of a %s scout: %s", kind, clipSample(err.Error()))
+	}
+	return tp, nil
+}
+
+// parseShape parses a template and checks everything but its dry render:
+// size, syntax, functions, nesting and loops.
+func parseShape(src string) (*Template, error) {
 	if len(src) > MaxTemplateBytes {
 		return nil, fmt.Errorf("the template is %d bytes, more than %d", len(src), MaxTemplateBytes)
 	}
@@ -97,11 +110,7 @@ func ParseTemplate(kind, src string) (*Template, error) {
 	if err := w.walk(t.Tree.Root, 0, 0); err != nil {
 		return nil, err
 	}
-	tp := &Template{src: src, t: t}
-	if _, err := tp.render(SampleData(kind), saveRenderTime); err != nil {
-		return nil, fmt.Errorf("the template fails on an item of a %s scout: %s", kind, clipSample(err.Error()))
-	}
-	return tp, nil
+	return &Template{src: src, t: t}, nil
 }
 
 // clipSample shortens the runs of one character that SampleItem fills its
