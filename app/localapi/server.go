@@ -86,6 +86,7 @@ func (s *Server) routes() {
 	m := s.mux
 	m.HandleFunc("GET /api/v1/status", s.handleStatus)
 	s.definitionRoutes()
+	s.editDraftRoutes()
 
 	m.HandleFunc("GET /api/v1/scouts", s.handleListScouts)
 	m.HandleFunc("POST /api/v1/scouts", s.handleCreateScout)
@@ -142,6 +143,7 @@ func (s *Server) routes() {
 	s.runRoutes(m)
 	s.actionRoutes(m)
 	s.alarmRoutes(m)
+	s.graphRoutes(m)
 	s.mcpServerRoutes(m)
 	s.searchRoutes(m)
 	s.calendarRoutes(m)
