@@ -72,6 +72,9 @@ Talking to a running agent:
   scouts budget ID [--run N] [--day N]   cap its model tokens per run and per day (never
                                          above the agent's --llm-daily-tokens); without
                                          flags it shows the budget
+  scouts edit ID --describe "…" [--yes] change it in plain words: the model proposes the
+                                         definition changed, shown as a diff with the risks
+                                         it adds; saved once you say yes (--yes: unasked)
                                          These, enable|disable|review|auto, the rules'
                                          changes and learning take --write-file: a scout
                                          a definitions file manages refuses a change

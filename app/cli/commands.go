@@ -106,8 +106,10 @@ func runScouts(ctx context.Context, args []string, env Env) error {
 		return budgetScout(ctx, args, env)
 	case "runs":
 		return scoutRuns(ctx, args, env)
+	case "edit":
+		return editInWords(ctx, args, env)
 	}
-	return usageErrorf("unknown subcommand %q (want list, add-folder, enable, disable, review, auto, run, runs, rm, rules, schedule or budget)", sub)
+	return usageErrorf("unknown subcommand %q (want list, add-folder, enable, disable, review, auto, run, runs, rm, rules, schedule, budget or edit)", sub)
 }
 
 func listScouts(ctx context.Context, args []string, env Env) error {
