@@ -27,6 +27,10 @@ const (
 	// per client, named by it; its items are the agent's proposals
 	// (app/mcpserve), which a person decides like any other card.
 	KindAgent Kind = "agent"
+	// KindChain runs on another scout's events (an entity created, an
+	// action done, a card approved): each becomes an item of its own
+	// (app/core/chain.go, docs/definitions.md "Chaining scouts").
+	KindChain Kind = "chain"
 )
 
 // Scout is one watcher of one source.
@@ -66,11 +70,11 @@ type Scout struct {
 // Validate checks the fields every scout has; the connector checks Config.
 func (s Scout) Validate() error {
 	switch s.Kind {
-	case KindFolder, KindGmail, KindWebhook, KindAgent:
+	case KindFolder, KindGmail, KindWebhook, KindAgent, KindChain:
 	case "":
-		return Errorf(EInvalid, "scout kind is required (one of folder, gmail, webhook, agent)")
+		return Errorf(EInvalid, "scout kind is required (one of folder, gmail, webhook, agent, chain)")
 	default:
-		return Errorf(EInvalid, "unknown scout kind %q (want folder, gmail, webhook or agent)", s.Kind)
+		return Errorf(EInvalid, "unknown scout kind %q (want folder, gmail, webhook, agent or chain)", s.Kind)
 	}
 	if strings.TrimSpace(s.Name) == "" {
 		return Errorf(EInvalid, "scout name is required")

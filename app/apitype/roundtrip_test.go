@@ -37,6 +37,7 @@ var all = []any{
 	apitype.MCPServe{},
 	apitype.Snooze{}, apitype.Brief{}, apitype.BriefTime{}, apitype.SnoozedTask{},
 	apitype.Alarm{},
+	apitype.Graph{}, apitype.GraphNode{}, apitype.GraphEdge{},
 	apitype.Sender{}, apitype.SenderUnsubscription{}, apitype.SenderList{}, apitype.UnsubscribeSenders{},
 	apitype.UnsubscribeOutcome{}, apitype.UnsubscribeResult{},
 	apitype.EditDraftRequest{}, apitype.DraftRisk{}, apitype.DiffLine{}, apitype.EditDraft{}, apitype.SaveEditDraft{},

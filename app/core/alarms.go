@@ -31,6 +31,7 @@ func (c *Core) engineEmit(ev scouts.Event) {
 		}
 	}
 	c.Bus.Publish(ev)
+	c.chainEvent(ev)
 	switch ev.Type {
 	case scouts.EventActionBlocked, scouts.EventActionUpdated:
 		c.gateAlarm(ctx, ev)

@@ -136,6 +136,8 @@ type Core struct {
 	// briefWake resets the daily brief's timer after its time changed
 	// (brief.go).
 	briefWake chan struct{}
+	// chains are the events waiting for the chain scouts (chain.go).
+	chains chainQueue
 }
 
 // Open opens the database in cfg.DataDir and builds the engine. Call Start
@@ -162,6 +164,7 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 		return nil, fmt.Errorf("core: %w", err)
 	}
 	c := &Core{DB: db, cfg: cfg, log: cfg.Logger, now: cfg.Now, started: cfg.Now(), snoozeWake: make(chan struct{}, 1), briefWake: make(chan struct{}, 1)}
+	c.chains.wake = make(chan struct{}, 1)
 	c.Bus = bus.New(4096, c.started.UnixMicro())
 	c.newAlarms()
 	c.setupWatches()
@@ -219,6 +222,7 @@ func (c *Core) Start(ctx context.Context) error {
 	}
 	c.wg.Go(func() { c.snoozeLoop(ctx) })
 	c.wg.Go(func() { c.briefLoop(ctx) })
+	c.wg.Go(func() { c.chainLoop(ctx) })
 	relaySub, _, _ := c.Bus.Subscribe(0, 64)
 	c.wg.Go(func() { c.relayAlarmLoop(ctx, relaySub) })
 	// A folder that cannot be watched is reported, not fatal: the scouts

@@ -120,6 +120,12 @@ func (c *Core) newKinds() map[scouts.Kind]scoutKind {
 			check:    checkAgent,
 			describe: describeAgent,
 		},
+		scouts.KindChain: {
+			// Its items are another scout's events (chain.go, through
+			// Engine.Ingest): no connector, no relay.
+			check:    c.checkChain,
+			describe: describeChain,
+		},
 		scouts.KindGmail: {
 			check: c.gmail.Check,
 			describe: func(json.RawMessage) ([]string, []defdraft.Risk) {

@@ -127,7 +127,10 @@ func (c *Core) checkScout(ctx context.Context, s *scouts.Scout) error {
 	if err := s.WriteScope.Validate(); err != nil {
 		return err
 	}
-	return c.checkRunSettings(s)
+	if err := c.checkRunSettings(s); err != nil {
+		return err
+	}
+	return c.checkLoops(ctx, *s)
 }
 
 // ScoutPatch changes a scout; nil fields are unchanged.

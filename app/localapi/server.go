@@ -143,6 +143,7 @@ func (s *Server) routes() {
 	s.runRoutes(m)
 	s.actionRoutes(m)
 	s.alarmRoutes(m)
+	s.graphRoutes(m)
 	s.mcpServerRoutes(m)
 	s.searchRoutes(m)
 	s.calendarRoutes(m)
