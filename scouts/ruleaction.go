@@ -9,4 +9,13 @@ type RuleAction struct {
 	RuleID string          `json:"rule_id,omitempty"`
 	Action string          `json:"action"`
 	Params json.RawMessage `json:"params,omitempty"`
+	// A step of a rule's plan (scouts/rules, steps.go) also carries its
+	// output's name, the pointers of its parameters rendered when it runs
+	// (Late) with the item fields they read (Vars), whether it is an
+	// on_failure step, and Plan: the rule's steps run in order.
+	OutputAs  string         `json:"output_as,omitempty"`
+	Late      []string       `json:"late,omitempty"`
+	Vars      map[string]any `json:"vars,omitempty"`
+	OnFailure bool           `json:"on_failure,omitempty"`
+	Plan      bool           `json:"plan,omitempty"`
 }

@@ -3,6 +3,7 @@ package localdb
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -14,17 +15,23 @@ import (
 )
 
 const actionCols = `suggestion_id, n, key, trace_id, scout_id, source_ref, action, params, origin, mode, mode_source,
-	phase, decided_by, state, attempts, last_error, next_at, result, created_at, updated_at`
+	phase, decided_by, state, attempts, last_error, next_at, result, created_at, updated_at, after_n, step`
 
 func scanAction(row interface{ Scan(...any) error }) (engine.ActionRun, error) {
 	var r engine.ActionRun
 	var params string
-	var result sql.NullString
+	var result, step sql.NullString
 	var next, created, updated int64
 	err := row.Scan(&r.SuggestionID, &r.N, &r.Key, &r.TraceID, &r.ScoutID, &r.SourceRef, &r.Action, &params, &r.Origin,
-		&r.Mode, &r.ModeSource, &r.Phase, &r.By, &r.State, &r.Attempts, &r.LastError, &next, &result, &created, &updated)
+		&r.Mode, &r.ModeSource, &r.Phase, &r.By, &r.State, &r.Attempts, &r.LastError, &next, &result, &created, &updated, &r.After, &step)
 	if err != nil {
 		return r, err
+	}
+	if step.Valid {
+		r.Step = &engine.Step{}
+		if err := json.Unmarshal([]byte(step.String), r.Step); err != nil {
+			return r, fmt.Errorf("the step of %s: %w", r.Key, err)
+		}
 	}
 	r.Params = []byte(params)
 	if result.Valid {
@@ -42,10 +49,17 @@ func insertActions(ctx context.Context, tx *sql.Tx, runs []engine.ActionRun) err
 		if params == "" {
 			params = "{}"
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO actions (`+actionCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		var step []byte
+		if r.Step != nil {
+			var err error
+			if step, err = json.Marshal(r.Step); err != nil {
+				return fmt.Errorf("localdb: the step of %s: %w", r.Key, err)
+			}
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO actions (`+actionCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			r.SuggestionID, r.N, r.Key, r.TraceID, r.ScoutID, r.SourceRef, r.Action, params, r.Origin, r.Mode, r.ModeSource,
 			r.Phase, r.By, r.State, r.Attempts, r.LastError, r.NextAt.UnixMilli(), nullStr(string(r.Result)),
-			r.CreatedAt.UnixMilli(), r.UpdatedAt.UnixMilli())
+			r.CreatedAt.UnixMilli(), r.UpdatedAt.UnixMilli(), r.After, nullStr(string(step)))
 		if err != nil {
 			return fmt.Errorf("localdb: insert action %s: %w", r.Key, err)
 		}
@@ -96,16 +110,21 @@ func (d *DB) ActionsRunSince(ctx context.Context, scoutID string, since time.Tim
 		scoutID, since.UnixMilli())
 }
 
+// stepReady holds for an action that waits for no step, or whose step
+// before it is done (engine/steps.go): a later step waits in the queue,
+// not due, until then.
+const stepReady = `(a.after_n = 0 OR EXISTS (SELECT 1 FROM actions p WHERE p.suggestion_id = a.suggestion_id AND p.n = a.after_n AND p.state = 'done'))`
+
 // DueActions returns queued actions due by now; see engine.Store.
 func (d *DB) DueActions(ctx context.Context, now time.Time, limit int) ([]engine.ActionRun, error) {
-	return listActions(ctx, d.read(), `WHERE state = 'queued' AND next_at <= ? ORDER BY next_at, id LIMIT ?`, now.UnixMilli(), limit)
+	return listActions(ctx, d.read(), `a WHERE state = 'queued' AND next_at <= ? AND `+stepReady+` ORDER BY next_at, id LIMIT ?`, now.UnixMilli(), limit)
 }
 
 // NextActionAt returns when the next queued action is due; see
 // engine.Store.
 func (d *DB) NextActionAt(ctx context.Context) (time.Time, error) {
 	var next sql.NullInt64
-	if err := d.read().QueryRowContext(ctx, `SELECT MIN(next_at) FROM actions WHERE state = 'queued'`).Scan(&next); err != nil {
+	if err := d.read().QueryRowContext(ctx, `SELECT MIN(next_at) FROM actions a WHERE state = 'queued' AND `+stepReady).Scan(&next); err != nil {
 		return time.Time{}, fmt.Errorf("localdb: next action: %w", err)
 	}
 	if !next.Valid {
@@ -131,6 +150,39 @@ func (d *DB) UpdateActionRun(ctx context.Context, key string, change func(engine
 		}
 		next.Key = cur.Key
 		if err := updateAction(ctx, tx, next); err != nil {
+			return err
+		}
+		out = next
+		return insertAudit(ctx, tx, audit...)
+	})
+	return out, err
+}
+
+// FinishActionRun changes one action and adds others to its suggestion
+// in one transaction; see engine.Store.
+func (d *DB) FinishActionRun(ctx context.Context, key string, change func(engine.ActionRun, []engine.ActionRun) (engine.ActionRun, []engine.ActionRun, []scouts.AuditEvent, error)) (engine.ActionRun, error) {
+	var out engine.ActionRun
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		cur, err := scanAction(tx.QueryRowContext(ctx, `SELECT `+actionCols+` FROM actions WHERE key = ?`, key))
+		if errors.Is(err, sql.ErrNoRows) {
+			return scouts.Errorf(scouts.ENotFound, "action %s not found", key)
+		}
+		if err != nil {
+			return fmt.Errorf("localdb: action %s: %w", key, err)
+		}
+		all, err := listActions(ctx, tx, `WHERE suggestion_id = ? ORDER BY n`, cur.SuggestionID)
+		if err != nil {
+			return err
+		}
+		next, added, audit, err := change(cur, all)
+		if err != nil {
+			return err
+		}
+		next.Key = cur.Key
+		if err := updateAction(ctx, tx, next); err != nil {
+			return err
+		}
+		if err := insertActions(ctx, tx, added); err != nil {
 			return err
 		}
 		out = next

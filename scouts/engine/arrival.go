@@ -68,7 +68,7 @@ func (e *Engine) onArrival(ctx context.Context, as *assessor, s scouts.Scout, re
 		n++
 		return ActionRun{SuggestionID: sug.ID, N: n, Key: ActionKey(sug.ID, n), TraceID: sug.TraceID, ScoutID: s.ID, SourceRef: sug.SourceRef,
 			Action: st.Action, Params: st.Params, Origin: st.Origin, Mode: st.Mode, ModeSource: st.Source, Phase: phase, By: "policy",
-			State: ActionQueued, NextAt: now, CreatedAt: now, UpdatedAt: now}
+			State: ActionQueued, NextAt: now, CreatedAt: now, UpdatedAt: now, Step: st.Step}
 	}
 	// Only what reaches the inbox is auto-created: screened and spam items
 	// wait for a person whatever the policies.
@@ -96,18 +96,44 @@ func (e *Engine) onArrival(ctx context.Context, as *assessor, s scouts.Scout, re
 					"mode", string(res.Mode), "mode_source", string(res.Source)), At: now},
 			scouts.AuditEvent{TraceID: sug.TraceID, Stage: scouts.StageExecute, Type: scouts.AuditEntityCreated, Outcome: scouts.OutcomeOK,
 				Summary: fmt.Sprintf("Created %s %q", kind, ent.Title), Refs: actionRefs(r, "entity_id", ent.ID, "entity_kind", string(kind), "actor", "policy"), At: now})
+		held := map[string]bool{}
 		for _, st := range e.proposePlan(s, sug, kind, pc.pol, pc.defs, nil)[1:] {
-			e.arrivalStep(ctx, s, sug, st, PhaseApproval, rec, newRun, now)
+			e.arrivalPlanStep(ctx, s, sug, st, PhaseApproval, rec, newRun, held, now)
 		}
+		chainSteps(rec.Actions)
 		return nil
 	}
+	held := map[string]bool{}
 	for _, st := range e.proposePlan(s, sug, kind, pc.pol, pc.defs, nil) {
 		if st.Origin == "kind" || st.Origin == "default" {
 			continue // the person decides these with the card
 		}
-		e.arrivalStep(ctx, s, sug, st, PhaseArrival, rec, newRun, now)
+		e.arrivalPlanStep(ctx, s, sug, st, PhaseArrival, rec, newRun, held, now)
 	}
+	chainSteps(rec.Actions)
 	return nil
+}
+
+// arrivalPlanStep is arrivalStep for a step of a rule's plan: once one of
+// its plan's steps is not queued (it waits for the card, or is denied),
+// the steps after it are held too, since each runs after the one before.
+func (e *Engine) arrivalPlanStep(ctx context.Context, s scouts.Scout, sug scouts.Suggestion, st PlanStep, phase string, rec *ItemRecord,
+	newRun func(PlanStep, string) ActionRun, held map[string]bool, now time.Time) {
+	if st.Step == nil {
+		e.arrivalStep(ctx, s, sug, st, phase, rec, newRun, now)
+		return
+	}
+	if held[st.Origin] {
+		rec.Audit = append(rec.Audit, scouts.AuditEvent{TraceID: sug.TraceID, Stage: scouts.StageDecision, Type: scouts.AuditActionLeftOut, Outcome: scouts.OutcomeSkipped,
+			Summary: fmt.Sprintf("Not run yet: %s is a step of %s after one that was not queued; it waits for the card", st.Action, st.Origin),
+			Refs:    map[string]string{"scout_id": s.ID, "suggestion_id": sug.ID, "action": st.Action, "origin": st.Origin, "mode": string(st.Mode), "mode_source": string(st.Source), "actor": "policy"}, At: now})
+		return
+	}
+	before := len(rec.Actions)
+	e.arrivalStep(ctx, s, sug, st, phase, rec, newRun, now)
+	if len(rec.Actions) == before {
+		held[st.Origin] = true
+	}
 }
 
 // arrivalStep queues one action that no person approves when its mode is

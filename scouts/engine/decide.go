@@ -140,7 +140,7 @@ func (e *Engine) recordPlan(s scouts.Suggestion, ent scouts.Entity, steps []Plan
 		n++
 		r := ActionRun{SuggestionID: s.ID, N: n, Key: ActionKey(s.ID, n), TraceID: s.TraceID, ScoutID: s.ScoutID, SourceRef: s.SourceRef,
 			Action: st.Action, Params: st.Params, Origin: st.Origin, Mode: st.Mode, ModeSource: st.Source, Phase: PhaseApproval, By: by,
-			State: ActionQueued, NextAt: now, CreatedAt: now, UpdatedAt: now}
+			State: ActionQueued, NextAt: now, CreatedAt: now, UpdatedAt: now, Step: st.Step}
 		if st.Where == actions.Local {
 			r.State = ActionDone
 			r.Attempts = 1
@@ -155,6 +155,7 @@ func (e *Engine) recordPlan(s scouts.Suggestion, ent scouts.Entity, steps []Plan
 		}
 		runs = append(runs, r)
 	}
+	chainSteps(runs)
 	return runs, audit
 }
 

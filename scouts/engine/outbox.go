@@ -236,7 +236,11 @@ func (e *Engine) execute(ctx context.Context, r ActionRun) (json.RawMessage, err
 	if sc.Kind == "" {
 		return nil, scouts.Errorf(scouts.ENotFound, "scout %s was deleted", r.ScoutID)
 	}
-	inv := Invocation{Key: r.Key, Action: r.Action, Params: r.Params, Scout: sc, Suggestion: sug, Attempt: r.Attempts}
+	params, err := e.stepParams(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	inv := Invocation{Key: r.Key, Action: r.Action, Params: params, Scout: sc, Suggestion: sug, Attempt: r.Attempts}
 	ctx, cancel := context.WithTimeout(ctx, actionTimeout)
 	defer cancel()
 	// Checked again when it runs: the folder or the secret may have
@@ -259,42 +263,28 @@ func permanent(err error) bool {
 
 func (e *Engine) finishAction(ctx context.Context, claimed ActionRun, result json.RawMessage, runErr error) {
 	now := e.cfg.Now()
-	got, err := e.cfg.Store.UpdateActionRun(context.WithoutCancel(ctx), claimed.Key, func(r ActionRun) (ActionRun, []scouts.AuditEvent, error) {
-		if r.State != ActionRunning && r.State != ActionCancelled {
-			return r, nil, ErrNoChange
+	var onFailure []PlanStep
+	if runErr != nil {
+		var err error
+		if onFailure, err = e.onFailureSteps(context.WithoutCancel(ctx), claimed); err != nil {
+			// Not recorded: the attempt stays running and runs again at
+			// the next start, when the steps can be read.
+			e.log.Error("outbox: the on_failure steps", "key", claimed.Key, "err", err)
+			return
 		}
-		refs := actionRefs(r, "attempt", fmt.Sprint(r.Attempts))
-		cancelled := r.State == ActionCancelled
+	}
+	var added []ActionRun
+	got, err := e.cfg.Store.FinishActionRun(context.WithoutCancel(ctx), claimed.Key, func(r ActionRun, others []ActionRun) (ActionRun, []ActionRun, []scouts.AuditEvent, error) {
+		r, audit, err := finishRun(r, result, runErr, now)
+		if err != nil || r.State != ActionFailed || len(onFailure) == 0 {
+			return r, nil, audit, err
+		}
+		// Failed for good: the plan's on_failure steps are added with
+		// the failure, in its transaction (steps.go).
 		r.UpdatedAt = now
-		if runErr == nil {
-			r.State, r.LastError, r.Result = ActionDone, "", storedResult(result)
-			summary := fmt.Sprintf("%s done (attempt %d)", capitalise(describeAction(r)), r.Attempts)
-			if note := resultNote(r.Result); note != "" {
-				summary += ": " + note
-			}
-			if cancelled {
-				summary += "; it had started before the approval was undone"
-			}
-			return r, []scouts.AuditEvent{{TraceID: r.TraceID, Stage: scouts.StageExecute, Type: scouts.AuditActionDone, Outcome: scouts.OutcomeOK,
-				Summary: summary, Refs: refs, At: now}}, nil
-		}
-		msg := errorText(runErr)
-		r.LastError = msg
-		var summary string
-		switch {
-		case cancelled:
-			summary = fmt.Sprintf("%s failed (attempt %d) after the approval was undone: %s; it stays cancelled", capitalise(describeAction(r)), r.Attempts, msg)
-		case permanent(runErr) || r.Attempts >= maxAttempts:
-			r.State = ActionFailed
-			summary = fmt.Sprintf("%s failed (attempt %d): %s. It will not be tried again by itself: retry or drop it on the card",
-				capitalise(describeAction(r)), r.Attempts, msg)
-		default:
-			r.State, r.NextAt = ActionQueued, now.Add(retryDelay(r.Attempts))
-			summary = fmt.Sprintf("%s failed (attempt %d): %s; next attempt at %s", capitalise(describeAction(r)), r.Attempts, msg,
-				r.NextAt.Format(time.RFC3339))
-		}
-		return r, []scouts.AuditEvent{{TraceID: r.TraceID, Stage: scouts.StageExecute, Type: scouts.AuditActionFailed, Outcome: scouts.OutcomeError,
-			Summary: summary, Refs: refs, At: now}}, nil
+		var more []scouts.AuditEvent
+		added, more = queueOnFailure(r, others, onFailure)
+		return r, added, append(audit, more...), nil
 	})
 	if errors.Is(err, ErrNoChange) {
 		return
@@ -307,6 +297,51 @@ func (e *Engine) finishAction(ctx context.Context, claimed ActionRun, result jso
 		e.log.Warn("outbox: action failed", "key", got.Key, "action", got.Action, "state", got.State, "err", redact.String(runErr.Error()))
 	}
 	e.emit(scouts.Event{Type: scouts.EventActionUpdated, Data: got})
+	for _, r := range added {
+		e.emit(scouts.Event{Type: scouts.EventActionUpdated, Data: r})
+	}
+	if len(added) > 0 {
+		e.kickActions()
+	}
+}
+
+// finishRun records an attempt's outcome on its action.
+func finishRun(r ActionRun, result json.RawMessage, runErr error, now time.Time) (ActionRun, []scouts.AuditEvent, error) {
+	if r.State != ActionRunning && r.State != ActionCancelled {
+		return r, nil, ErrNoChange
+	}
+	refs := actionRefs(r, "attempt", fmt.Sprint(r.Attempts))
+	cancelled := r.State == ActionCancelled
+	r.UpdatedAt = now
+	if runErr == nil {
+		r.State, r.LastError, r.Result = ActionDone, "", storedResult(result)
+		summary := fmt.Sprintf("%s done (attempt %d)", capitalise(describeAction(r)), r.Attempts)
+		if note := resultNote(r.Result); note != "" {
+			summary += ": " + note
+		}
+		if cancelled {
+			summary += "; it had started before the approval was undone"
+		}
+		return r, []scouts.AuditEvent{{TraceID: r.TraceID, Stage: scouts.StageExecute, Type: scouts.AuditActionDone, Outcome: scouts.OutcomeOK,
+			Summary: summary, Refs: refs, At: now}}, nil
+	}
+	msg := errorText(runErr)
+	r.LastError = msg
+	var summary string
+	switch {
+	case cancelled:
+		summary = fmt.Sprintf("%s failed (attempt %d) after the approval was undone: %s; it stays cancelled", capitalise(describeAction(r)), r.Attempts, msg)
+	case permanent(runErr) || r.Attempts >= maxAttempts:
+		r.State = ActionFailed
+		summary = fmt.Sprintf("%s failed (attempt %d): %s. It will not be tried again by itself: retry or drop it on the card",
+			capitalise(describeAction(r)), r.Attempts, msg)
+	default:
+		r.State, r.NextAt = ActionQueued, now.Add(retryDelay(r.Attempts))
+		summary = fmt.Sprintf("%s failed (attempt %d): %s; next attempt at %s", capitalise(describeAction(r)), r.Attempts, msg,
+			r.NextAt.Format(time.RFC3339))
+	}
+	return r, []scouts.AuditEvent{{TraceID: r.TraceID, Stage: scouts.StageExecute, Type: scouts.AuditActionFailed, Outcome: scouts.OutcomeError,
+		Summary: summary, Refs: refs, At: now}}, nil
 }
 
 // resultNote is the note a step's result carries for its trail entry

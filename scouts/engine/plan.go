@@ -77,6 +77,11 @@ type ActionRun struct {
 	Result    json.RawMessage
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// After is the N of the step this one waits for (steps.go): the
+	// outbox takes it only once that one is done; 0 waits for nothing.
+	After int
+	// Step is set on a step of a rule's plan.
+	Step *Step
 }
 
 // Failing reports whether the action needs the person's attention: it
@@ -105,6 +110,8 @@ type PlanStep struct {
 	Source  actions.Source
 	// Description says what the action does, for the card.
 	Description string
+	// Step is set on a step of a rule's plan (steps.go).
+	Step *Step
 }
 
 // PlanChoice is a person's choice for one action of the plan: the approve
@@ -289,16 +296,23 @@ func (e *Engine) proposePlan(sc scouts.Scout, s scouts.Suggestion, kind scouts.E
 		}
 	}
 	for _, ra := range ruleActions(s.Assessment) {
+		if ra.OnFailure {
+			continue // queued only when a step fails (steps.go)
+		}
 		origin := "rule"
 		if ra.RuleID != "" {
 			origin = "rule:" + ra.RuleID
 		}
-		if ranOnArrival(runs, ra.Action, origin) || slices.ContainsFunc(steps, func(st PlanStep) bool {
+		if ranOnArrival(runs, ra.Action, origin) || (!ra.Plan && slices.ContainsFunc(steps, func(st PlanStep) bool {
 			return st.Action == ra.Action && jsonEqual(st.Params, ra.Params)
-		}) {
+		})) {
 			continue // already done, or already in the plan (archive by default and by the rule)
 		}
+		before := len(steps)
 		add(ra.Action, ra.Params, true, origin)
+		if len(steps) > before {
+			steps[before].Step = ruleStep(ra)
+		}
 	}
 	for _, sa := range s.Assessment.SourceActions {
 		if slices.ContainsFunc(steps, func(st PlanStep) bool { return st.Action == sa.Action && jsonEqual(st.Params, sa.Params) }) {
@@ -411,8 +425,15 @@ func (e *Engine) choosePlan(ctx context.Context, sc scouts.Scout, s scouts.Sugge
 				return nil, nil, planError(i+1, c.Action, err)
 			}
 		}
+		var step *Step
+		for _, p := range proposed {
+			if p.Step != nil && p.Action == c.Action && jsonEqual(p.Params, params) {
+				step = p.Step // a rule's step, approved as proposed
+				break
+			}
+		}
 		steps = append(steps, PlanStep{Action: c.Action, Params: params, Enabled: true, Origin: origin, Risk: d.Risk, Where: d.Where,
-			Mode: res.Mode, Source: res.Source, Description: d.Description})
+			Mode: res.Mode, Source: res.Source, Description: d.Description, Step: step})
 	}
 	if !sawCreate {
 		d, _ := e.catalogue().Get(create)

@@ -160,6 +160,11 @@ type Store interface {
 	// error (ErrNoChange writes nothing) that is returned. An unknown key
 	// is ENotFound.
 	UpdateActionRun(ctx context.Context, key string, change func(ActionRun) (ActionRun, []scouts.AuditEvent, error)) (ActionRun, error)
+	// FinishActionRun is UpdateActionRun that may also add actions to the
+	// suggestion in the same transaction: change gets the action and all
+	// of its suggestion's actions (by N), and returns the ones to add
+	// (a plan's on_failure steps, added with the failure they follow).
+	FinishActionRun(ctx context.Context, key string, change func(r ActionRun, all []ActionRun) (ActionRun, []ActionRun, []scouts.AuditEvent, error)) (ActionRun, error)
 	// FillEntityBody sets an entity's body to body, at at, when it is
 	// still placeholder (the body it was approved with), and returns it;
 	// filled is false when its body had changed. An entity that is gone

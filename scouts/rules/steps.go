@@ -112,7 +112,7 @@ func (st *stepScope) parse(kind, src string) (*Template, *lateRefs, error) {
 		}
 	}
 	sample["steps"] = steps
-	sample["run"] = map[string]any{"error": "sample error", "failed_step": "1 (webhook.post)"}
+	sample["run"] = map[string]any{"error": "sample error", "failed_step": "1:webhook.post"}
 	// The results' shapes are unknown until the steps run: only the caps
 	// are checked now; a template that does not fit a result fails its
 	// step when it runs, with the reason on the card.

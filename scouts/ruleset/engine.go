@@ -56,7 +56,8 @@ func (r *Rules) Outcome(ctx context.Context, c *rules.Compiled, res rules.Result
 	eff := c.Apply(it, r.Loc)
 	out.Title, out.Due, out.Notes = eff.Title, eff.Due, eff.Notes
 	for _, a := range eff.Actions {
-		out.Actions = append(out.Actions, scouts.RuleAction{RuleID: c.Rule.ID, Action: a.Action, Params: a.Params})
+		out.Actions = append(out.Actions, scouts.RuleAction{RuleID: c.Rule.ID, Action: a.Action, Params: a.Params,
+			OutputAs: a.OutputAs, Late: a.Late, Vars: a.Vars, OnFailure: a.OnFailure, Plan: a.Plan})
 	}
 	if t.Project != "" && r.Project != nil {
 		id, err := r.Project(ctx, t.Project)
