@@ -89,6 +89,31 @@ export interface Draft {
   tokens?: number;
 }
 
+/** One line of a definition's line diff. */
+export interface DiffLine {
+  op: 'same' | 'add' | 'remove';
+  text: string;
+}
+
+/** A change to a scout proposed from plain words (POST /scouts/{id}/edit-draft):
+ * the proposed definition checked like a new draft, its diff against the
+ * current one and the risks it adds. Nothing is saved until saveEdit. */
+export interface EditDraft {
+  scout_id: string;
+  describe: string;
+  /** The version the change was made from: saving is refused once another is current. */
+  base_version: number;
+  current: unknown;
+  proposed: unknown;
+  valid: boolean;
+  errors?: DefinitionError[];
+  summary?: string[];
+  risks?: Risk[];
+  risks_added: Risk[];
+  diff: DiffLine[];
+  tokens?: number;
+}
+
 const enc = encodeURIComponent;
 
 /** The definitions endpoints, over the app's Api. */
@@ -103,6 +128,13 @@ export function definitionsApi(api: Api) {
     templates: () => api.request<Draft[]>('GET', '/definitions/templates'),
     draft: (description: string) => api.request<Draft>('POST', '/definitions/draft', { description }),
     check: (doc: unknown) => api.request<Draft>('POST', '/definitions/check', doc),
+    editDraft: (id: string, describe: string) => api.request<EditDraft>('POST', `/scouts/${enc(id)}/edit-draft`, { describe }),
+    saveEdit: (d: EditDraft) =>
+      api.request<DefinitionChange>('POST', `/scouts/${enc(d.scout_id)}/edit-draft/save`, {
+        base_version: d.base_version,
+        definition: d.proposed,
+        describe: d.describe,
+      }),
     importDefinition: (doc: unknown, apply: boolean) =>
       api.request<ImportResult>('POST', '/definitions/import' + (apply ? '?apply=true' : ''), doc),
   };

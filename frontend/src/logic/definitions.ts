@@ -105,6 +105,8 @@ export const RISK_LABEL: Record<string, string> = {
   broad_glob: 'Broad pattern',
   missing_secret: 'Missing secret',
   missing_folder: 'Missing folder',
+  wider_write_scope: 'Wider write scope',
+  templated_host: 'Host from the item',
 };
 
 export function riskLabel(code: string): string {

@@ -5,6 +5,7 @@ import type { Scout } from '../api/types';
 import { actorText, changeText, previousVersion, versionWhat } from '../logic/definitions';
 import { age, fullTime } from '../logic/format';
 import '../definitions.css';
+import { ChangeInWords } from './ChangeInWords';
 import { Dialog } from './Dialog';
 import { useActions, useNow } from './hooks';
 import { ScoutRuns } from './ScoutRuns';
@@ -130,6 +131,16 @@ export function ScoutHistory({ sc, managedBy, onClose }: { sc: Scout; managedBy?
         <p class="error-text" role="alert">
           The history could not be read. {loadError.full}
         </p>
+      )}
+      {!file && (
+        <ChangeInWords
+          sc={sc}
+          onSaved={(v) => {
+            setDiffs({});
+            setReload((n) => n + 1);
+            setFocusId(`scout-version-${v}`);
+          }}
+        />
       )}
       <ScoutRuns sc={sc} onVersion={showVersion} />
       {!versions && !loadError && <p class="muted">Loading the history…</p>}
