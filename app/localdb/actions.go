@@ -191,6 +191,43 @@ func (d *DB) FinishActionRun(ctx context.Context, key string, change func(engine
 	return out, err
 }
 
+// UpdateActionRuns changes actions of one suggestion in one transaction;
+// see engine.Store.
+func (d *DB) UpdateActionRuns(ctx context.Context, key string, change func(engine.ActionRun, []engine.ActionRun) ([]engine.ActionRun, []scouts.AuditEvent, error)) (engine.ActionRun, error) {
+	var out engine.ActionRun
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		cur, err := scanAction(tx.QueryRowContext(ctx, `SELECT `+actionCols+` FROM actions WHERE key = ?`, key))
+		if errors.Is(err, sql.ErrNoRows) {
+			return scouts.Errorf(scouts.ENotFound, "action %s not found", key)
+		}
+		if err != nil {
+			return fmt.Errorf("localdb: action %s: %w", key, err)
+		}
+		all, err := listActions(ctx, tx, `WHERE suggestion_id = ? ORDER BY n`, cur.SuggestionID)
+		if err != nil {
+			return err
+		}
+		changed, audit, err := change(cur, all)
+		if err != nil {
+			return err
+		}
+		out = cur
+		for _, r := range changed {
+			if r.SuggestionID != cur.SuggestionID {
+				return fmt.Errorf("localdb: action %s is not of suggestion %s", r.Key, cur.SuggestionID)
+			}
+			if err := updateAction(ctx, tx, r); err != nil {
+				return err
+			}
+			if r.Key == key {
+				out = r
+			}
+		}
+		return insertAudit(ctx, tx, audit...)
+	})
+	return out, err
+}
+
 // FailingActions counts the actions that need the person's attention:
 // failed for good, or waiting to retry after a failure.
 func (d *DB) FailingActions(ctx context.Context) (int, error) {

@@ -379,19 +379,65 @@ func (e *Engine) RetryAction(ctx context.Context, suggestionID string, n int, ac
 	}, actor)
 }
 
-// DropAction gives up on an action that has not run: it will never run.
+// DropAction gives up on an action that has not run: it will never run,
+// and neither will the later steps of its plan that wait for it (each
+// dropped with it, saying why): nothing else would ever release them.
 func (e *Engine) DropAction(ctx context.Context, suggestionID string, n int, actor string) (ActionRun, error) {
-	return e.changeAction(ctx, suggestionID, n, func(r ActionRun, now time.Time) (ActionRun, scouts.AuditEvent, error) {
+	if actor == "" {
+		actor = "user"
+	}
+	if _, err := e.cfg.Store.GetSuggestion(ctx, suggestionID); err != nil {
+		return ActionRun{}, err
+	}
+	now := e.cfg.Now()
+	var changed []ActionRun
+	got, err := e.cfg.Store.UpdateActionRuns(ctx, ActionKey(suggestionID, n), func(r ActionRun, all []ActionRun) ([]ActionRun, []scouts.AuditEvent, error) {
 		if r.State != ActionQueued && r.State != ActionFailed {
-			return r, scouts.AuditEvent{}, scouts.Errorf(scouts.EConflict, "action %d (%s) is %s: only a queued or failed action can be dropped", r.N, r.Action, r.State)
+			return nil, nil, scouts.Errorf(scouts.EConflict, "action %d (%s) is %s: only a queued or failed action can be dropped", r.N, r.Action, r.State)
 		}
 		summary := fmt.Sprintf("%s dropped by %s: it will not run", capitalise(describeAction(r)), actor)
 		if r.LastError != "" {
 			summary += " (last error: " + r.LastError + ")"
 		}
-		r.State = ActionDropped
-		return r, scouts.AuditEvent{Type: scouts.AuditActionDropped, Outcome: scouts.OutcomeSkipped, Summary: summary}, nil
-	}, actor)
+		r.State, r.UpdatedAt = ActionDropped, now
+		changed = append(changed[:0], r)
+		audit := []scouts.AuditEvent{{TraceID: r.TraceID, Stage: scouts.StageDecision, Type: scouts.AuditActionDropped, Outcome: scouts.OutcomeSkipped,
+			Summary: summary, Refs: actionRefs(r, "actor", actor), At: now}}
+		for _, w := range waitingOn(r.N, all) {
+			w.State, w.UpdatedAt = ActionDropped, now
+			changed = append(changed, w)
+			audit = append(audit, scouts.AuditEvent{TraceID: w.TraceID, Stage: scouts.StageDecision, Type: scouts.AuditActionDropped, Outcome: scouts.OutcomeSkipped,
+				Summary: fmt.Sprintf("%s dropped: it waited for step %d (%s), which %s dropped", capitalise(describeAction(w)), r.N, r.Action, actor),
+				Refs:    actionRefs(w, "actor", actor), At: now})
+		}
+		return changed, audit, nil
+	})
+	if scouts.ErrorCode(err) == scouts.ENotFound {
+		return ActionRun{}, scouts.Errorf(scouts.ENotFound, "suggestion %s has no action %d", suggestionID, n)
+	}
+	if err != nil {
+		return ActionRun{}, err
+	}
+	for _, r := range changed {
+		e.emit(scouts.Event{Type: scouts.EventActionUpdated, Data: r})
+	}
+	return got, nil
+}
+
+// waitingOn returns the queued actions of all that wait, directly or
+// through other steps, for the action n.
+func waitingOn(n int, all []ActionRun) []ActionRun {
+	gone := map[int]bool{n: true}
+	var out []ActionRun
+	// all is ordered by N and a step waits only for an earlier one, so one
+	// pass finds the whole chain.
+	for _, a := range all {
+		if a.After != 0 && gone[a.After] && a.State == ActionQueued {
+			gone[a.N] = true
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 func (e *Engine) changeAction(ctx context.Context, suggestionID string, n int, change func(ActionRun, time.Time) (ActionRun, scouts.AuditEvent, error), actor string) (ActionRun, error) {

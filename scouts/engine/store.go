@@ -165,6 +165,11 @@ type Store interface {
 	// of its suggestion's actions (by N), and returns the ones to add
 	// (a plan's on_failure steps, added with the failure they follow).
 	FinishActionRun(ctx context.Context, key string, change func(r ActionRun, all []ActionRun) (ActionRun, []ActionRun, []scouts.AuditEvent, error)) (ActionRun, error)
+	// UpdateActionRuns is UpdateActionRun that may change other actions
+	// of the same suggestion too: change gets the action and all of its
+	// suggestion's actions, and returns every action it changed (the one
+	// named by key among them), stored with the audit in one transaction.
+	UpdateActionRuns(ctx context.Context, key string, change func(r ActionRun, all []ActionRun) ([]ActionRun, []scouts.AuditEvent, error)) (ActionRun, error)
 	// FillEntityBody sets an entity's body to body, at at, when it is
 	// still placeholder (the body it was approved with), and returns it;
 	// filled is false when its body had changed. An entity that is gone
