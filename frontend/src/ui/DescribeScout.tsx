@@ -3,6 +3,7 @@ import { definitionsApi, type Draft } from '../api/definitions';
 import { asApiError } from '../api/errors';
 import { definitionText, parseDefinitionText, riskLabel, validityText } from '../logic/definitions';
 import '../definitions.css';
+import { loopInRefusal } from '../logic/graph';
 import { Dialog } from './Dialog';
 import { useActions } from './hooks';
 
@@ -16,7 +17,16 @@ type Step =
  * and says what it will do and what is risky; the person edits it and
  * creates it, or cancels. Nothing is saved before the Create click.
  * drafting: a model is configured (else only the templates are offered). */
-export function DescribeScout({ drafting, onClose }: { drafting: boolean; onClose: () => void }) {
+export function DescribeScout({
+  drafting,
+  onClose,
+  onLoop,
+}: {
+  drafting: boolean;
+  onClose: () => void;
+  /** Told the loop of scouts a refusal names (null: none), to draw it. */
+  onLoop?: (loop: string[] | null) => void;
+}) {
   const actions = useActions();
   const api = definitionsApi(actions.api);
   const [description, setDescription] = useState('');
@@ -60,6 +70,7 @@ export function DescribeScout({ drafting, onClose }: { drafting: boolean; onClos
       return null;
     }
     const d = await api.check(parsed.doc);
+    onLoop?.(d.errors?.map((e) => loopInRefusal(e.reason)).find((l) => l) ?? null);
     setStep({ at: 'review', draft: { ...d, definition: parsed.doc }, text, edited: false, from });
     return d;
   };
@@ -97,6 +108,7 @@ export function DescribeScout({ drafting, onClose }: { drafting: boolean; onClos
       else onClose();
     } catch (e) {
       setProblem(`Not created. ${asApiError(e).full}`);
+      onLoop?.(loopInRefusal(asApiError(e).full));
     } finally {
       setBusy(false);
     }

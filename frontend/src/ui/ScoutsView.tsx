@@ -4,6 +4,7 @@ import { AddFolderScout } from './AddFolderScout';
 import { AddGmailScout } from './AddGmailScout';
 import { ScoutCard } from './ScoutCard';
 import { DescribeScout } from './DescribeScout';
+import { ScoutGraph } from './ScoutGraph';
 import { definitionsApi, type DefinitionsStatus } from '../api/definitions';
 import { useActions, useLoad, useNow } from './hooks';
 
@@ -13,6 +14,9 @@ export function ScoutsView({ s, add }: { s: AppState; add?: boolean }) {
   const [adding, setAdding] = useState(!!add);
   const [addingGmail, setAddingGmail] = useState(false);
   const [describing, setDescribing] = useState(false);
+  // The loop the last refused save named, drawn on the graph (after the
+  // dialog closes too) until the next description starts.
+  const [refusedLoop, setRefusedLoop] = useState<string[] | null>(null);
   useEffect(() => setAdding(!!add), [add]);
   const api = useActions().api;
   // Read again whenever the agent has read its definitions folder (a file
@@ -48,12 +52,24 @@ export function ScoutsView({ s, add }: { s: AppState; add?: boolean }) {
           <button type="button" onClick={() => setAddingGmail(true)}>
             Add a Gmail scout
           </button>
-          <button type="button" onClick={() => setDescribing(true)}>
+          <button
+            type="button"
+            onClick={() => {
+              setRefusedLoop(null);
+              setDescribing(true);
+            }}
+          >
             Describe a scout
           </button>
         </div>
       )}
-      {describing && <DescribeScout drafting={!!status?.drafting} onClose={() => setDescribing(false)} />}
+      {describing && (
+        <DescribeScout
+          drafting={!!status?.drafting}
+          onLoop={setRefusedLoop}
+          onClose={() => setDescribing(false)}
+        />
+      )}
       {status && status.definition_errors.length > 0 && (
         <div class="panel definition-errors" role="alert">
           <p>
@@ -78,6 +94,9 @@ export function ScoutsView({ s, add }: { s: AppState; add?: boolean }) {
         <div class="empty">
           <p>No scouts yet. Add a folder scout: pick a folder, and each new file in it becomes a card in the Inbox.</p>
         </div>
+      )}
+      {s.scouts.loaded && scouts.length > 0 && (
+        <ScoutGraph seq={scouts.map((x) => x.id + x.name + x.updated_at).join()} refusedLoop={refusedLoop} />
       )}
       <div class="scouts">
         {scouts.map((sc) => (
