@@ -20,7 +20,7 @@ import (
 //   - storm: an outbound post past the scout's cap of posts in the last
 //     hour is blocked, and the scout's alarm raised.
 //
-// A blocked action is failed with its reason ("blocked: same move 40 s
+// A blocked action is failed with its reason ("blocked: same file.move 40 s
 // ago"), which the card's plan shows; the person may retry it once the
 // gate opens, or drop it. Quiet hours, the third gate, act earlier, on
 // the plan (quietHours).
@@ -63,7 +63,7 @@ func (e *Engine) gateAttempt(ctx context.Context, r ActionRun, now time.Time) (w
 	}
 	switch {
 	case flap != nil:
-		return fmt.Sprintf("blocked: same move %s (the scout's cooldown is %s)", scouts.Ago(now.Sub(flap.UpdatedAt)), set.Cooldown()), scouts.GateFlap, nil
+		return fmt.Sprintf("blocked: same %s %s (the scout's cooldown is %s)", r.Action, scouts.Ago(now.Sub(flap.UpdatedAt)), set.Cooldown()), scouts.GateFlap, nil
 	case outbound(r.Action) && posts >= set.StormCap():
 		return fmt.Sprintf("blocked: %d posts in the last hour, the scout's cap (notify_per_hour %d)", posts, set.StormCap()), scouts.GateStorm, nil
 	}

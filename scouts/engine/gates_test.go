@@ -48,7 +48,7 @@ func TestTheSameMoveTooSoonIsBlocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := h.waitAction(s.ID, 5, engine.ActionFailed)
-	if r.Action != actions.GmailArchive || r.LastError != "blocked: same move 40 s ago (the scout's cooldown is 2m0s)" || h.exec.count(r.Key) != 0 {
+	if r.Action != actions.GmailArchive || r.LastError != "blocked: same gmail.archive 40 s ago (the scout's cooldown is 2m0s)" || h.exec.count(r.Key) != 0 {
 		t.Fatalf("the second archive: %+v, ran %d times", r, h.exec.count(r.Key))
 	}
 	plan, err := h.engine.Plan(ctx, s.ID, "")
