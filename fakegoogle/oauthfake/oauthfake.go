@@ -273,6 +273,28 @@ func (s *Server) Revoke(tok string) bool {
 	return true
 }
 
+// RevokeAccount revokes every grant of account, as the user removing the
+// app from their Google account does, and returns how many it revoked: a
+// test that does not hold the product's tokens revokes them this way.
+func (s *Server) RevokeAccount(account string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, g := range s.refresh {
+		if strings.EqualFold(g.account, account) && !g.revoked {
+			g.revoked = true
+			n++
+		}
+	}
+	for _, a := range s.access {
+		if strings.EqualFold(a.g.account, account) && !a.g.revoked {
+			a.g.revoked = true
+			n++
+		}
+	}
+	return n
+}
+
 // ExpireAccessTokens ends every live access token of account before its
 // expiry while its refresh tokens stay good, as Google does now and then
 // (a password change on another session, a security event, a server
