@@ -53,8 +53,8 @@ func blockStyle(n *yaml.Node) {
 // a map has its keys in alphabetical order: then before when.
 var ruleKeyOrder = map[string][]string{
 	"rule":   {"id", "name", "enabled", "when", "then"},
-	"then":   {"verdict", "kind", "title", "project", "due", "actions"},
-	"action": {"action", "params"},
+	"then":   {"verdict", "kind", "title", "project", "due", "actions", "on_failure"},
+	"action": {"action", "params", "output_as"},
 }
 
 // orderRules puts the keys of each rule of a document (n, as decoded) in
@@ -71,9 +71,11 @@ func orderRules(n *yaml.Node) {
 		orderKeys(r, ruleKeyOrder["rule"])
 		then := mappingValue(r, "then")
 		orderKeys(then, ruleKeyOrder["then"])
-		if acts := mappingValue(then, "actions"); acts != nil && acts.Kind == yaml.SequenceNode {
-			for _, a := range acts.Content {
-				orderKeys(a, ruleKeyOrder["action"])
+		for _, list := range []string{"actions", "on_failure"} {
+			if acts := mappingValue(then, list); acts != nil && acts.Kind == yaml.SequenceNode {
+				for _, a := range acts.Content {
+					orderKeys(a, ruleKeyOrder["action"])
+				}
 			}
 		}
 	}

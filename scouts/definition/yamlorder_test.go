@@ -15,7 +15,7 @@ import (
 // it in the schema's order, as docs/definitions.md promises.
 func TestYAMLWritesRuleKeysInTheSchemasOrder(t *testing.T) {
 	doc := `{"version":1,"kind":"folder","name":"Scans","enabled":true,"review":true,"rules":[
-		{"enabled":true,"id":"bills","name":"Bills","then":{"actions":[{"params":{"to":"~/Bills"},"action":"file.move"}],"title":"Bill","verdict":"inbox","kind":"task"},"when":{"name":{"contains":"bill"}}}]}`
+		{"enabled":true,"id":"bills","name":"Bills","then":{"on_failure":[{"params":{"url":"http://127.0.0.1:9/x"},"action":"webhook.post"}],"actions":[{"output_as":"moved","params":{"to":"~/Bills"},"action":"file.move"}],"title":"Bill","verdict":"inbox","kind":"task"},"when":{"name":{"contains":"bill"}}}]}`
 	out, err := definition.YAML([]byte(doc))
 	if err != nil {
 		t.Fatal(err)
@@ -27,14 +27,16 @@ func TestYAMLWritesRuleKeysInTheSchemasOrder(t *testing.T) {
 	rule := value(t, n.Content[0], "rules").Content[0]
 	then := value(t, rule, "then")
 	action := value(t, then, "actions").Content[0]
+	onFailure := value(t, then, "on_failure").Content[0]
 	for _, c := range []struct {
 		what string
 		got  *yaml.Node
 		want string
 	}{
 		{"rule", rule, "id name enabled when then"},
-		{"then", then, "verdict kind title actions"},
-		{"action", action, "action params"},
+		{"then", then, "verdict kind title actions on_failure"},
+		{"action", action, "action params output_as"},
+		{"on_failure step", onFailure, "action params"},
 	} {
 		if got := keys(c.got); got != c.want {
 			t.Errorf("%s keys: %q, want %q\n%s", c.what, got, c.want, out)
