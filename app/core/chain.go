@@ -9,8 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/scouts-hq/scouts/app/defdraft"
+	"github.com/scouts-hq/scouts/app/localdb"
 	"github.com/scouts-hq/scouts/connectors/directory"
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/engine"
@@ -251,8 +253,13 @@ func (c *Core) chainEvent(ev scouts.Event) {
 	}
 }
 
-// chainLoop runs the chain scouts on the queued events until ctx ends.
+// chainLoop runs the chain scouts on the queued events until ctx ends,
+// after catching up with what they missed while the agent was not running
+// them (chainCatchUp).
 func (c *Core) chainLoop(ctx context.Context) {
+	if err := c.chainCatchUp(ctx); err != nil && ctx.Err() == nil {
+		c.log.Warn("chain scouts: catch up", "err", err)
+	}
 	for {
 		c.chains.mu.Lock()
 		evs := c.chains.events
@@ -269,6 +276,125 @@ func (c *Core) chainLoop(ctx context.Context) {
 		case <-c.chains.wake:
 		}
 	}
+}
+
+// chainCatchUp offers every chain scout the events of the scout it follows
+// since it was last saved (made, changed, switched on: a chain scout that
+// was off does not act later on what happened meanwhile), as they stand
+// in the database: an event whose
+// announcement was lost (the agent died between the decision's commit and
+// the chain's item) becomes its item now. One item per event (the item's
+// source ref names the event) keeps the others from coming twice; an
+// event refused past max_depth is not said again on its card's trail.
+func (c *Core) chainCatchUp(ctx context.Context) error {
+	list, err := c.DB.ListScouts(ctx)
+	if err != nil {
+		return err
+	}
+	for _, s := range list {
+		if s.Kind != scouts.KindChain || !s.Enabled {
+			continue
+		}
+		cfg, err := parseChain(s.Config)
+		if err != nil {
+			continue
+		}
+		from, err := chainTarget(cfg.On.Scout, list)
+		if err != nil {
+			continue
+		}
+		subs, err := c.chainSubjectsSince(ctx, from.ID, cfg.On.Event, s.UpdatedAt)
+		if err != nil {
+			return fmt.Errorf("core: chain %s: %w", s.ID, err)
+		}
+		var refs []string
+		for _, sub := range subs {
+			refs = append(refs, chainRef(chainDepth(sub.card)+1, sub))
+		}
+		known, err := c.DB.KnownRefs(ctx, s.ID, refs)
+		if err != nil {
+			return fmt.Errorf("core: chain %s: %w", s.ID, err)
+		}
+		for i, sub := range subs {
+			depth := chainDepth(sub.card) + 1
+			if known[refs[i]] || depth > cfg.maxDepth() {
+				continue
+			}
+			c.log.Info("chain scout: an event missed while the agent was not running it", "scout", s.ID, "event", sub.event, "id", sub.id)
+			if err := c.runChain(ctx, s, cfg, from, sub, depth); err != nil {
+				return fmt.Errorf("core: chain %s: %w", s.ID, err)
+			}
+		}
+	}
+	return nil
+}
+
+// chainSubjectsSince are the events of kind event of the scout from since
+// since, read from the database.
+func (c *Core) chainSubjectsSince(ctx context.Context, from, event string, since time.Time) ([]chainSubject, error) {
+	var out []chainSubject
+	if event == ChainActionDone {
+		runs, err := c.DB.ActionsRunSince(ctx, from, since)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range runs {
+			if r.State != engine.ActionDone {
+				continue
+			}
+			sub, ok, err := c.chainSubjectOf(ctx, scouts.Event{Type: scouts.EventActionUpdated, Data: r})
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				out = append(out, sub)
+			}
+		}
+		return out, nil
+	}
+	after := ""
+	for {
+		page, err := c.DB.ListSuggestions(ctx, localdb.SuggestionFilter{ScoutID: from, Status: scouts.StatusApproved, After: after, Limit: 1000})
+		if err != nil {
+			return nil, err
+		}
+		for _, card := range page {
+			if card.ResolvedAt.Before(since) {
+				continue
+			}
+			ev := scouts.Event{Type: scouts.EventSuggestionResolved, Data: card}
+			if event == ChainEntityCreated {
+				if card.ResolvedEntityID == "" {
+					continue
+				}
+				e, err := c.DB.GetEntity(ctx, card.ResolvedKind, card.ResolvedEntityID)
+				if scouts.ErrorCode(err) == scouts.ENotFound {
+					continue // deleted since
+				}
+				if err != nil {
+					return nil, err
+				}
+				ev = scouts.Event{Type: scouts.EventEntityCreated, Data: e}
+			}
+			sub, ok, err := c.chainSubjectOf(ctx, ev)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				out = append(out, sub)
+			}
+		}
+		if len(page) < 1000 {
+			return out, nil
+		}
+		after = page[len(page)-1].ID
+	}
+}
+
+// chainRef is the source ref of the chain item an event makes: the same
+// event, the same ref.
+func chainRef(depth int, sub chainSubject) string {
+	return fmt.Sprintf("chain:%d:%s:%s", depth, sub.event, sub.id)
 }
 
 // chainSubject is what happened, for the scouts following its card's
@@ -365,7 +491,7 @@ func (c *Core) runChain(ctx context.Context, s scouts.Scout, cfg chainConfig, fr
 		}
 		return err
 	}
-	ref := fmt.Sprintf("chain:%d:%s:%s", depth, sub.event, sub.id)
+	ref := chainRef(depth, sub)
 	meta := scouts.ItemMetadata{
 		Title: sub.title, Excerpt: sub.card.Excerpt, Sender: from.Name, Path: sub.card.Path, URL: sub.card.URL,
 		ProposedKind: sub.kind, ReceivedAt: c.now(), Body: sub.card.Excerpt,
