@@ -295,6 +295,7 @@ func (e *Engine) proposePlan(sc scouts.Scout, s scouts.Suggestion, kind scouts.E
 			add(actions.GmailLabel, p, true, "default")
 		}
 	}
+	ran := arrivalRuns(runs)
 	for _, ra := range ruleActions(s.Assessment) {
 		if ra.OnFailure {
 			continue // queued only when a step fails (steps.go)
@@ -303,7 +304,7 @@ func (e *Engine) proposePlan(sc scouts.Scout, s scouts.Suggestion, kind scouts.E
 		if ra.RuleID != "" {
 			origin = "rule:" + ra.RuleID
 		}
-		if ranOnArrival(runs, ra.Action, origin) || (!ra.Plan && slices.ContainsFunc(steps, func(st PlanStep) bool {
+		if ran.take(ra, origin) || (!ra.Plan && slices.ContainsFunc(steps, func(st PlanStep) bool {
 			return st.Action == ra.Action && jsonEqual(st.Params, ra.Params)
 		})) {
 			continue // already done, or already in the plan (archive by default and by the rule)
@@ -323,9 +324,47 @@ func (e *Engine) proposePlan(sc scouts.Scout, s scouts.Suggestion, kind scouts.E
 	return steps
 }
 
-func ranOnArrival(runs []ActionRun, action, origin string) bool {
+// ranOnArrival accounts for the actions of a card recorded on arrival,
+// each matched to one rule action at most, so that a rule proposing the
+// same action twice has one of them hidden per run, not both.
+type ranOnArrival struct {
+	// steps counts, per rule, the steps of its plan recorded on arrival:
+	// arrival records a plan's steps in order and stops at the first it
+	// holds, so they are its first steps, matched by their place in the
+	// plan (two steps may share an action and even its parameters).
+	steps map[string]int
+	seen  map[string]int // plan steps of each rule matched so far
+	// others are the other actions run on arrival, each matched to the
+	// first rule action of the same rule, action and parameters.
+	others []ActionRun
+}
+
+func arrivalRuns(runs []ActionRun) *ranOnArrival {
+	out := &ranOnArrival{steps: map[string]int{}, seen: map[string]int{}}
 	for _, r := range runs {
-		if r.Phase == PhaseArrival && r.Action == action && r.Origin == origin {
+		switch {
+		case r.Phase != PhaseArrival:
+		case r.Step != nil && r.Step.OnFailure:
+			// Added when a step failed: no step the card proposes.
+		case r.Step != nil:
+			out.steps[r.Origin]++
+		default:
+			out.others = append(out.others, r)
+		}
+	}
+	return out
+}
+
+// take reports whether ra (of origin) was run on arrival, and if so
+// matches it to that run.
+func (o *ranOnArrival) take(ra scouts.RuleAction, origin string) bool {
+	if ra.Plan {
+		o.seen[origin]++
+		return o.seen[origin] <= o.steps[origin]
+	}
+	for i, r := range o.others {
+		if r.Origin == origin && r.Action == ra.Action && jsonEqual(r.Params, ra.Params) {
+			o.others = slices.Delete(o.others, i, i+1)
 			return true
 		}
 	}
