@@ -36,4 +36,29 @@ describe('learning thresholds', () => {
     // A form without the field leaves the scout's value as it is.
     expect(settingsFromForm({ cold_start: '30', screen_below: '10', spam_above: '90' }, withSilence)).toEqual(withSilence);
   });
+
+  it('shows the gates in force and reads them back: cooldown in minutes, quiet hours both or neither', () => {
+    const gated = { ...cur, cooldown_seconds: 300, notify_per_hour: 30, quiet_start: '', quiet_end: '' };
+    const f = settingsForm(gated);
+    expect(f).toMatchObject({ cooldown_minutes: '5', notify_per_hour: '30', quiet_start: '', quiet_end: '' });
+    expect(settingsFromForm(f, gated)).toEqual(gated);
+    const next = { ...f, cooldown_minutes: '2', notify_per_hour: '5', quiet_start: '22:00', quiet_end: '07:00' };
+    expect(settingsFromForm(next, gated)).toEqual({
+      ...gated,
+      cooldown_seconds: 120,
+      notify_per_hour: 5,
+      quiet_start: '22:00',
+      quiet_end: '07:00',
+    });
+    expect(settingsFromForm({ ...f, cooldown_minutes: '1.5' }, gated)).toMatchObject({ cooldown_seconds: 90 });
+    expect(settingsForm({ ...gated, cooldown_seconds: 90 }).cooldown_minutes).toBe('1.5');
+    expect(settingsFromForm({ ...next, quiet_end: '' }, gated)).toBe('Quiet hours: give both times, from and to, or neither.');
+    expect(settingsFromForm({ ...next, quiet_start: '' }, gated)).toBe('Quiet hours: give both times, from and to, or neither.');
+    expect(settingsFromForm({ ...next, quiet_end: '22:00' }, gated)).toMatch(/^Quiet hours: from and to must differ/);
+    expect(settingsFromForm({ ...next, quiet_end: '7' }, gated)).toMatch(/^Quiet hours: times of day/);
+    expect(settingsFromForm({ ...f, cooldown_minutes: '0' }, gated)).toMatch(/^Cooldown/);
+    expect(settingsFromForm({ ...f, cooldown_minutes: '' }, gated)).toMatch(/^Cooldown/);
+    expect(settingsFromForm({ ...f, notify_per_hour: '0' }, gated)).toMatch(/^Posts an hour/);
+    expect(settingsFromForm({ ...f, notify_per_hour: '2.5' }, gated)).toMatch(/^Posts an hour/);
+  });
 });

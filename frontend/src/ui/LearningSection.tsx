@@ -7,8 +7,8 @@ import type { ManagedRefusal } from '../state/managed';
 import { useActions } from './hooks';
 import { WriteFileOffer } from './WriteFileOffer';
 
-/** A scout's learner: how far it has come, its thresholds, and a way to
- * make it forget. */
+/** A scout's learner: how far it has come, its thresholds, the gates of
+ * its actions, and a way to make it forget. */
 export function LearningSection({ sc, learning }: { sc: Scout; learning?: Learning }) {
   const actions = useActions();
   const [loadError, setLoadError] = useState<ApiError | null>(null);
@@ -143,6 +143,82 @@ export function LearningSection({ sc, learning }: { sc: Scout; learning?: Learni
                 <span class="muted small">days left alone</span>
               </span>
             </label>
+            {shown.cooldown_minutes !== undefined && (
+              <label
+                class="field compact"
+                for={id('cooldown')}
+                title="The same action on the same card with the same params again within this time is blocked, so that rules or approvals cannot make a folder or a mailbox flap"
+              >
+                <span>Cooldown</span>
+                <span class="inline">
+                  <input
+                    id={id('cooldown')}
+                    type="number"
+                    min={0.02}
+                    max={10080}
+                    step="any"
+                    value={shown.cooldown_minutes}
+                    onInput={edit('cooldown_minutes')}
+                  />
+                  <span class="muted small">minutes before the same action again</span>
+                </span>
+              </label>
+            )}
+            {shown.notify_per_hour !== undefined && (
+              <label
+                class="field compact"
+                for={id('storm')}
+                title="Outbound posts (webhook.post) past this many in the last hour are blocked, so that a flooded source cannot drown a receiver"
+              >
+                <span>Posts an hour</span>
+                <span class="inline">
+                  <input
+                    id={id('storm')}
+                    type="number"
+                    min={1}
+                    max={10000}
+                    step={1}
+                    value={shown.notify_per_hour}
+                    onInput={edit('notify_per_hour')}
+                  />
+                  <span class="muted small">at most; more are blocked</span>
+                </span>
+              </label>
+            )}
+            {shown.quiet_start !== undefined && (
+              <fieldset
+                class="field compact quiet-hours"
+                title="While they last (this computer's time), a write action a policy allows waits on its card for approval"
+              >
+                <legend>Quiet hours</legend>
+                <span class="inline">
+                  <label for={id('quiet-from')}>from</label>
+                  <input id={id('quiet-from')} type="time" aria-label="Quiet from" value={shown.quiet_start} onInput={edit('quiet_start')} />
+                  <label for={id('quiet-to')}>to</label>
+                  <input
+                    id={id('quiet-to')}
+                    type="time"
+                    aria-label="Quiet to"
+                    value={shown.quiet_end}
+                    onInput={edit('quiet_end')}
+                  />
+                  {(shown.quiet_start || shown.quiet_end) && (
+                    <button
+                      type="button"
+                      class="quiet"
+                      onClick={() => {
+                        setForm({ ...shown, quiet_start: '', quiet_end: '' });
+                        setProblem('');
+                        setRefusal(null);
+                      }}
+                    >
+                      No quiet hours
+                    </button>
+                  )}
+                  {!shown.quiet_start && !shown.quiet_end && <span class="muted small">none</span>}
+                </span>
+              </fieldset>
+            )}
             <div class="learning-actions">
               <button type="submit" disabled={!dirty || saving}>
                 {saving ? 'Saving…' : 'Save thresholds'}
