@@ -66,6 +66,18 @@ type PlanAction struct {
 	Failing   bool            `json:"failing,omitempty"`
 	Result    json.RawMessage `json:"result,omitempty"`
 	UpdatedAt *time.Time      `json:"updated_at,omitempty"`
+	// After is the N of the step this one waits for (a step of a rule's
+	// plan, docs/actions.md "Steps"): the outbox takes it only once that
+	// one is done, and a step failed for good holds it until retried or
+	// dropped.
+	After int `json:"after,omitempty"`
+	// OnFailure marks an on_failure step, added because the step FailedN
+	// failed for good (FailedN is set in a card's plan only).
+	OnFailure bool `json:"on_failure,omitempty"`
+	FailedN   int  `json:"failed_n,omitempty"`
+	// OutputAs names the step's result for the steps after it
+	// ({{.steps.NAME.field}}).
+	OutputAs string `json:"output_as,omitempty"`
 }
 
 // Plan is a card's plan (GET /api/v1/suggestions/{id}/plan, and the plan

@@ -48,12 +48,17 @@ func (s *Server) plan(r *http.Request, id string, as scouts.EntityKind) (*apityp
 		if d, ok := s.actionDef(run.Action); ok {
 			a.Description, a.Risk, a.Runs = d.Description, string(d.Risk), string(d.Where)
 		}
+		a.FailedN = engine.FailedStepN(p.Runs, run)
 		out.Actions = append(out.Actions, a)
 	}
 	for _, st := range p.Proposed {
-		out.Actions = append(out.Actions, apitype.PlanAction{Action: st.Action, Params: st.Params, Enabled: st.Enabled, Origin: st.Origin,
+		a := apitype.PlanAction{Action: st.Action, Params: st.Params, Enabled: st.Enabled, Origin: st.Origin,
 			Description: st.Description, Risk: string(st.Risk), Runs: string(st.Where), Mode: string(st.Mode), ModeSource: string(st.Source),
-			State: "proposed"})
+			State: "proposed"}
+		if st.Step != nil {
+			a.OutputAs = st.Step.OutputAs
+		}
+		out.Actions = append(out.Actions, a)
 	}
 	return out, nil
 }
@@ -73,6 +78,10 @@ func toPlanAction(r engine.ActionRun) apitype.PlanAction {
 		Attempts: r.Attempts, Error: r.LastError, Failing: r.Failing(), Result: r.Result, UpdatedAt: timePtr(r.UpdatedAt)}
 	if r.State == engine.ActionQueued && r.Attempts > 0 {
 		a.NextRetry = timePtr(r.NextAt)
+	}
+	a.After = r.After
+	if r.Step != nil {
+		a.OnFailure, a.OutputAs = r.Step.OnFailure, r.Step.OutputAs
 	}
 	return a
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"strconv"
+	"strings"
 
 	"github.com/scouts-hq/scouts/scouts"
 	"github.com/scouts-hq/scouts/scouts/actions"
@@ -174,4 +176,31 @@ func queueOnFailure(failed ActionRun, others []ActionRun, steps []PlanStep) ([]A
 			Refs:    actionRefs(r, "actor", "policy", "failed_key", failed.Key), At: failed.UpdatedAt})
 	}
 	return runs, audit
+}
+
+// FailedStepN returns the N of the step whose failure added the on_failure
+// step r, among its suggestion's runs; 0 when r is no on_failure step. The
+// step is found as queueOnFailure named it (run.failed_step, "2:webhook.post"):
+// the second step of r's plan recorded, in the order of their numbers.
+func FailedStepN(runs []ActionRun, r ActionRun) int {
+	if r.Step == nil || !r.Step.OnFailure {
+		return 0
+	}
+	index, action, ok := strings.Cut(r.Step.Run["failed_step"], ":")
+	k, err := strconv.Atoi(index)
+	if !ok || err != nil || k < 1 {
+		return 0
+	}
+	for _, o := range runs {
+		if o.Step == nil || o.Step.OnFailure || o.Origin != r.Origin {
+			continue
+		}
+		if k--; k == 0 {
+			if o.Action != action {
+				return 0
+			}
+			return o.N
+		}
+	}
+	return 0
 }
