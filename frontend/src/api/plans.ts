@@ -59,6 +59,15 @@ export interface PlanAction {
   failing?: boolean;
   result?: unknown;
   updated_at?: string;
+  /** A step of a rule's plan: the n of the step it waits for (it runs
+   * once that one is done; one failed for good holds it). */
+  after?: number;
+  /** An on_failure step, added because step failed_n failed for good
+   * (failed_n in a card's plan only). */
+  on_failure?: boolean;
+  failed_n?: number;
+  /** The name the step's result goes by for the steps after it. */
+  output_as?: string;
 }
 
 /** GET /api/v1/suggestions/{id}/plan: recorded actions first, then what

@@ -14,6 +14,7 @@ import {
   type Ticks,
 } from '../logic/plan';
 import { POLICIES_HREF } from '../logic/router';
+import { stepNote } from '../logic/steps';
 import { useActions } from './hooks';
 
 interface Props {
@@ -74,7 +75,7 @@ export function PlanList({ actions, ticks, onTick, scoutName, home, now, disable
       {recorded.length > 0 && (
         <ul class="plan-list" aria-label="Actions recorded">
           {recorded.map((a) => (
-            <li key={a.n} class={'plan-item' + (a.failing ? ' failing' : '')}>
+            <li key={a.n} data-n={a.n} class={'plan-item' + (a.failing ? ' failing' : '')}>
               <span class="plan-tick">
                 <span class={`badge run-${a.state}`}>{STATE_LABEL[a.state] ?? a.state}</span>{' '}
                 <span>{actionLabel(a, home)}</span>
@@ -83,16 +84,43 @@ export function PlanList({ actions, ticks, onTick, scoutName, home, now, disable
               <span class="muted small">
                 {a.phase === 'arrival' ? 'on arrival, ' : ''}
                 from {modeSourceLabel(a.mode_source, a.risk, scoutName)}
+                {a.output_as && <> · its result is {a.output_as} for the steps after it</>}
                 {a.updated_at && (
                   <span title={fullTime(a.updated_at)}> · {age(a.updated_at, now)}</span>
                 )}
               </span>
+              <StepLine a={a} all={recorded} />
               {a.failing && <FailingDetail a={a} now={now} />}
             </li>
           ))}
         </ul>
       )}
     </div>
+  );
+}
+
+/** Where a step of a rule's plan stands: what it waits for, the failed
+ * step that holds it (with a button to that step's Retry and Drop), or
+ * whose failure added it. */
+function StepLine({ a, all }: { a: PlanAction; all: readonly PlanAction[] }) {
+  const note = stepNote(a, all);
+  if (!note) return null;
+  const goTo = (e: Event) => {
+    const list = (e.currentTarget as HTMLElement).closest('.plan-list');
+    list?.querySelector<HTMLButtonElement>(`li[data-n="${note.heldBy}"] .failing-action button`)?.focus();
+  };
+  return (
+    <p class={'small step-note' + (note.heldBy ? ' held' : ' muted')}>
+      <span>{note.text[0]!.toUpperCase() + note.text.slice(1)}</span>
+      {note.heldBy && (
+        <>
+          {' '}
+          <button type="button" class="small-btn quiet" onClick={goTo}>
+            Go to step {note.heldBy}
+          </button>
+        </>
+      )}
+    </p>
   );
 }
 
