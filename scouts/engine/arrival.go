@@ -100,7 +100,7 @@ func (e *Engine) onArrival(ctx context.Context, as *assessor, s scouts.Scout, re
 		for _, st := range e.proposePlan(s, sug, kind, pc.pol, pc.defs, nil)[1:] {
 			e.arrivalPlanStep(ctx, s, sug, st, PhaseApproval, rec, newRun, held, now)
 		}
-		chainSteps(rec.Actions)
+		chainSteps(nil, rec.Actions)
 		return nil
 	}
 	held := map[string]bool{}
@@ -110,7 +110,7 @@ func (e *Engine) onArrival(ctx context.Context, as *assessor, s scouts.Scout, re
 		}
 		e.arrivalPlanStep(ctx, s, sug, st, PhaseArrival, rec, newRun, held, now)
 	}
-	chainSteps(rec.Actions)
+	chainSteps(nil, rec.Actions)
 	return nil
 }
 

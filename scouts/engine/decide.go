@@ -155,7 +155,7 @@ func (e *Engine) recordPlan(s scouts.Suggestion, ent scouts.Entity, steps []Plan
 		}
 		runs = append(runs, r)
 	}
-	chainSteps(runs)
+	chainSteps(existing, runs)
 	return runs, audit
 }
 

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -49,5 +50,18 @@ func TestAHeldStepOfTheSameActionAsOneRunOnArrivalStaysOnTheCard(t *testing.T) {
 	}
 	if p := plan.Proposed[3].Params; !json.Valid(p) || string(p) != `{"url":"https://example.com/b"}` {
 		t.Fatalf("the held step proposed is %s, want the second webhook", p)
+	}
+	// Approved, the held steps wait for the one run on arrival: the
+	// label for step 1, the second webhook for the label.
+	if _, _, err := h.engine.Approve(ctx, s.ID, engine.Approval{As: scouts.EntityNote}); err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := h.db.ActionRuns(ctx, s.ID)
+	var got []string
+	for _, r := range runs {
+		got = append(got, fmt.Sprintf("%d %s after=%d", r.N, r.Action, r.After))
+	}
+	if want := []string{"1 webhook.post after=0", "2 note.create after=0", "3 gmail.archive after=0", "4 gmail.label after=1", "5 webhook.post after=4"}; !slices.Equal(got[:5], want) {
+		t.Fatalf("recorded %q, want %q", got, want)
 	}
 }

@@ -47,9 +47,20 @@ func ruleStep(ra scouts.RuleAction) *Step {
 }
 
 // chainSteps makes each step of a plan among runs wait for the step of the
-// same rule before it (runs in order, numbered).
-func chainSteps(runs []ActionRun) {
+// same rule before it (runs in order, numbered), the first of a rule
+// waiting for that rule's last step recorded before (existing): the steps
+// approved with a card follow the ones run on its arrival.
+func chainSteps(existing, runs []ActionRun) {
 	last := map[string]int{}
+	for _, r := range existing {
+		switch {
+		case r.Step == nil || r.Step.OnFailure:
+		case r.State == ActionDropped || r.State == ActionCancelled || r.State == ActionUndone:
+			// Never to be done: waiting for it would wait forever.
+		default:
+			last[r.Origin] = max(last[r.Origin], r.N)
+		}
+	}
 	for i, r := range runs {
 		if r.Step == nil || r.Step.OnFailure {
 			continue
