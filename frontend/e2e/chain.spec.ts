@@ -7,7 +7,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Scout } from '../src/api/types';
+import type { Scout, Suggestion } from '../src/api/types';
 import { ARTIFACTS, startAgent } from './agent';
 
 const shot = (page: Page, name: string) =>
@@ -40,6 +40,11 @@ test('a refused loop of scouts, drawn in red on the graph', async ({ page }) => 
     await expect(graph.getByRole('list', { name: 'Arrows of the graph' })).toContainText('Sorter → Follow-ups: on entity.created');
     await expect(graph.getByRole('img', { name: /^Follow-ups \(chain\), after Sorter$/ })).toBeVisible();
     await expect(graph.locator('path.graph-edge.cycle')).toHaveCount(0);
+    // The chain scout has no runs of its own: its card says what it runs
+    // on, not "Starting" for ever.
+    const chainCard = page.getByRole('article', { name: 'Follow-ups' });
+    await expect(chainCard).toContainText('Runs on entity.created of Sorter · no item yet');
+    await expect(chainCard.locator('.badge')).toHaveText('Working');
     // Each box is a stop of the Tab key.
     await graph.getByRole('img', { name: /^Sorter/ }).focus();
     await page.keyboard.press('Tab');
@@ -75,6 +80,17 @@ test('a refused loop of scouts, drawn in red on the graph', async ({ page }) => 
     await graph.scrollIntoViewIfNeeded();
     await shot(page, 'scout-graph-refused-loop');
     expect((await agent.api<Scout[]>('/scouts')).map((s) => s.name).sort()).toEqual(['Follow-ups', 'Sorter']);
+
+    // A card of Sorter approved as a task is an entity.created: the chain
+    // scout's card says its item has come.
+    agent.drop('Drop/invoice.md', '# Invoice 7\n\nPlease pay 40 EUR.\n');
+    const sorterCard = page.getByRole('article', { name: 'Invoice 7' });
+    await page.goto(agent.origin + '/#/inbox');
+    await expect(sorterCard).toBeVisible();
+    const [card] = await agent.api<Suggestion[]>('/suggestions?status=pending&limit=10');
+    await agent.api('/suggestions/' + card!.id + '/approve', json('POST', { as: 'task' }));
+    await page.goto(agent.origin + '/#/scouts');
+    await expect(chainCard).toContainText('Runs on entity.created of Sorter · last item just now');
     expect(errors).toEqual([]);
   } finally {
     await agent.stop();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { scout } from '../state/testdata';
-import { scoutsHealth } from './health';
+import { chainActivity, scoutState, scoutsHealth } from './health';
 
 describe('scouts at a glance', () => {
   it('count by health: a webhook scout that runs nothing here is as well as the others', () => {
@@ -17,5 +17,35 @@ describe('scouts at a glance', () => {
     );
     expect(scoutsHealth([s('a', 'starting')])).toBe('1 scout: 1 not run yet.');
     expect(scoutsHealth([])).toBe('No scouts yet.');
+  });
+
+  it('a chain scout runs nothing of its own: it says what it follows and when its last item came, not "Starting"', () => {
+    const invoices = scout('sc_inv', { name: 'Invoices' });
+    const starting = { ...scout('x').health, state: 'starting' as const };
+    const chain = scout('sc_ch', {
+      kind: 'chain',
+      name: 'Follow-ups',
+      running: false,
+      path: undefined,
+      config: { on: { scout: 'sc_inv', event: 'card.approved' } },
+      health: starting,
+    });
+    const now = Date.parse('2026-11-22T12:00:00Z');
+    expect(scoutState(chain)).toBe('ok');
+    expect(scoutsHealth([invoices, chain])).toBe('2 scouts, all ok.');
+    expect(chainActivity(chain, [invoices, chain], undefined, now)).toBe('Runs on card.approved of Invoices · no item yet');
+    expect(chainActivity(chain, [invoices, chain], '2026-11-22T11:57:00Z', now)).toMatch(
+      /^Runs on card\.approved of Invoices · last item 3 min ago$/,
+    );
+    // Followed by name, or by a scout since removed: the name as written.
+    const byName = { ...chain, config: { on: { scout: 'Invoices', event: 'entity.created' } } };
+    expect(chainActivity(byName, [invoices, byName], undefined, now)).toBe('Runs on entity.created of Invoices · no item yet');
+    const orphan = { ...chain, config: { on: { scout: 'sc_gone', event: 'action.done' } } };
+    expect(chainActivity(orphan, [orphan], undefined, now)).toBe('Runs on action.done of sc_gone · no item yet');
+    // Off, or failing, it says so as any scout.
+    expect(scoutState({ ...chain, enabled: false, health: { ...starting, state: 'disabled' } })).toBe('disabled');
+    // Other kinds keep their state.
+    expect(scoutState(scout('f', { health: starting }))).toBe('starting');
+    expect(chainActivity(invoices, [invoices], undefined, now)).toBeUndefined();
   });
 });

@@ -4,11 +4,19 @@ import { age, fullTime, plural, tildePath } from '../logic/format';
 import { useActions } from './hooks';
 import { needsReconnect } from '../logic/gmail';
 import { href } from '../logic/router';
+import { scoutState } from '../logic/health';
+import { ChainActivity } from './ChainActivity';
 import { LearningSection } from './LearningSection';
 import { RunSettingsLine } from './RunSettingsLine';
 import { ScoutHistoryButton } from './ScoutHistory';
 
-const KIND_NAME: Record<string, string> = { folder: 'Folder', webhook: 'Webhook', gmail: 'Gmail', agent: 'AI agent' };
+const KIND_NAME: Record<string, string> = {
+  folder: 'Folder',
+  webhook: 'Webhook',
+  gmail: 'Gmail',
+  agent: 'AI agent',
+  chain: 'Chain',
+};
 
 const STATE_LABEL: Record<string, string> = {
   ok: 'Working',
@@ -24,11 +32,17 @@ export function ScoutCard({
   now,
   learning,
   managedBy,
+  scouts = [],
+  newestCard,
 }: {
   sc: Scout;
   home?: string;
   now: number;
   learning?: Learning;
+  /** Every scout: a chain scout names the one it follows. */
+  scouts?: readonly Scout[];
+  /** When the newest of the scout's cards the window holds arrived. */
+  newestCard?: string;
   /** "file:NAME" when a definitions file manages the scout. */
   managedBy?: string;
 }) {
@@ -36,12 +50,16 @@ export function ScoutCard({
   const [confirming, setConfirming] = useState(false);
   const h = sc.health;
   const hid = `scout-${sc.id}-h`;
-  const notRunning = sc.enabled && !sc.running && h.state !== 'starting';
+  const state = scoutState(sc);
+  // A chain scout has no runner: it runs when the scout it follows has its
+  // event (docs/definitions.md, "Chaining scouts").
+  const chain = sc.kind === 'chain';
+  const notRunning = sc.enabled && !sc.running && h.state !== 'starting' && !chain;
   return (
     <article class="scout" aria-labelledby={hid}>
       <div class="scout-top">
         <h3 id={hid}>{sc.name}</h3>
-        <span class={`badge state-${h.state}`}>{STATE_LABEL[h.state] ?? h.state}</span>
+        <span class={`badge state-${state}`}>{STATE_LABEL[state] ?? state}</span>
         <span class="muted small">{KIND_NAME[sc.kind] ?? sc.kind}</span>
       </div>
       {sc.hook_url && (
@@ -56,22 +74,26 @@ export function ScoutCard({
           {sc.exclude?.length ? <span class="muted"> · never {sc.exclude.join(', ')}</span> : null}
         </p>
       )}
-      <p class="muted small">
-        {h.last_run_at ? (
-          <>
-            Last looked{' '}
-            <time dateTime={h.last_run_at} title={fullTime(h.last_run_at)}>
-              {age(h.last_run_at, now)}
-            </time>
-          </>
-        ) : sc.enabled ? (
-          'Has not looked yet'
-        ) : (
-          'Off'
-        )}
-        {' · '}
-        {plural(h.total_new, 'item')} found so far
-      </p>
+      {chain ? (
+        <ChainActivity sc={sc} scouts={scouts} newestHeld={newestCard} now={now} />
+      ) : (
+        <p class="muted small">
+          {h.last_run_at ? (
+            <>
+              Last looked{' '}
+              <time dateTime={h.last_run_at} title={fullTime(h.last_run_at)}>
+                {age(h.last_run_at, now)}
+              </time>
+            </>
+          ) : sc.enabled ? (
+            'Has not looked yet'
+          ) : (
+            'Off'
+          )}
+          {' · '}
+          {plural(h.total_new, 'item')} found so far
+        </p>
+      )}
       <RunSettingsLine sc={sc} now={now} />
       {managedBy && (
         <p class="muted small">

@@ -11,6 +11,11 @@ import { useActions, useLoad, useNow } from './hooks';
 export function ScoutsView({ s, add }: { s: AppState; add?: boolean }) {
   const now = useNow();
   const scouts = scoutList(s);
+  // The newest card of each scout the window holds: a chain scout's line
+  // says when its last item came.
+  const newestCard: Record<string, string> = {};
+  for (const c of Object.values(s.suggestions.items))
+    if (!newestCard[c.scout_id] || c.created_at > newestCard[c.scout_id]!) newestCard[c.scout_id] = c.created_at;
   const [adding, setAdding] = useState(!!add);
   const [addingGmail, setAddingGmail] = useState(false);
   const [describing, setDescribing] = useState(false);
@@ -107,6 +112,8 @@ export function ScoutsView({ s, add }: { s: AppState; add?: boolean }) {
             now={now}
             learning={s.learning[sc.id]}
             managedBy={status?.managed_by[sc.id]}
+            scouts={scouts}
+            newestCard={newestCard[sc.id]}
           />
         ))}
       </div>
