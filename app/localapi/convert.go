@@ -58,6 +58,12 @@ func toEntity(e scouts.Entity) apitype.Entity {
 	return out
 }
 
+// fedByEvents reports whether a kind of scout gets its items as they
+// happen (a chain scout another scout's events, an agent scout its
+// client's proposals) rather than from runs: without a run it is not
+// starting, it is waiting, which is as it should be.
+func fedByEvents(k scouts.Kind) bool { return k == scouts.KindChain || k == scouts.KindAgent }
+
 func toScout(s scouts.Scout, running bool) apitype.Scout {
 	out := apitype.Scout{
 		ID: s.ID, Kind: string(s.Kind), Name: s.Name, Enabled: s.Enabled, Review: s.Review, Running: running,
@@ -75,7 +81,7 @@ func toScout(s scouts.Scout, running bool) apitype.Scout {
 		out.Health.State = "disabled"
 	case s.LastError != "":
 		out.Health.State = "error"
-	case s.LastRunAt.IsZero():
+	case s.LastRunAt.IsZero() && !fedByEvents(s.Kind):
 		out.Health.State = "starting"
 	default:
 		out.Health.State = "ok"

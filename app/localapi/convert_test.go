@@ -26,3 +26,16 @@ func TestSuggestionCarriesTheProposedTitle(t *testing.T) {
 		t.Fatalf("a card without a proposed title: %s", b)
 	}
 }
+
+// A scout that runs gets "starting" until its first run; a chain or agent
+// scout, fed by events and never run, is ok while on and not failing.
+func TestScoutsFedByEventsAreNotStartingForEver(t *testing.T) {
+	for kind, want := range map[scouts.Kind]string{scouts.KindFolder: "starting", scouts.KindChain: "ok", scouts.KindAgent: "ok"} {
+		if got := toScout(scouts.Scout{ID: "sc_1", Kind: kind, Enabled: true}, false).Health.State; got != want {
+			t.Errorf("%s scout without a run: %q, want %q", kind, got, want)
+		}
+	}
+	if got := toScout(scouts.Scout{ID: "sc_1", Kind: scouts.KindChain, Enabled: true, LastError: "boom"}, false).Health.State; got != "error" {
+		t.Errorf("a failing chain scout: %q", got)
+	}
+}
