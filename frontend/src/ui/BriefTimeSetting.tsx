@@ -31,6 +31,10 @@ export function BriefTimeSetting() {
 
   const put = async (want: string) => {
     const id = ++seq.current;
+    const before = at;
+    // Shown as asked at once: a checkbox held to the stored value until the
+    // agent answered would spring back under the person's click.
+    setAt(want);
     setSave({ id, state: 'saving' });
     try {
       const got = await setBriefTime(actions.api, want);
@@ -39,7 +43,9 @@ export function BriefTimeSetting() {
       if (got.at !== 'off') setTime(got.at);
       setSave({ id, state: 'saved' });
     } catch (e) {
-      if (seq.current === id) setSave({ id, state: 'error', text: asApiError(e).full });
+      if (seq.current !== id) return;
+      setAt(before);
+      setSave({ id, state: 'error', text: asApiError(e).full });
     }
   };
   const on = at !== undefined && at !== 'off';
