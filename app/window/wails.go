@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -67,6 +68,21 @@ func Run(ctx context.Context, opts Options) error {
 				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					if strings.HasPrefix(r.URL.Path, "/api/") {
 						proxy.ServeHTTP(w, r)
+						// Wails v2 finishes the page's request from this
+						// goroutine, off GTK's main thread, which nothing
+						// then wakes: under load the page sat on "Loading
+						// suggestions…" with every answer in until the
+						// next stream event (the window test caught it in
+						// a stress run; fixed upstream in Wails v3,
+						// wailsapp/wails#5640). A no-op script, queued on
+						// the main loop just after the request is
+						// finished, wakes it.
+						mu.Lock()
+						c := wctx
+						mu.Unlock()
+						if c != nil {
+							time.AfterFunc(20*time.Millisecond, func() { runtime.WindowExecJS(c, "void 0;") })
+						}
 						return
 					}
 					next.ServeHTTP(w, r)
