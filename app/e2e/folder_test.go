@@ -171,10 +171,16 @@ func TestFolderScoutApprovalLoopSurvivesSIGKILL(t *testing.T) {
 	if !note.BodyPending {
 		t.Errorf("the note answered %+v: want its text to come", note)
 	}
-	for resolved, filled := 0, false; resolved < 3 || !filled; {
+	// Before the crash, each approval's step that reads the file's text
+	// is recorded done (not only its entity updated: the step is recorded
+	// done just after, and a kill in between leaves it interrupted and
+	// run again after the restart, which the trails below do not expect).
+	stepsDone := map[string]bool{}
+	for resolved, filled := 0, false; resolved < 3 || !filled || !stepsDone[taskSrc.ID] || !stepsDone[noteSrc.ID]; {
 		select {
 		case ev := <-stream:
 			var e apitype.Entity
+			var act apitype.PlanAction
 			switch {
 			case ev.Type == "suggestion.resolved":
 				resolved++
@@ -183,9 +189,11 @@ func TestFolderScoutApprovalLoopSurvivesSIGKILL(t *testing.T) {
 				if !strings.Contains(e.Body, "Decided to ship on Monday") || e.BodyPending {
 					t.Errorf("note = %+v, want the file's text", e)
 				}
+			case ev.Type == "action.updated" && json.Unmarshal(ev.Data, &act) == nil && act.State == "done":
+				stepsDone[act.SuggestionID] = true
 			}
 		case <-time.After(30 * time.Second):
-			t.Fatalf("within 30s: %d of 3 cards resolved, the note's text came: %v", resolved, filled)
+			t.Fatalf("within 30s: %d of 3 cards resolved, the note's text came: %v, steps done: %v", resolved, filled, stepsDone)
 		}
 	}
 
