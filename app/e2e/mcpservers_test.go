@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -150,6 +151,13 @@ func TestMCPFilesystemServerWritesOnceAcrossACrash(t *testing.T) {
 	// The approval is committed; the agent dies wherever its outbox is:
 	// before the call, during it or after it.
 	a.kill()
+	// The tool server outlives the agent for a moment (it ends when its
+	// standard input closes): a write it was making when the agent died
+	// may land after the kill, over the file the test replaces below
+	// (seen in a stress run: "written once\ne person\n"). The test looks
+	// once it is gone, as the person would after the crash.
+	poll(t, "the tool server to end after the agent", func() bool { return len(processesWithArg(root)) == 0 },
+		func() string { return fmt.Sprint("still running: ", processesWithArg(root)) })
 	// A file already there is replaced by the test: a second call of
 	// write_file would put its content back.
 	_, statErr := os.Stat(approved)
@@ -243,4 +251,29 @@ func planStep(p apitype.Plan, action string) apitype.PlanAction {
 		}
 	}
 	return apitype.PlanAction{}
+}
+
+// processesWithArg lists the processes with arg among their arguments
+// (read from /proc): a test's tool server, named by the temporary folder
+// it was given.
+func processesWithArg(arg string) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		for _, a := range strings.Split(string(b), "\x00") {
+			if a == arg {
+				out = append(out, pid)
+				break
+			}
+		}
+	}
+	return out
 }
