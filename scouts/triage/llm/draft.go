@@ -32,10 +32,20 @@ func (c *Client) Draft(ctx context.Context, description string, schema json.RawM
 		return nil, 0, scouts.Errorf(scouts.EInvalid, "draft: a token budget and a daily cap above 0 are required")
 	}
 	user, _ := json.Marshal(map[string]string{"description": description})
+	return c.defineScout(ctx, draftPrompt, user, schema, allow)
+}
+
+// defineScout asks the model, with prompt and the user message user, for
+// a scout definition in the structured output format schema, within the
+// allowance: the worst case (every byte of the body a token, the chat
+// template's overhead and the completion cap) is reserved first and
+// settled with the usage reported (the worst case when none was). Draft
+// and Revise differ only in what they ask.
+func (c *Client) defineScout(ctx context.Context, prompt string, user []byte, schema json.RawMessage, allow Allowance) (json.RawMessage, int, error) {
 	req := request{
 		Model: c.cfg.Model,
 		Messages: []message{
-			{Role: "system", Content: text(draftPrompt)},
+			{Role: "system", Content: text(prompt)},
 			{Role: "user", Content: text(string(user))},
 		},
 		MaxTokens: DraftMaxTokens,

@@ -33,31 +33,5 @@ func (c *Client) Revise(ctx context.Context, current json.RawMessage, instructio
 	if err != nil {
 		return nil, 0, fmt.Errorf("revise: the current definition: %w", err)
 	}
-	req := request{
-		Model: c.cfg.Model,
-		Messages: []message{
-			{Role: "system", Content: text(revisePrompt)},
-			{Role: "user", Content: text(string(user))},
-		},
-		MaxTokens:      DraftMaxTokens,
-		ResponseFormat: responseFormat{Type: "json_schema", JSONSchema: jsonSchema{Name: "scout_definition", Schema: schema}},
-	}
-	body, err := json.Marshal(req)
-	if err != nil {
-		return nil, 0, c.fail(err)
-	}
-	worst := len(body) + perMessageOverhead*len(req.Messages) + req.MaxTokens
-	res, ok, err := allow.Budget.Reserve(ctx, allow.Scout, allow.DailyTokens, worst)
-	if err != nil {
-		return nil, 0, fmt.Errorf("token budget: %w", err)
-	}
-	if !ok {
-		return nil, 0, ErrBudgetSpent
-	}
-	raw, tokens, err := c.draft(ctx, body)
-	if err == nil && tokens <= 0 {
-		tokens = worst
-	}
-	_ = allow.Budget.Commit(ctx, res, tokens)
-	return raw, tokens, err
+	return c.defineScout(ctx, revisePrompt, user, schema, allow)
 }
