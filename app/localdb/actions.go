@@ -163,14 +163,7 @@ func (d *DB) UpdateActionRun(ctx context.Context, key string, change func(engine
 func (d *DB) FinishActionRun(ctx context.Context, key string, change func(engine.ActionRun, []engine.ActionRun) (engine.ActionRun, []engine.ActionRun, []scouts.AuditEvent, error)) (engine.ActionRun, error) {
 	var out engine.ActionRun
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		cur, err := scanAction(tx.QueryRowContext(ctx, `SELECT `+actionCols+` FROM actions WHERE key = ?`, key))
-		if errors.Is(err, sql.ErrNoRows) {
-			return scouts.Errorf(scouts.ENotFound, "action %s not found", key)
-		}
-		if err != nil {
-			return fmt.Errorf("localdb: action %s: %w", key, err)
-		}
-		all, err := listActions(ctx, tx, `WHERE suggestion_id = ? ORDER BY n`, cur.SuggestionID)
+		cur, all, err := actionWithSiblings(ctx, tx, key)
 		if err != nil {
 			return err
 		}
@@ -191,19 +184,26 @@ func (d *DB) FinishActionRun(ctx context.Context, key string, change func(engine
 	return out, err
 }
 
+// actionWithSiblings reads the action key and all the actions of its
+// suggestion, in order.
+func actionWithSiblings(ctx context.Context, tx *sql.Tx, key string) (engine.ActionRun, []engine.ActionRun, error) {
+	cur, err := scanAction(tx.QueryRowContext(ctx, `SELECT `+actionCols+` FROM actions WHERE key = ?`, key))
+	if errors.Is(err, sql.ErrNoRows) {
+		return cur, nil, scouts.Errorf(scouts.ENotFound, "action %s not found", key)
+	}
+	if err != nil {
+		return cur, nil, fmt.Errorf("localdb: action %s: %w", key, err)
+	}
+	all, err := listActions(ctx, tx, `WHERE suggestion_id = ? ORDER BY n`, cur.SuggestionID)
+	return cur, all, err
+}
+
 // UpdateActionRuns changes actions of one suggestion in one transaction;
 // see engine.Store.
 func (d *DB) UpdateActionRuns(ctx context.Context, key string, change func(engine.ActionRun, []engine.ActionRun) ([]engine.ActionRun, []scouts.AuditEvent, error)) (engine.ActionRun, error) {
 	var out engine.ActionRun
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		cur, err := scanAction(tx.QueryRowContext(ctx, `SELECT `+actionCols+` FROM actions WHERE key = ?`, key))
-		if errors.Is(err, sql.ErrNoRows) {
-			return scouts.Errorf(scouts.ENotFound, "action %s not found", key)
-		}
-		if err != nil {
-			return fmt.Errorf("localdb: action %s: %w", key, err)
-		}
-		all, err := listActions(ctx, tx, `WHERE suggestion_id = ? ORDER BY n`, cur.SuggestionID)
+		cur, all, err := actionWithSiblings(ctx, tx, key)
 		if err != nil {
 			return err
 		}
