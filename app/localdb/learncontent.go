@@ -93,7 +93,7 @@ type exampleRows struct {
 // model learns them: an example it does not learn from (learn.ContentLearns)
 // still counts as read.
 func readExamples(ctx context.Context, tx *sql.Tx, model, after int64) (exampleRows, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT e.seq, f.hashes, f.taught, f.taught_factor FROM learn_examples e
+	rows, err := tx.QueryContext(ctx, `SELECT e.seq, f.hashes, f.participants, f.taught, f.taught_factor FROM learn_examples e
 		JOIN suggestion_features f ON f.suggestion_id = e.suggestion_id
 		WHERE e.model = ? AND e.seq > ? ORDER BY e.seq`, model, after)
 	if err != nil {
@@ -103,9 +103,9 @@ func readExamples(ctx context.Context, tx *sql.Tx, model, after int64) (exampleR
 	var out exampleRows
 	for rows.Next() {
 		var seq int64
-		var hashes, taught []byte
+		var hashes, parts, taught []byte
 		var factor float64
-		if err := rows.Scan(&seq, &hashes, &taught, &factor); err != nil {
+		if err := rows.Scan(&seq, &hashes, &parts, &taught, &factor); err != nil {
 			return exampleRows{}, fmt.Errorf("localdb: content examples: %w", err)
 		}
 		out.seqs = append(out.seqs, seq)
@@ -114,7 +114,13 @@ func readExamples(ctx context.Context, tx *sql.Tx, model, after int64) (exampleR
 		if (!l.Spam && !l.Ham) || !learn.ContentLearns(l, factor) {
 			continue
 		}
-		out.examples = append(out.examples, learn.ContentExample{IDs: learn.HashIDs(decodeHashes(hashes)), Spam: l.Spam, Weight: factor})
+		// The people a mail was sent to are no spam model's business
+		// (learn.ParticipantSign), whatever the example taught.
+		ids := decodeHashes(hashes)
+		if p := decodeHashes(parts); len(p) > 0 {
+			ids = without(ids, p)
+		}
+		out.examples = append(out.examples, learn.ContentExample{IDs: learn.HashIDs(ids), Spam: l.Spam, Weight: factor})
 	}
 	if err := rows.Err(); err != nil {
 		return exampleRows{}, fmt.Errorf("localdb: content examples: %w", err)

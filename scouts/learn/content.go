@@ -72,17 +72,22 @@ func ContentLearns(l Label, factor float64) bool {
 
 // ContentIDs returns the content model's feature ids of fs: each
 // feature's hash folded into the table, sorted, without repeats. Every
-// group counts, identity included, as one feature among the others.
+// group counts, identity included, as one feature among the others, but
+// for the people the item was sent to (Feature.Participant), which no
+// spam model reads.
 func ContentIDs(fs []Feature) []uint32 {
 	out := make([]uint32, 0, len(fs))
 	for _, f := range fs {
-		out = append(out, uint32(f.Hash&contentMask))
+		if !f.Participant() {
+			out = append(out, uint32(f.Hash&contentMask))
+		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
 }
 
-// HashIDs is ContentIDs of stored feature hashes (Hashes).
+// HashIDs is ContentIDs of stored feature hashes (Hashes), the
+// participants' already taken out.
 func HashIDs(hashes []uint64) []uint32 {
 	out := make([]uint32, 0, len(hashes))
 	for _, h := range hashes {
@@ -138,14 +143,21 @@ func (m *Content) LogitFeatures(fs []Feature) (z float64, ok bool) {
 		return 0, false
 	}
 	z = m.bias.w
-	if m.w == nil || len(fs) == 0 {
+	if m.w == nil {
 		return z, true
 	}
 	var s float64
+	var n int
 	for _, f := range fs {
-		s += float64(m.w[f.Hash&contentMask])
+		if !f.Participant() {
+			s += float64(m.w[f.Hash&contentMask])
+			n++
+		}
 	}
-	return z + s/math.Sqrt(float64(len(fs))), true
+	if n == 0 {
+		return z, true
+	}
+	return z + s/math.Sqrt(float64(n)), true
 }
 
 func (m *Content) logit(ids []uint32) float64 {

@@ -148,3 +148,61 @@ func TestMixNeedsBothOrFallsBack(t *testing.T) {
 		t.Errorf("content for spam, counts undecided: %v", p)
 	}
 }
+
+// The people a mail was sent to never count for spam. Spam lessons leave
+// them out (a spam verdict must not teach about a conversation's other
+// people), so read by a spam model they were one-sided: the person's own
+// domain, on every kept mail and never on a taught spam, said "not spam"
+// of any mail sent to it — the later spam of the development groups among
+// them, once the collector's spam started reaching its own domain.
+func TestParticipantsAreNoSpamClue(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	item := func(subject, body string, to ...string) []Feature {
+		var signs []string
+		for _, d := range to {
+			signs = append(signs, ParticipantSign+d)
+		}
+		return Extract(Item{Source: "gmail", Sender: "x@" + subject + ".example", Subject: subject, Body: body, Signs: signs}, 7)
+	}
+	own := func(fs []Feature) []Feature { // what a spam lesson teaches
+		var out []Feature
+		for _, f := range fs {
+			if !f.Participant() {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	m := &Model{Epoch: now}
+	tbl := MemTable{}
+	c := NewContent(0)
+	for i := range 20 {
+		spam := item(fmt.Sprint("offer", i), "cheap pills casino bonus", "me.example")
+		train(tbl, m, own(spam), Label{Spam: true}, 1)
+		c.Learn(ContentExample{IDs: ContentIDs(spam), Spam: true, Weight: 1})
+		ham := item(fmt.Sprint("notes", i), "agenda minutes for the meeting", "me.example")
+		train(tbl, m, ham, Label{Ham: true, Approve: true}, 1)
+		c.Learn(ContentExample{IDs: ContentIDs(ham), Weight: 1})
+	}
+	later := item("newoffer", "cheap pills casino bonus", "me.example")
+	p, err := m.Predict(tbl, later, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cl := range p.Spam.Clues {
+		if cl.Participant() {
+			t.Errorf("spam clue %q (%.3f): the people a mail was sent to decided its spam probability", cl.Text, cl.P)
+		}
+	}
+	if p.Spam.P < 0.9 {
+		t.Errorf("spam probability %.3f of spam words sent to the person's own domain; want ≥ 0.9", p.Spam.P)
+	}
+	z, _ := c.LogitFeatures(later)
+	z0, _ := c.LogitFeatures(own(later))
+	if z != z0 {
+		t.Errorf("content model: %.4f with the recipients, %.4f without; want them ignored", z, z0)
+	}
+	if ids, ids0 := ContentIDs(later), ContentIDs(own(later)); fmt.Sprint(ids) != fmt.Sprint(ids0) {
+		t.Errorf("ContentIDs keeps the recipients: %d ids, %d without", len(ids), len(ids0))
+	}
+}

@@ -65,6 +65,22 @@ type Feature struct {
 	Text  string
 }
 
+// ParticipantSign starts the signs that name the people an item was sent
+// to (a mail's recipients' domains; triage.LearnItem writes them). They say
+// something about what a person wants, and nothing about spam: a spam
+// lesson leaves them out, so that marking one mail of a conversation as
+// spam teaches nothing about its other people (issue 19), and for the same
+// reason the spam models never read them. Read by a spam model they were
+// one-sided — only ever taught as not spam — and the person's own domain,
+// on every kept mail, became proof that any mail sent to it was not spam.
+const ParticipantSign = "to-domain:"
+
+// Participant reports whether f names a person the item was sent to
+// (ParticipantSign).
+func (f Feature) Participant() bool {
+	return f.Group == GroupSign && strings.HasPrefix(f.Text, ParticipantSign)
+}
+
 // Limits on what one item contributes, so a huge body costs bounded time.
 const (
 	maxBodyBytes   = 16 << 10

@@ -290,7 +290,7 @@ func (m *Model) binary(p Params, fs []Feature, counts []Vec, a, b int, scale flo
 	clues := make([]Clue, 0, len(fs))
 	for i, f := range fs {
 		ca, cb := float64(counts[i][a]), float64(counts[i][b])
-		if ca <= 0 && cb <= 0 {
+		if ca <= 0 && cb <= 0 || a == CSpam && f.Participant() {
 			continue
 		}
 		ra, rb := ca/na, cb/nb
