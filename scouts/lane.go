@@ -106,6 +106,10 @@ type Assessment struct {
 	// is kept, never the address: gmail.unsubscribe reads the headers
 	// again when it runs.
 	Unsubscribe string `json:"unsubscribe,omitempty"`
+	// Unanswered says the card waits in Screened only because its sender
+	// kept writing while the person answered none of its mail
+	// (engine.FamiliarAfter): the screener offers its keys on it.
+	Unanswered bool `json:"unanswered,omitempty"`
 }
 
 // LearnSettings are a scout's learner thresholds.

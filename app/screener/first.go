@@ -16,8 +16,9 @@ type scoutFirsts struct {
 
 // Offers returns, of the cards in list, those that offer the screener's
 // keys, with what the keys apply to: the first card (decided or not) of
-// its scout from a sender, list or folder that no screener rule of the
-// scout names yet.
+// its scout from a sender, list or folder, and a card waiting in Screened
+// because its sender wrote again and again unanswered, of a sender that no
+// screener rule of the scout names yet.
 func (s *Screener) Offers(ctx context.Context, list []scouts.Suggestion) (map[string]Key, error) {
 	out := map[string]Key{}
 	byScout := map[string][]scouts.Suggestion{}
@@ -90,7 +91,9 @@ func (s *Screener) firstOnes(ctx context.Context, scoutID string, cards []scouts
 	}
 	var out []scouts.Suggestion
 	for _, sg := range cards {
-		if k, _ := KeyOf(sg); f.first[k.String()] == sg.ID {
+		// A card held because its sender kept writing unanswered
+		// (engine.FamiliarAfter) asks the same question as a first card.
+		if k, _ := KeyOf(sg); f.first[k.String()] == sg.ID || sg.Assessment.Unanswered {
 			out = append(out, sg)
 		}
 	}

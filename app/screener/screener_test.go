@@ -202,4 +202,12 @@ func TestOffers(t *testing.T) {
 	if got, _ := s.Offers(ctx, w.cards); len(got) != 2 || got["d"].Value != "" {
 		t.Fatalf("offers once dan has a rule %v", got)
 	}
+	// A card held in Screened as its sender's unanswered mail offers the
+	// keys too, though it is not the sender's first.
+	held := mail("f", "bob@example.com", "", scouts.LaneScreened)
+	held.Assessment.Unanswered = true
+	w.cards = append(w.cards, held)
+	if got, _ := s.Offers(ctx, w.cards[5:]); len(got) != 1 || got["f"].Value != "bob@example.com" {
+		t.Fatalf("offers on a held card %v", got)
+	}
 }

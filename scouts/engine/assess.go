@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -203,6 +204,22 @@ func (a *assessor) assess(ctx context.Context, meta scouts.ItemMetadata, kind sc
 		why = learn.Explain(pred.Approve, "approved", "rejected")
 		as.Lane = scouts.LaneScreened
 		as.LaneReason = fmt.Sprintf("Screened: you are unlikely to approve it (%s)", percent(pred.Approve.P))
+	case st.Trained() && a.s.Kind == scouts.KindGmail && !slices.Contains(lists, true):
+		// Mail from a sender that keeps writing, not through a list,
+		// while the person never answered any of it waits in Screened
+		// (docs/triage.md, "Senders nobody answers").
+		f, err := a.unanswered(ctx, ids, lists, onPage)
+		if err != nil {
+			return learnerFailed(ctx, as, kind, hashes, fmt.Errorf("engine: senders seen by %s: %w", a.s.ID, err))
+		}
+		if f.ok {
+			as.Lane, as.Unanswered = scouts.LaneScreened, true
+			as.LaneReason = fmt.Sprintf("Screened: its sender wrote %d times before and you have answered none of it yet — approve or reject one and its mail is judged as usual, or press “always show”", f.n)
+			break
+		}
+		if pred.Approve.P >= 0 {
+			why = learn.Explain(pred.Approve, "approved", "rejected")
+		}
 	default:
 		if pred.Approve.P >= 0 {
 			why = learn.Explain(pred.Approve, "approved", "rejected")
@@ -239,7 +256,12 @@ func learnerFailed(ctx context.Context, as assessment, kind scouts.EntityKind, h
 // FamiliarAfter is how many earlier items make a sender or a list
 // familiar: the learner's spam verdict alone does not send its mail to
 // Spam (Screened instead) while none of its mail was taught as spam — a
-// person's report, or silence in the Spam lane. Spammers seldom write
+// person's report, or silence in the Spam lane. And mail a Gmail scout
+// would show from a familiar sender, not through a list, that nothing of
+// its mail taught anything yet waits in Screened (unanswered): a sender
+// that keeps writing to someone who never answers is a feed or a
+// marketer, not a correspondent (docs/triage.md, "Senders nobody
+// answers"). Spammers seldom write
 // twice from one address; the news feed a person subscribed to after the
 // learner last learned writes every day (docs/triage.md, "Familiar
 // senders": with the content model on, this took the legitimate mail
@@ -274,12 +296,28 @@ func (a *assessor) countOnPage(ids []uint64) []int {
 // — recorded ones, and onPage[i] of the page's — and none of ids was
 // taught as spam.
 func (a *assessor) familiar(ctx context.Context, ids []uint64, lists []bool, onPage []int) (familiarity, error) {
+	f, counts, err := a.seenBefore(ctx, ids, lists, onPage)
+	if err != nil || !f.ok {
+		return familiarity{}, err
+	}
+	for _, c := range counts {
+		if c[learn.CSpam] > spamTaught {
+			return familiarity{}, nil
+		}
+	}
+	return f, nil
+}
+
+// seenBefore reports whether one of ids came with FamiliarAfter earlier
+// items of the scout — recorded ones, and onPage[i] of the page's — and
+// if so, the learner's counts of every one of ids.
+func (a *assessor) seenBefore(ctx context.Context, ids []uint64, lists []bool, onPage []int) (familiarity, []learn.Vec, error) {
 	if len(ids) == 0 {
-		return familiarity{}, nil
+		return familiarity{}, nil, nil
 	}
 	seen, err := a.e.cfg.Store.IdentitySeen(ctx, a.s.ID, ids)
 	if err != nil {
-		return familiarity{}, err
+		return familiarity{}, nil, err
 	}
 	var f familiarity
 	for i := range ids {
@@ -291,15 +329,30 @@ func (a *assessor) familiar(ctx context.Context, ids []uint64, lists []bool, onP
 		}
 	}
 	if !f.ok {
-		return f, nil
+		return f, nil, nil
 	}
 	counts, err := a.e.cfg.Store.LearnCounts(ctx, a.s.ID, ids)
 	if err != nil {
+		return familiarity{}, nil, err
+	}
+	return f, counts, nil
+}
+
+// unanswered reports whether an item's sender came with FamiliarAfter
+// earlier items of the scout while nothing of its mail taught the learner
+// anything: no approval, rejection, spam mark or rescue, and no silence
+// confirmed in Screened or Spam. An address the person wrote to (a reply
+// teaches "wanted") is answered.
+func (a *assessor) unanswered(ctx context.Context, ids []uint64, lists []bool, onPage []int) (familiarity, error) {
+	f, counts, err := a.seenBefore(ctx, ids, lists, onPage)
+	if err != nil || !f.ok {
 		return familiarity{}, err
 	}
 	for _, c := range counts {
-		if c[learn.CSpam] > spamTaught {
-			return familiarity{}, nil
+		for _, k := range []int{learn.CSpam, learn.CHam, learn.CApprove, learn.CReject} {
+			if c[k] > spamTaught {
+				return familiarity{}, nil
+			}
 		}
 	}
 	return f, nil
@@ -322,13 +375,13 @@ func identities(fs []learn.Feature) (ids []uint64, lists []bool) {
 }
 
 // participants returns the hashes of the features that name the people a
-// mail was sent to (triage.LearnItem's "to-domain:" signs): in a thread
-// they are its other participants, whom a spam verdict on one message must
-// not teach anything about.
+// mail was sent to (learn.ParticipantSign): in a thread they are its
+// other participants, whom a spam verdict on one message must not teach
+// anything about.
 func participants(fs []learn.Feature) []uint64 {
 	var out []uint64
 	for _, f := range fs {
-		if f.Group == learn.GroupSign && strings.HasPrefix(f.Text, "to-domain:") {
+		if f.Participant() {
 			out = append(out, f.Hash)
 		}
 	}

@@ -118,6 +118,13 @@ type harness struct {
 
 func newHarness(t *testing.T, review bool) *harness {
 	t.Helper()
+	return newHarnessOf(t, review, scouts.KindFolder)
+}
+
+// newHarnessOf is newHarness with a scout of kind, its items still the
+// harness's source.
+func newHarnessOf(t *testing.T, review bool, kind scouts.Kind) *harness {
+	t.Helper()
 	ctx := context.Background()
 	db, err := localdb.Open(ctx, filepath.Join(t.TempDir(), "scouts.db"))
 	if err != nil {
@@ -127,14 +134,14 @@ func newHarness(t *testing.T, review bool) *harness {
 	h := &harness{t: t, db: db, src: newSource(), events: make(chan scouts.Event, 1000)}
 	now := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 	h.now.Store(&now)
-	h.scout = scouts.Scout{ID: scouts.NewID("sc"), Kind: scouts.KindFolder, Name: "Test", Enabled: true, Review: review,
+	h.scout = scouts.Scout{ID: scouts.NewID("sc"), Kind: kind, Name: "Test", Enabled: true, Review: review,
 		Config: []byte(`{}`), CreatedAt: now, UpdatedAt: now}
 	if err := db.CreateScout(ctx, h.scout); err != nil {
 		t.Fatal(err)
 	}
 	h.engine = engine.New(engine.Config{
 		Store: db,
-		Openers: map[scouts.Kind]scouts.Opener{scouts.KindFolder: func(context.Context, scouts.Scout) (scouts.SourceConnector, error) {
+		Openers: map[scouts.Kind]scouts.Opener{kind: func(context.Context, scouts.Scout) (scouts.SourceConnector, error) {
 			return h.src, nil
 		}},
 		Emit:         func(e scouts.Event) { h.events <- e },

@@ -83,3 +83,87 @@ func TestFamiliarSenderIsScreenedNotFiledAsSpam(t *testing.T) {
 		t.Fatalf("after the spam mark was undone: lane %s (%q), want screened", s.Lane, s.Assessment.LaneReason)
 	}
 }
+
+// Mail from a sender that keeps writing, not through a list, waits in
+// Screened from its fourth mail while the person answered none of it; an
+// answer (here a rejection, then an approval) ends the wait, and list
+// mail and folder items never wait this way.
+func TestSenderNobodyAnswersWaitsInScreened(t *testing.T) {
+	h := newHarnessOf(t, true, scouts.KindGmail)
+	ctx := context.Background()
+	h.start()
+	// Trained: the cold start is 30 decisions.
+	for i := range 20 {
+		h.addMail(fmt.Sprintf("a%02d", i), "colleague@work.example", fmt.Sprintf("Minutes of meeting %d", i), "the minutes of the meeting are attached")
+		h.addMail(fmt.Sprintf("b%02d", i), fmt.Sprintf("friend%d@home.example", i), fmt.Sprintf("Dinner on %d", i), "shall we meet for dinner")
+	}
+	if err := h.run(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		for _, ref := range []string{fmt.Sprintf("a%02d", i), fmt.Sprintf("b%02d", i)} {
+			if _, _, err := h.engine.Approve(ctx, h.byRef(ref).ID, engine.Approval{As: scouts.EntityNote}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	arrive := func(sender, list string, refs ...string) {
+		t.Helper()
+		h.src.mu.Lock()
+		for _, ref := range refs {
+			h.src.items = append(h.src.items, scouts.ItemRef{Ref: ref})
+			m := scouts.ItemMetadata{Title: "News " + ref, Sender: sender, Excerpt: "shall we meet for dinner", ProposedKind: scouts.EntityNote, Reason: "test"}
+			if list != "" {
+				m.Evidence = &scouts.Evidence{Sender: sender, ListID: list, Subject: m.Title, Body: m.Excerpt}
+			}
+			h.src.meta[ref] = m
+		}
+		h.src.mu.Unlock()
+		if err := h.run(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lane := func(ref string, want scouts.Lane) scouts.Suggestion {
+		t.Helper()
+		s := h.byRef(ref)
+		if s.Lane != want {
+			t.Fatalf("%s: lane %s (%q), want %s", ref, s.Lane, s.Assessment.LaneReason, want)
+		}
+		return s
+	}
+	arrive("feed@news.example", "", "f1", "f2", "f3", "f4")
+	for _, ref := range []string{"f1", "f2", "f3"} {
+		lane(ref, scouts.LaneInbox)
+	}
+	f4 := lane("f4", scouts.LaneScreened)
+	if !f4.Assessment.Unanswered || !strings.Contains(f4.Assessment.LaneReason, "its sender wrote 3 times before and you have answered none of it yet") {
+		t.Fatalf("f4: unanswered %v, reason %q", f4.Assessment.Unanswered, f4.Assessment.LaneReason)
+	}
+	// Through a list, the same sender's mail is the list's: never held.
+	arrive("poster@lists.example", "talk.lists.example", "l1", "l2", "l3", "l4", "l5")
+	lane("l5", scouts.LaneInbox)
+	// An answer: the person rejects one of the feed's cards. Its later
+	// mail is the learner's to judge again — rejected, so screened as
+	// unlikely to be approved, and no longer as unanswered.
+	if _, err := h.engine.Reject(ctx, h.byRef("f1").ID, "user"); err != nil {
+		t.Fatal(err)
+	}
+	arrive("feed@news.example", "", "f5")
+	if s := h.byRef("f5"); s.Assessment.Unanswered {
+		t.Fatalf("f5 after a rejection of the sender's mail: still held as unanswered (%q)", s.Assessment.LaneReason)
+	}
+	// Undo the rejection: unanswered again.
+	if _, err := h.engine.Undo(ctx, h.byRef("f1").ID, "user"); err != nil {
+		t.Fatal(err)
+	}
+	arrive("feed@news.example", "", "f6")
+	if s := lane("f6", scouts.LaneScreened); !s.Assessment.Unanswered {
+		t.Fatalf("f6 after the rejection was undone: %q, want held as unanswered", s.Assessment.LaneReason)
+	}
+	// An approval ends it, and the sender's mail is shown.
+	if _, _, err := h.engine.Approve(ctx, h.byRef("f2").ID, engine.Approval{As: scouts.EntityNote}); err != nil {
+		t.Fatal(err)
+	}
+	arrive("feed@news.example", "", "f7")
+	lane("f7", scouts.LaneInbox)
+}
