@@ -204,7 +204,7 @@ func (a *assessor) assess(ctx context.Context, meta scouts.ItemMetadata, kind sc
 		why = learn.Explain(pred.Approve, "approved", "rejected")
 		as.Lane = scouts.LaneScreened
 		as.LaneReason = fmt.Sprintf("Screened: you are unlikely to approve it (%s)", percent(pred.Approve.P))
-	case st.Trained() && a.s.Kind == scouts.KindGmail && !slices.Contains(lists, true):
+	case st.Trained() && a.s.Kind == scouts.KindGmail && !slices.Contains(lists, true) && !isReply(meta.Title):
 		// Mail from a sender that keeps writing, not through a list,
 		// while the person never answered any of it waits in Screened
 		// (docs/triage.md, "Senders nobody answers").
@@ -356,6 +356,19 @@ func (a *assessor) unanswered(ctx context.Context, ids []uint64, lists []bool, o
 		}
 	}
 	return f, nil
+}
+
+// isReply reports whether a mail's subject marks it as a reply ("Re:",
+// and the prefixes of other languages' mail programs): a conversation the
+// person is in, which a feed never writes.
+func isReply(subject string) bool {
+	s := strings.ToLower(strings.TrimSpace(subject))
+	for _, p := range []string{"re:", "re :", "aw:", "sv:", "vs:", "antw:", "ref:", "res:", "odp:", "rif:", "r:"} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // spamTaught is the least count of spam on a feature that says it was

@@ -139,6 +139,15 @@ func TestSenderNobodyAnswersWaitsInScreened(t *testing.T) {
 	if !f4.Assessment.Unanswered || !strings.Contains(f4.Assessment.LaneReason, "its sender wrote 3 times before and you have answered none of it yet") {
 		t.Fatalf("f4: unanswered %v, reason %q", f4.Assessment.Unanswered, f4.Assessment.LaneReason)
 	}
+	// A reply is a conversation the person is in: never held.
+	h.src.mu.Lock()
+	h.src.items = append(h.src.items, scouts.ItemRef{Ref: "r1"})
+	h.src.meta["r1"] = scouts.ItemMetadata{Title: "Re: News f1", Sender: "feed@news.example", Excerpt: "shall we meet for dinner", ProposedKind: scouts.EntityNote, Reason: "test"}
+	h.src.mu.Unlock()
+	if err := h.run(); err != nil {
+		t.Fatal(err)
+	}
+	lane("r1", scouts.LaneInbox)
 	// Through a list, the same sender's mail is the list's: never held.
 	arrive("poster@lists.example", "talk.lists.example", "l1", "l2", "l3", "l4", "l5")
 	lane("l5", scouts.LaneInbox)
