@@ -200,7 +200,7 @@ func (a *assessor) assess(ctx context.Context, meta scouts.ItemMetadata, kind sc
 		}
 		as.Lane = scouts.LaneSpam
 		as.LaneReason = fmt.Sprintf("Spam: it looks like what you marked as spam (%s)", percent(pred.Spam.P))
-	case st.Trained() && pred.Approve.P >= 0 && pred.Approve.P < set.ScreenBelow:
+	case st.Trained() && pred.Approve.P >= 0 && pred.Approve.P < set.ScreenBelow && (len(ids) == 0 || identityClue(pred.Approve)):
 		why = learn.Explain(pred.Approve, "approved", "rejected")
 		as.Lane = scouts.LaneScreened
 		as.LaneReason = fmt.Sprintf("Screened: you are unlikely to approve it (%s)", percent(pred.Approve.P))
@@ -356,6 +356,25 @@ func (a *assessor) unanswered(ctx context.Context, ids []uint64, lists []bool, o
 		}
 	}
 	return f, nil
+}
+
+// identityClue reports whether a prediction rests in part on who sent the
+// item (its sender, domain or list, as the person decided their mail):
+// the learner screens an item that has a sender as unlikely to be
+// approved only then (a file, which has none, on its words and path). A
+// person's preferences are mostly about senders and lists; words alone
+// learned from other senders' mail do not say that a sender or list the
+// person never decided is unwanted (docs/triage.md, "Screening needs a
+// known sender"): after 100 decisions of the development groups, which had
+// only seen unwanted lists, they screened 200 of 305 later wanted mails of
+// lists not decided yet.
+func identityClue(b learn.Binary) bool {
+	for _, c := range b.Clues {
+		if c.Group.IsIdentity() {
+			return true
+		}
+	}
+	return false
 }
 
 // isReply reports whether a mail's subject marks it as a reply ("Re:",

@@ -176,3 +176,49 @@ func TestSenderNobodyAnswersWaitsInScreened(t *testing.T) {
 	arrive("feed@news.example", "", "f7")
 	lane("f7", scouts.LaneInbox)
 }
+
+// The learner screens mail as unlikely to be approved only on evidence
+// about who sent it: a new list whose mail reads like the rejected one's
+// is shown until the person decides some of it; the rejected list's own
+// mail is screened.
+func TestScreeningNeedsAKnownSender(t *testing.T) {
+	h := newHarnessOf(t, true, scouts.KindGmail)
+	ctx := context.Background()
+	h.start()
+	add := func(ref, sender, list, title, body string) {
+		h.src.mu.Lock()
+		defer h.src.mu.Unlock()
+		h.src.items = append(h.src.items, scouts.ItemRef{Ref: ref})
+		m := scouts.ItemMetadata{Title: title, Sender: sender, Excerpt: body, ProposedKind: scouts.EntityNote, Reason: "test"}
+		if list != "" {
+			m.Evidence = &scouts.Evidence{Sender: sender, ListID: list, Subject: title, Body: body}
+		}
+		h.src.meta[ref] = m
+	}
+	for i := range 20 {
+		add(fmt.Sprintf("r%02d", i), fmt.Sprintf("member%d@chat.example", i), "chat.lists.example", fmt.Sprintf("Thread %d", i), "mailing list discussion someone wrote about the error")
+		add(fmt.Sprintf("a%02d", i), "boss@work.example", "", fmt.Sprintf("Budget %d", i), "please review the quarterly budget numbers")
+	}
+	if err := h.run(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		if _, err := h.engine.Reject(ctx, h.byRef(fmt.Sprintf("r%02d", i)).ID, "user"); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := h.engine.Approve(ctx, h.byRef(fmt.Sprintf("a%02d", i)).ID, engine.Approval{As: scouts.EntityTask}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("known", "member99@chat.example", "chat.lists.example", "Thread 99", "mailing list discussion someone wrote about the error")
+	add("new", "dev1@tools.example", "dev.lists.example", "Build question", "mailing list discussion someone wrote about the error")
+	if err := h.run(); err != nil {
+		t.Fatal(err)
+	}
+	if s := h.byRef("known"); s.Lane != scouts.LaneScreened {
+		t.Fatalf("the rejected list's mail: lane %s (%q), want screened", s.Lane, s.Assessment.LaneReason)
+	}
+	if s := h.byRef("new"); s.Lane != scouts.LaneInbox || s.Assessment.Approve < 0 || s.Assessment.Approve >= 0.3 {
+		t.Fatalf("a new list's mail reading like the rejected list's: lane %s (%q), approve %.3f; want the inbox, with the learner's low probability", s.Lane, s.Assessment.LaneReason, s.Assessment.Approve)
+	}
+}
