@@ -103,7 +103,11 @@ func (s *Service) Reconcile(ctx context.Context) error {
 		data, err := definition.ReadFolderFile(dir, name)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
-				continue // removed while we read: the next event says so
+				// Removed while we read: absent, now, so that its scout
+				// is let go in this pass rather than on an event that may
+				// have come before the listing.
+				delete(present, "file:"+name)
+				continue
 			}
 			var de *definition.Error
 			if !errors.As(err, &de) {
@@ -233,8 +237,9 @@ func (s *Service) Watch(ctx context.Context) error {
 	}
 	// The first reconcile comes after the watch is set, so that no change
 	// falls between them.
-	if err := s.Reconcile(ctx); err != nil {
-		s.log.Warn("definitions folder", "err", err)
+	first := s.Reconcile(ctx)
+	if first != nil {
+		s.log.Warn("definitions folder", "err", first, "retry_in", time.Second)
 	}
 	s.wg.Add(1)
 	go func() {
@@ -252,6 +257,11 @@ func (s *Service) Watch(ctx context.Context) error {
 		}
 		timer := time.NewTimer(time.Hour)
 		timer.Stop()
+		var retry time.Duration
+		if first != nil {
+			retry = time.Second
+			timer.Reset(retry)
+		}
 		for {
 			select {
 			case <-ctx.Done():
@@ -275,8 +285,15 @@ func (s *Service) Watch(ctx context.Context) error {
 				timer.Reset(0)
 			case <-timer.C:
 				if err := s.Reconcile(ctx); err != nil {
-					s.log.Warn("definitions folder", "err", err)
+					// A failed pass (the database busy, a scout being
+					// restarted) would otherwise wait for the folder's
+					// next change: try again, less and less often.
+					retry = min(max(2*retry, time.Second), time.Minute)
+					s.log.Warn("definitions folder", "err", err, "retry_in", retry)
+					timer.Reset(retry)
+					continue
 				}
+				retry = 0
 			}
 		}
 	}()
