@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -627,9 +626,8 @@ func compareOne(o Options, ct contender, train, test []prepared) (AlgoFigures, e
 		r := ct.replay(o.Settings, t)
 		r.train(slices.Clone(train[:cut]), compareBatch, compareImplicit)
 		vc := r.score(train[cut:])
-		if debugCompare {
-			fmt.Fprintf(os.Stderr, "  t=%.3f validation spam %d/%d legit %d/%d hard %d/%d\n", t, vc.spamIn, vc.spam, vc.legitIn, vc.legit, vc.hardIn, vc.hard)
-		}
+		o.progress("  %s, spam ≥ %.3f, on the earlier part's last 40 %%: spam %d of %d, legitimate %d of %d, hard ham %d of %d",
+			ct.name, t, vc.spamIn, vc.spam, vc.legitIn, vc.legit, vc.hardIn, vc.hard)
 		if ratio(vc.legitIn, vc.legit) <= MaxFPR || ct.fixed {
 			f.Threshold = t
 			f.ValSpamCaught, f.ValLegitToSpam = ratio(vc.spamIn, vc.spam), ratio(vc.legitIn, vc.legit)
@@ -703,7 +701,3 @@ func (c Comparison) Print(w io.Writer) {
 	}
 	tw.Flush()
 }
-
-// debugCompare (SCOUTS_COMPARE_DEBUG=1) prints every threshold's
-// validation figures while the comparison runs.
-var debugCompare = os.Getenv("SCOUTS_COMPARE_DEBUG") != ""
