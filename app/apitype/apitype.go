@@ -279,6 +279,9 @@ type Suggestion struct {
 // content (for the approve preview).
 type Assessment struct {
 	LaneReason string `json:"lane_reason,omitempty"`
+	// Unanswered: it waits in Screened only because its sender kept
+	// writing while the person answered none of its mail.
+	Unanswered bool `json:"unanswered,omitempty"`
 	// Approve and Spam are probabilities, or -1 while the learner cannot
 	// tell.
 	Approve      float64    `json:"approve"`

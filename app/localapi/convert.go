@@ -34,7 +34,7 @@ func toAssessment(a scouts.Assessment) *apitype.Assessment {
 	if a.Lane == "" {
 		return nil // from before the learner
 	}
-	return &apitype.Assessment{LaneReason: a.LaneReason, Approve: a.Approve, Spam: a.Spam,
+	return &apitype.Assessment{LaneReason: a.LaneReason, Unanswered: a.Unanswered, Approve: a.Approve, Spam: a.Spam,
 		LearnedKind: string(a.LearnedKind), LearnedKindP: a.LearnedKindP, CueKind: string(a.CueKind), KindFrom: a.KindFrom,
 		Why: a.Why, Due: timePtr(a.Due), StartsAt: timePtr(a.StartsAt), EndsAt: timePtr(a.EndsAt), AllDay: a.AllDay,
 		ProjectID: a.ProjectID, Learning: a.Learning, RuleID: a.RuleID, SourceTitle: a.SourceTitle, ProposedTitle: a.ProposedTitle}

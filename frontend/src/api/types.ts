@@ -268,6 +268,9 @@ export interface ScreenSenderResult {
 export interface Assessment {
   /** Why the card is in Screened or Spam, in words. */
   lane_reason?: string;
+  /** It waits in Screened only because its sender kept writing while
+   * the person answered none of its mail; it offers the screener's keys. */
+  unanswered?: boolean;
   /** The learner's probabilities, or -1 while it cannot tell. */
   approve: number;
   spam: number;

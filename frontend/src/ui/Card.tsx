@@ -204,14 +204,16 @@ export const Card = memo(function Card(p: Props) {
 const OF_WORD = { sender: 'sender', list: 'list', folder: 'folder' } as const;
 
 /** The screener's two keys, on the first card from a new sender (list,
- * folder): what the person says here holds for every card from it. */
+ * folder), and on a card held because its sender kept writing
+ * unanswered: what the person says here holds for every card from it. */
 function ScreenerKeys(p: { sg: Suggestion; tab: number; home?: string; onCommand: (c: CardCommand) => () => void }) {
   const o = p.sg.screener_offer!;
   const what = OF_WORD[o.of] ?? o.of;
+  const lead = p.sg.assessment?.unanswered ? 'Unanswered' : 'New';
   return (
-    <div class="card-screener small" role="group" aria-label={`New ${what}: ${o.value}`}>
+    <div class="card-screener small" role="group" aria-label={`${lead} ${what}: ${o.value}`}>
       <span class="muted">
-        New {what} <span class="path">{o.of === 'folder' ? tildePath(o.value, p.home) : o.value}</span>:
+        {lead} {what} <span class="path">{o.of === 'folder' ? tildePath(o.value, p.home) : o.value}</span>:
       </span>
       <button
         type="button"
