@@ -256,17 +256,17 @@ func learnerFailed(ctx context.Context, as assessment, kind scouts.EntityKind, h
 // FamiliarAfter is how many earlier items make a sender or a list
 // familiar: the learner's spam verdict alone does not send its mail to
 // Spam (Screened instead) while none of its mail was taught as spam — a
-// person's report, or silence in the Spam lane. And mail a Gmail scout
+// person's report, or silence in the Spam lane. Spammers seldom write
+// twice from one address; the news feed a person subscribed to after the
+// learner last learned writes every day (docs/triage.md, "Familiar
+// senders": with the content model on, this took the legitimate mail
+// sent to Spam on later mail from 3.7 % to none). And mail a Gmail scout
 // would show from a familiar sender, not through a list, that nothing of
 // its mail taught anything yet waits in Screened (unanswered): a sender
 // that keeps writing to someone who never answers is a feed or a
 // marketer, not a correspondent (docs/triage.md, "Senders nobody
-// answers"). Spammers seldom write
-// twice from one address; the news feed a person subscribed to after the
-// learner last learned writes every day (docs/triage.md, "Familiar
-// senders": with the content model on, this took the legitimate mail
-// sent to Spam on later mail from 3.7 % to none). Three: the first mails
-// of a new sender are judged on their content alone.
+// answers"). Three: the first mails of a new sender are judged on their
+// content alone.
 const FamiliarAfter = 3
 
 // familiarity says whether an item's sender or list is familiar
