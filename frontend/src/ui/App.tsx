@@ -39,8 +39,13 @@ export function App() {
       first.current = false;
       return;
     }
-    // Someone fast already typed into the new view (g p c Garden): stay.
-    if (isTextTarget(document.activeElement)) return;
+    // Someone fast already typed into the new view (g p c Garden), or
+    // already chose a place in it (a row clicked or focused before this
+    // effect ran, a deep link's row): stay. The old view's elements are
+    // gone by now, so focus inside main is the new view's.
+    const active = document.activeElement;
+    if (isTextTarget(active)) return;
+    if (active && active !== document.body && document.querySelector('main')?.contains(active)) return;
     document.querySelector<HTMLElement>('main h1')?.focus();
   }, [route.view, route.id]);
 
