@@ -280,6 +280,20 @@ func (c *Core) briefLoop(ctx context.Context) {
 // or not (nothing new): that day's is done.
 const briefCheckedKey = "brief_checked"
 
+// markFirstStart records, on the agent's first start, that no brief was
+// due before it: the first brief is the next one after, not one at once on
+// a new install. Done in Start, before anything can stop the agent: when
+// the brief's loop did it, an agent stopped before the loop first ran
+// forgot its first start, and started again after the brief's time it
+// took the second start for the first and skipped that day's brief (a
+// stress run of TestDailyBriefListsWhatWasScreenedSinceTheLast).
+func (c *Core) markFirstStart(ctx context.Context) error {
+	if _, ok, err := c.DB.Setting(ctx, briefCheckedKey); err != nil || ok {
+		return err
+	}
+	return c.DB.SetSetting(ctx, briefCheckedKey, c.started.Format(time.RFC3339Nano))
+}
+
 // briefDue is when the next brief is due; ok is false when it is off.
 func (c *Core) briefDue(ctx context.Context) (time.Time, bool, error) {
 	at, err := c.BriefAt(ctx)
@@ -290,15 +304,11 @@ func (c *Core) briefDue(ctx context.Context) (time.Time, bool, error) {
 	if err != nil {
 		return time.Time{}, false, err
 	}
-	// Before any brief was due, the first is the next one after the agent
-	// first started: not one at once on a new install.
 	last := c.started
 	if v, ok, err := c.DB.Setting(ctx, briefCheckedKey); err != nil {
 		return time.Time{}, false, err
 	} else if ok {
 		last, _ = time.Parse(time.RFC3339Nano, v)
-	} else if err := c.DB.SetSetting(ctx, briefCheckedKey, last.Format(time.RFC3339Nano)); err != nil {
-		return time.Time{}, false, err
 	}
 	due, ok := nextBrief(at, last, c.now(), st.QuietHours)
 	return due, ok, nil

@@ -31,6 +31,12 @@ func TestDailyBriefListsWhatWasScreenedSinceTheLast(t *testing.T) {
 	if err := c.Start(ctx1); err != nil {
 		t.Fatal(err)
 	}
+	// The first start is on record once Start returns, whatever the
+	// brief's loop has done yet: an agent stopped at once and started
+	// again after 08:30 still sends that day's brief.
+	if v, ok, err := c.DB.Setting(ctx, "brief_checked"); err != nil || !ok || v != now().Format(time.RFC3339Nano) {
+		t.Fatalf("the first start on record when Start returned: %q, %v, %v", v, ok, err)
+	}
 	if at, err := c.BriefAt(ctx); err != nil || at != "08:30" {
 		t.Fatalf("brief time by default: %q, %v", at, err)
 	}

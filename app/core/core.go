@@ -221,6 +221,9 @@ func (c *Core) Start(ctx context.Context) error {
 		return err
 	}
 	c.wg.Go(func() { c.snoozeLoop(ctx) })
+	if err := c.markFirstStart(ctx); err != nil {
+		return fmt.Errorf("core: the brief's first start: %w", err)
+	}
 	c.wg.Go(func() { c.briefLoop(ctx) })
 	c.wg.Go(func() { c.chainLoop(ctx) })
 	relaySub, _, _ := c.Bus.Subscribe(0, 64)
