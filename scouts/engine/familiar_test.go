@@ -109,16 +109,9 @@ func TestSenderNobodyAnswersWaitsInScreened(t *testing.T) {
 	}
 	arrive := func(sender, list string, refs ...string) {
 		t.Helper()
-		h.src.mu.Lock()
 		for _, ref := range refs {
-			h.src.items = append(h.src.items, scouts.ItemRef{Ref: ref})
-			m := scouts.ItemMetadata{Title: "News " + ref, Sender: sender, Excerpt: "shall we meet for dinner", ProposedKind: scouts.EntityNote, Reason: "test"}
-			if list != "" {
-				m.Evidence = &scouts.Evidence{Sender: sender, ListID: list, Subject: m.Title, Body: m.Excerpt}
-			}
-			h.src.meta[ref] = m
+			h.addListMail(ref, sender, list, "News "+ref, "shall we meet for dinner")
 		}
-		h.src.mu.Unlock()
 		if err := h.run(); err != nil {
 			t.Fatal(err)
 		}
@@ -140,10 +133,7 @@ func TestSenderNobodyAnswersWaitsInScreened(t *testing.T) {
 		t.Fatalf("f4: unanswered %v, reason %q", f4.Assessment.Unanswered, f4.Assessment.LaneReason)
 	}
 	// A reply is a conversation the person is in: never held.
-	h.src.mu.Lock()
-	h.src.items = append(h.src.items, scouts.ItemRef{Ref: "r1"})
-	h.src.meta["r1"] = scouts.ItemMetadata{Title: "Re: News f1", Sender: "feed@news.example", Excerpt: "shall we meet for dinner", ProposedKind: scouts.EntityNote, Reason: "test"}
-	h.src.mu.Unlock()
+	h.addMail("r1", "feed@news.example", "Re: News f1", "shall we meet for dinner")
 	if err := h.run(); err != nil {
 		t.Fatal(err)
 	}
@@ -185,16 +175,7 @@ func TestScreeningNeedsAKnownSender(t *testing.T) {
 	h := newHarnessOf(t, true, scouts.KindGmail)
 	ctx := context.Background()
 	h.start()
-	add := func(ref, sender, list, title, body string) {
-		h.src.mu.Lock()
-		defer h.src.mu.Unlock()
-		h.src.items = append(h.src.items, scouts.ItemRef{Ref: ref})
-		m := scouts.ItemMetadata{Title: title, Sender: sender, Excerpt: body, ProposedKind: scouts.EntityNote, Reason: "test"}
-		if list != "" {
-			m.Evidence = &scouts.Evidence{Sender: sender, ListID: list, Subject: title, Body: body}
-		}
-		h.src.meta[ref] = m
-	}
+	add := h.addListMail
 	for i := range 20 {
 		add(fmt.Sprintf("r%02d", i), fmt.Sprintf("member%d@chat.example", i), "chat.lists.example", fmt.Sprintf("Thread %d", i), "mailing list discussion someone wrote about the error")
 		add(fmt.Sprintf("a%02d", i), "boss@work.example", "", fmt.Sprintf("Budget %d", i), "please review the quarterly budget numbers")

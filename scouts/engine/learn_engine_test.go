@@ -16,10 +16,20 @@ import (
 
 // addMail adds an item from sender with a title and body.
 func (h *harness) addMail(ref, sender, title, body string) {
+	h.addListMail(ref, sender, "", title, body)
+}
+
+// addListMail is addMail through a mailing list (none for ""): the
+// source's evidence names the list, as Gmail's List-Id does.
+func (h *harness) addListMail(ref, sender, list, title, body string) {
 	h.src.mu.Lock()
 	defer h.src.mu.Unlock()
 	h.src.items = append(h.src.items, scouts.ItemRef{Ref: ref})
-	h.src.meta[ref] = scouts.ItemMetadata{Title: title, Sender: sender, Excerpt: body, ProposedKind: scouts.EntityNote, Reason: "test"}
+	m := scouts.ItemMetadata{Title: title, Sender: sender, Excerpt: body, ProposedKind: scouts.EntityNote, Reason: "test"}
+	if list != "" {
+		m.Evidence = &scouts.Evidence{Sender: sender, ListID: list, Subject: title, Body: body}
+	}
+	h.src.meta[ref] = m
 }
 
 func (h *harness) byRef(ref string) scouts.Suggestion {
