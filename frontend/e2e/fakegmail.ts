@@ -110,3 +110,21 @@ export async function startFakeGmail(email = 'ann@example.com'): Promise<FakeGma
     },
   };
 }
+
+/** A plain-text message as a mail program sends it, to deliver into the
+ * fake mailbox (ann@example.com), with CRLF line ends: extra headers come
+ * after To, messageId is the whole Message-ID (without angle brackets). */
+export function plainMail(m: { from: string; subject: string; messageId: string; body: string; headers?: string[] }): string {
+  return [
+    `From: ${m.from}`,
+    'To: ann@example.com',
+    ...(m.headers ?? []),
+    `Subject: ${m.subject}`,
+    'Date: Mon, 2 Nov 2026 10:00:00 +0000',
+    `Message-ID: <${m.messageId}>`,
+    'Content-Type: text/plain; charset=utf-8',
+    '',
+    m.body,
+    '',
+  ].join('\r\n');
+}

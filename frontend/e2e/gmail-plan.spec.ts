@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Plan } from '../src/api/plans';
 import type { Scout, Suggestion } from '../src/api/types';
 import { ARTIFACTS, startAgent, type Agent } from './agent';
-import { startFakeGmail, type FakeGmail } from './fakegmail';
+import { plainMail, startFakeGmail, type FakeGmail } from './fakegmail';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -28,17 +28,12 @@ const openApprove = async (c: ReturnType<typeof card>) => {
   await c.getByRole('button', { name: 'Edit, then approve' }).click();
 };
 const mail = (n: number) =>
-  [
-    'From: Bob Example <bob@partner.example>',
-    'To: ann@example.com',
-    `Subject: Contract draft ${n}`,
-    'Date: Mon, 2 Nov 2026 10:00:00 +0000',
-    `Message-ID: <c${n}-plan@partner.example>`,
-    'Content-Type: text/plain; charset=utf-8',
-    '',
-    `Hi Ann, please review draft ${n} by Friday.`,
-    '',
-  ].join('\r\n');
+  plainMail({
+    from: 'Bob Example <bob@partner.example>',
+    subject: `Contract draft ${n}`,
+    messageId: `c${n}-plan@partner.example`,
+    body: `Hi Ann, please review draft ${n} by Friday.`,
+  });
 const suggestion = async (title: string) =>
   (await agent.api<Suggestion[]>('/suggestions?status=all')).find((s) => s.title === title)!;
 const states = async (id: string) =>

@@ -9,22 +9,16 @@ import { join } from 'node:path';
 import type { SenderList } from '../src/api/senders';
 import type { Scout, Suggestion } from '../src/api/types';
 import { ARTIFACTS, startAgent } from './agent';
-import { startFakeGmail } from './fakegmail';
+import { plainMail, startFakeGmail } from './fakegmail';
 
 const listMail = (list: string, n: number) =>
-  [
-    `From: ${list} <news@${list}>`,
-    'To: ann@example.com',
-    `List-Id: <${list}>`,
-    `List-Unsubscribe: <mailto:leave@${list}?subject=unsubscribe>`,
-    `Subject: Issue ${n} of ${list}`,
-    'Date: Mon, 2 Nov 2026 10:00:00 +0000',
-    `Message-ID: <i${n}@${list}>`,
-    'Content-Type: text/plain; charset=utf-8',
-    '',
-    `This week in ${list}.`,
-    '',
-  ].join('\r\n');
+  plainMail({
+    from: `${list} <news@${list}>`,
+    headers: [`List-Id: <${list}>`, `List-Unsubscribe: <mailto:leave@${list}?subject=unsubscribe>`],
+    subject: `Issue ${n} of ${list}`,
+    messageId: `i${n}@${list}`,
+    body: `This week in ${list}.`,
+  });
 
 test('the Senders view unsubscribes from several lists with one confirmation', async ({ page }) => {
   const gmail = await startFakeGmail();

@@ -10,20 +10,10 @@ import { expect, test } from '@playwright/test';
 import { join } from 'node:path';
 import type { Scout, Suggestion } from '../src/api/types';
 import { ARTIFACTS, startAgent } from './agent';
-import { startFakeGmail } from './fakegmail';
+import { plainMail, startFakeGmail } from './fakegmail';
 
 const mail = (from: string, subject: string, id: string) =>
-  [
-    `From: ${from}`,
-    'To: ann@example.com',
-    `Subject: ${subject}`,
-    'Date: Mon, 2 Nov 2026 10:00:00 +0000',
-    `Message-ID: <${id}@example.com>`,
-    'Content-Type: text/plain; charset=utf-8',
-    '',
-    `${subject}: a few lines about it.`,
-    '',
-  ].join('\r\n');
+  plainMail({ from, subject, messageId: `${id}@example.com`, body: `${subject}: a few lines about it.` });
 
 test('a sender nobody answers waits in Screened, and always show brings it back', async ({ page }) => {
   const gmail = await startFakeGmail();
