@@ -246,7 +246,11 @@ func (r *mixed) learn(p *prepared, l learn.Label, w float64) {
 	if l.Spam || l.Ham {
 		e := learn.ContentExample{IDs: r.ids(p), Spam: l.Spam, Weight: w}
 		r.examples = append(r.examples, e)
-		r.c.Learn(e)
+		if r.c.Extends([]learn.ContentExample{e}) {
+			r.c.Learn(e)
+		} else {
+			r.c.Train(r.examples)
+		}
 	}
 }
 

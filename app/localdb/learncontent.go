@@ -13,8 +13,9 @@ import (
 // memory, following the examples the database holds (learn_examples,
 // migration 0013): an example taught since the model was last brought up
 // to date is learned on top of it, in order; when one was taken back (an
-// undo, a change of mind, silence replaced by a decision, a reset), the
-// model is trained again from all of them, so that it is exactly the model
+// undo, a change of mind, silence replaced by a decision, a reset), or the
+// examples reached a settling point (learn.Settled), the model is trained
+// again from all of them, so that it is exactly the model
 // of the examples as they stand. Logistic regression cannot subtract a
 // decision; retraining from the stored examples is what makes its
 // unlearning exact.
@@ -65,9 +66,10 @@ func (c *contentCache) model(ctx context.Context, db *sql.DB, model int64) (*lea
 	if err != nil {
 		return nil, err
 	}
-	if last > st.lastSeq && st.count+len(fresh.seqs) == count {
-		// Only new examples, after every one the model holds: learning
-		// them in order is what training from all of them would do.
+	if last > st.lastSeq && st.count+len(fresh.seqs) == count && st.c.Extends(fresh.examples) {
+		// Only new examples, after every one the model holds, and no
+		// settling point crossed: learning them in order is what
+		// training from all of them would do.
 		for _, e := range fresh.examples {
 			st.c.Learn(e)
 		}

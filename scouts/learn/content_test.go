@@ -2,6 +2,8 @@ package learn
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 )
@@ -204,5 +206,85 @@ func TestParticipantsAreNoSpamClue(t *testing.T) {
 	}
 	if ids, ids0 := ContentIDs(later), ContentIDs(own(later)); fmt.Sprint(ids) != fmt.Sprint(ids0) {
 		t.Errorf("ContentIDs keeps the recipients: %d ids, %d without", len(ids), len(ids0))
+	}
+}
+
+// Mail comes in runs: a first week of spam, then weeks of lists. Trained
+// on such a run (60 spam, then 140 not), the model still knows new spam
+// when it has settled its examples (Settled), where one pass in arrival
+// order has forgotten it.
+func TestContentRemembersARunOfSpam(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	words := func(prefix string, pool, n int) []string {
+		var out []string
+		for range n {
+			out = append(out, fmt.Sprintf("%s%d", prefix, rng.IntN(pool)))
+		}
+		return out
+	}
+	mail := func(spam bool) []uint32 {
+		ws := words("common", 60, 8)
+		if spam {
+			ws = append(ws, words("offer", 40, 4)...)
+		} else {
+			ws = append(ws, words("topic", 300, 4)...)
+		}
+		return Grams(strings.Join(ws, " "), 9)
+	}
+	var ex []ContentExample
+	for i := range 200 {
+		ex = append(ex, ContentExample{IDs: mail(i < 60), Spam: i < 60, Weight: 1})
+	}
+	if k := Settled(ex); k != 200 {
+		t.Fatalf("settled %d of 200 examples, want all", k)
+	}
+	settled, onePass := NewContent(0), NewContent(0)
+	settled.Train(ex)
+	for _, e := range ex {
+		onePass.Learn(e)
+	}
+	caught := func(m *Content) (spam, ham int) {
+		for range 100 {
+			if m.P(mail(true)) >= 0.9 {
+				spam++
+			}
+			if m.P(mail(false)) >= 0.9 {
+				ham++
+			}
+		}
+		return spam, ham
+	}
+	s1, h1 := caught(onePass)
+	s, h := caught(settled)
+	t.Logf("new spam caught: %d of 100 settled, %d after one pass; ham: %d and %d", s, s1, h, h1)
+	if s < 90 || h > 0 {
+		t.Errorf("settled: %d of 100 new spam at 0.9 or above and %d of 100 ham; want 90 or more and none", s, h)
+	}
+}
+
+// A model that learns its examples one by one, and trains again from all
+// of them where Extends says a settling point is reached, is at every
+// step the model Train gives on the same examples.
+func TestContentFollowsItsExamplesAcrossSettlingPoints(t *testing.T) {
+	var ex []ContentExample
+	live := NewContent(0)
+	for i := range 120 {
+		e := ContentExample{IDs: Grams(fmt.Sprintf("message %d about %d things", i, i*7), 5), Spam: i%3 == 0, Weight: 1 - float64(i%2)/2}
+		ex = append(ex, e)
+		if live.Extends([]ContentExample{e}) {
+			live.Learn(e)
+		} else {
+			live.Train(ex)
+		}
+		if i+1 == 50 || i+1 == 71 || i+1 == 100 || i+1 == 120 {
+			want := NewContent(0)
+			want.Train(ex)
+			if !live.Equal(want) {
+				t.Fatalf("after %d examples the model learned one by one differs from the one trained on them", i+1)
+			}
+		}
+	}
+	if Settled(ex) != 100 {
+		t.Fatalf("settled %d of 120 examples, want 100", Settled(ex))
 	}
 }
