@@ -153,3 +153,26 @@ func BenchmarkContentLearn(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "examples/s")
 }
+
+// BenchmarkContentSettle trains the content model from 3,200 stored
+// examples, the last settling point (learn.Settled): five passes over all
+// of them. It is what an undo costs once that many examples are stored,
+// and what a prediction pays once when the examples reach a settling
+// point; BenchmarkContentLearn's one step per example is its floor.
+func BenchmarkContentSettle(b *testing.B) {
+	ms, _, _ := trained(b)
+	ex := make([]learn.ContentExample, 3200)
+	for i := range ex {
+		bm := ms[i%len(ms)]
+		ex[i] = learn.ContentExample{IDs: learn.HashIDs(learn.Hashes(learn.Extract(item(bm.m), uint64(i/len(ms)+1)))), Spam: bm.spam, Weight: 1}
+	}
+	if learn.Settled(ex) != len(ex) {
+		b.Fatalf("settled %d of %d", learn.Settled(ex), len(ex))
+	}
+	c := learn.NewContent(0)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c.Train(ex)
+	}
+	b.ReportMetric(float64(b.N*len(ex))/b.Elapsed().Seconds(), "examples/s")
+}
