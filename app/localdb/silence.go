@@ -119,6 +119,41 @@ func (d *DB) TeachSentTo(ctx context.Context, scoutID, address string, hashes []
 	return lifted, nil
 }
 
+// ShowAnswered moves the cards held only because nobody answered their
+// sender to the inbox; see engine.Store.
+func (d *DB) ShowAnswered(ctx context.Context, scoutID, address string, at time.Time,
+	audit func(moved []scouts.Suggestion) []scouts.AuditEvent) ([]scouts.Suggestion, error) {
+	var moved []scouts.Suggestion
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if moved, err = querySuggestions(ctx, tx, `SELECT `+suggestionReadCols+` FROM suggestions
+			WHERE scout_id = ? AND status = 'pending' AND lane = 'screened' AND json_extract(assessment, '$.unanswered') = 1
+			AND (lower(sender) = ? OR lower(sender) LIKE ? ESCAPE '\')`, scoutID, address, "%<"+likeEscape(address)+">"); err != nil {
+			return err
+		}
+		for i := range moved {
+			s := &moved[i]
+			if _, err := tx.ExecContext(ctx, `UPDATE suggestions SET lane = 'inbox' WHERE id = ?`, s.ID); err != nil {
+				return err
+			}
+			// Out of the lane its silence (if any) confirmed: what that
+			// taught is taken back.
+			s.Lane = scouts.LaneInbox
+			if err := d.teach(ctx, tx, *s, at); err != nil {
+				return err
+			}
+		}
+		if len(moved) == 0 {
+			return nil
+		}
+		return insertAudit(ctx, tx, audit(moved)...)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("localdb: show an answered sender's mail: %w", err)
+	}
+	return moved, nil
+}
+
 // likeEscape escapes LIKE's wildcards in s (with \).
 func likeEscape(s string) string {
 	out := make([]byte, 0, len(s))

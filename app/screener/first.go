@@ -92,8 +92,10 @@ func (s *Screener) firstOnes(ctx context.Context, scoutID string, cards []scouts
 	var out []scouts.Suggestion
 	for _, sg := range cards {
 		// A card held because its sender kept writing unanswered
-		// (engine.FamiliarAfter) asks the same question as a first card.
-		if k, _ := KeyOf(sg); f.first[k.String()] == sg.ID || sg.Assessment.Unanswered {
+		// (engine.FamiliarAfter) asks the same question as a first card,
+		// while it waits: once the person answered the sender, it is back
+		// in the inbox and asks nothing.
+		if k, _ := KeyOf(sg); f.first[k.String()] == sg.ID || sg.Assessment.Unanswered && sg.Lane == scouts.LaneScreened {
 			out = append(out, sg)
 		}
 	}

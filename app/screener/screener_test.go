@@ -210,4 +210,11 @@ func TestOffers(t *testing.T) {
 	if got, _ := s.Offers(ctx, w.cards[5:]); len(got) != 1 || got["f"].Value != "bob@example.com" {
 		t.Fatalf("offers on a held card %v", got)
 	}
+	// Back in the inbox once the person answered the sender: no keys.
+	back := mail("g", "bob@example.com", "", scouts.LaneInbox)
+	back.Assessment.Unanswered = true
+	w.cards = append(w.cards, back)
+	if got, _ := s.Offers(ctx, w.cards[6:]); len(got) != 0 {
+		t.Fatalf("offers on a card brought back after an answer %v", got)
+	}
 }

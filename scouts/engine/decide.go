@@ -123,8 +123,40 @@ func (e *Engine) Approve(ctx context.Context, id string, a Approval) (scouts.Ent
 		e.emit(scouts.Event{Type: scouts.EventSuggestionResolved, Data: sug})
 		e.emit(scouts.Event{Type: scouts.EventEntityCreated, Data: ent})
 		e.announce(rec)
+		e.showAnswered(ctx, sug, actor)
 	}
 	return ent, created, nil
+}
+
+// showAnswered brings back to the inbox the sender's other cards that
+// wait in Screened only because nobody answered it (docs/triage.md,
+// "Senders nobody answers"): the person just did, by approving or
+// rescuing one of its mails. Moving them teaches nothing, since the
+// person decided none of them. The decision is already made: a failure
+// here is logged, and the cards stay in Screened, where the person finds
+// them.
+func (e *Engine) showAnswered(ctx context.Context, s scouts.Suggestion, actor string) {
+	addr := strings.ToLower(strings.TrimSpace(senderAddress(s.Sender)))
+	if s.SourceType != scouts.KindGmail || !strings.Contains(addr, "@") {
+		return
+	}
+	now := e.cfg.Now()
+	moved, err := e.cfg.Store.ShowAnswered(ctx, s.ScoutID, addr, now, func(moved []scouts.Suggestion) []scouts.AuditEvent {
+		var out []scouts.AuditEvent
+		for _, c := range moved {
+			out = append(out, scouts.AuditEvent{TraceID: c.TraceID, Stage: scouts.StageDecision, Type: scouts.AuditMoved, Outcome: scouts.OutcomeOK,
+				Summary: fmt.Sprintf("Moved to the inbox: %s answered %s's mail (%q), so it no longer waits as unanswered", actor, addr, s.Title),
+				Refs:    map[string]string{"scout_id": c.ScoutID, "suggestion_id": c.ID, "actor": actor, "answered": s.ID, "lane": string(scouts.LaneInbox)}, At: now})
+		}
+		return out
+	})
+	if err != nil {
+		e.log.Warn("show an answered sender's held cards", "suggestion", s.ID, "err", err)
+		return
+	}
+	for _, c := range moved {
+		e.emit(scouts.Event{Type: scouts.EventSuggestionMoved, Data: c})
+	}
 }
 
 // recordPlan turns the chosen steps into the suggestion's actions: the
@@ -490,6 +522,7 @@ func (e *Engine) BringBack(ctx context.Context, id, actor string) (scouts.Sugges
 	if changed {
 		e.emit(scouts.Event{Type: scouts.EventSuggestionMoved, Data: sug})
 		e.announce(ApprovalRecord{Actions: rec.Actions})
+		e.showAnswered(ctx, sug, actor)
 	}
 	return sug, nil
 }

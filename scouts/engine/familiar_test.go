@@ -159,12 +159,72 @@ func TestSenderNobodyAnswersWaitsInScreened(t *testing.T) {
 	if s := lane("f6", scouts.LaneScreened); !s.Assessment.Unanswered {
 		t.Fatalf("f6 after the rejection was undone: %q, want held as unanswered", s.Assessment.LaneReason)
 	}
-	// An approval ends it, and the sender's mail is shown.
+	// A rejection leaves the held cards where they are.
+	lane("f4", scouts.LaneScreened)
+	// An approval ends it: the sender's held cards come back to the
+	// inbox, and its later mail is shown.
 	if _, _, err := h.engine.Approve(ctx, h.byRef("f2").ID, engine.Approval{As: scouts.EntityNote}); err != nil {
 		t.Fatal(err)
 	}
+	for _, ref := range []string{"f4", "f6"} {
+		if s := lane(ref, scouts.LaneInbox); !s.Assessment.Unanswered {
+			t.Fatalf("%s: the assessment no longer says why it was held", ref)
+		}
+	}
 	arrive("feed@news.example", "", "f7")
 	lane("f7", scouts.LaneInbox)
+}
+
+// Rescuing one held card of a sender nobody answered is an answer: its
+// other held cards come back with it, and nobody else's.
+func TestRescuingAnUnansweredCardBringsBackItsSender(t *testing.T) {
+	h := newHarnessOf(t, true, scouts.KindGmail)
+	ctx := context.Background()
+	h.start()
+	for i := range 20 {
+		h.addMail(fmt.Sprintf("a%02d", i), "colleague@work.example", fmt.Sprintf("Minutes of meeting %d", i), "the minutes of the meeting are attached")
+		h.addMail(fmt.Sprintf("b%02d", i), fmt.Sprintf("friend%d@home.example", i), fmt.Sprintf("Dinner on %d", i), "shall we meet for dinner")
+	}
+	for i := range 5 {
+		h.addMail(fmt.Sprintf("f%d", i), "Feed <feed@news.example>", fmt.Sprintf("News %d", i), "shall we meet for dinner")
+		h.addMail(fmt.Sprintf("g%d", i), "other@news.example", fmt.Sprintf("Offers %d", i), "shall we meet for dinner")
+	}
+	if err := h.run(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		for _, ref := range []string{fmt.Sprintf("a%02d", i), fmt.Sprintf("b%02d", i)} {
+			if _, _, err := h.engine.Approve(ctx, h.byRef(ref).ID, engine.Approval{As: scouts.EntityNote}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// The first five of each arrived before the learner was trained.
+	for i := 5; i < 8; i++ {
+		h.addMail(fmt.Sprintf("f%d", i), "Feed <feed@news.example>", fmt.Sprintf("News %d", i), "shall we meet for dinner")
+		h.addMail(fmt.Sprintf("g%d", i), "other@news.example", fmt.Sprintf("Offers %d", i), "shall we meet for dinner")
+	}
+	if err := h.run(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 5; i < 8; i++ {
+		for _, ref := range []string{fmt.Sprintf("f%d", i), fmt.Sprintf("g%d", i)} {
+			if s := h.byRef(ref); s.Lane != scouts.LaneScreened || !s.Assessment.Unanswered {
+				t.Fatalf("%s: lane %s (%q), want held as unanswered", ref, s.Lane, s.Assessment.LaneReason)
+			}
+		}
+	}
+	if _, err := h.engine.BringBack(ctx, h.byRef("f5").ID, "user"); err != nil {
+		t.Fatal(err)
+	}
+	for i := 5; i < 8; i++ {
+		if s := h.byRef(fmt.Sprintf("f%d", i)); s.Lane != scouts.LaneInbox {
+			t.Errorf("f%d: lane %s after the sender's mail was rescued, want inbox", i, s.Lane)
+		}
+		if s := h.byRef(fmt.Sprintf("g%d", i)); s.Lane != scouts.LaneScreened {
+			t.Errorf("g%d: lane %s, want still screened: nobody answered its sender", i, s.Lane)
+		}
+	}
 }
 
 // The learner screens mail as unlikely to be approved only on evidence

@@ -118,6 +118,13 @@ type Store interface {
 	TeachSentTo(ctx context.Context, scoutID, address string, hashes []uint64, at time.Time,
 		audit func(lifted []scouts.Suggestion) []scouts.AuditEvent) ([]scouts.Suggestion, error)
 
+	// ShowAnswered moves every pending card of the scout from address
+	// that waits in Screened only because nobody answered its sender
+	// (Assessment.Unanswered) to the inbox, with the audit events audit
+	// returns, in one transaction. It returns those cards as they now are.
+	ShowAnswered(ctx context.Context, scoutID, address string, at time.Time,
+		audit func(moved []scouts.Suggestion) []scouts.AuditEvent) ([]scouts.Suggestion, error)
+
 	// ExpireSuggestions marks pending suggestions whose ExpiresAt is not
 	// after now as expired, auditing each, and returns them.
 	ExpireSuggestions(ctx context.Context, now time.Time) ([]scouts.Suggestion, error)
