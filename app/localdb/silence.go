@@ -126,7 +126,9 @@ func (d *DB) ShowAnswered(ctx context.Context, scoutID, address string, at time.
 	var moved []scouts.Suggestion
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		var err error
-		if moved, err = querySuggestions(ctx, tx, `SELECT `+suggestionReadCols+` FROM suggestions
+		// The partial index holds only the held cards: without it the
+		// lookup reads every screened card of the mailbox on each approval.
+		if moved, err = querySuggestions(ctx, tx, `SELECT `+suggestionReadCols+` FROM suggestions INDEXED BY suggestions_unanswered
 			WHERE scout_id = ? AND status = 'pending' AND lane = 'screened' AND json_extract(assessment, '$.unanswered') = 1
 			AND (lower(sender) = ? OR lower(sender) LIKE ? ESCAPE '\')`, scoutID, address, "%<"+likeEscape(address)+">"); err != nil {
 			return err
