@@ -186,9 +186,12 @@ func (p *Pipeline) byModel(ctx context.Context, m *Message) (Decision, error) {
 // mail needs a reason and showing one costs a glance. Weak signs and a
 // no-reply sender are mentioned so the card's "why" is still informative.
 func fallback(m *Message, note string) Decision {
-	reason := "No rule or check objected; shown for you to judge."
+	// The reason says what the checks found, not where the card goes: the
+	// learner after triage may still screen it, and a card waiting in
+	// Screened must not say it was shown.
+	reason := "No rule or check objected."
 	if note == NoteBudgetExhausted {
-		reason = "The scout's model budget is spent (for today, or for this run) and no rule or check objected; shown for you to judge."
+		reason = "The scout's model budget is spent (for today, or for this run), and no rule or check objected."
 	}
 	var notes []string
 	for _, s := range WeakSigns(m) {

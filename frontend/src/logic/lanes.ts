@@ -13,7 +13,7 @@ export const LANE_KEY: Record<Lane, string> = { inbox: '1', screened: '2', spam:
 export const LANE_INTRO: Record<Lane, string> = {
   inbox: '',
   screened:
-    'Cards your scouts’ learners are confident you would reject. Nothing is dropped: press b to bring one back to the inbox, which teaches the learner.',
+    'Cards your scouts held back: ones you would likely reject, senders you have not answered yet, and mail from familiar senders that reads like spam. Each says why. Nothing is dropped: press b to bring one back to the inbox, which teaches the learner.',
   spam: 'Spam, by its source’s rules or by what you marked as spam. Press b to bring a card back to the inbox; ! confirms it is spam.',
   snoozed:
     'Cards you put off. Each returns to the top of the inbox at its time, with a notification. Press b to take one back now, z to change its time; snoozing teaches nothing.',
