@@ -49,6 +49,16 @@ func TestPropose(t *testing.T) {
 				Reasons: []string{"mentions a date: Fri 18 Dec", "reads like a meeting: “invited”"}},
 		},
 		{
+			name: "a file's stamp in a commit mail is when it happened, not an appointment",
+			in:   Input{Title: "CVS: spamassassin/lib Mail", Text: "Modified Files:\n--- SpamAssassin.pm\t25 Nov 2026 09:10:02 -0000\t1.115\n+++ SpamAssassin.pm\t25 Nov 2026 13:19:28 -0000\t1.116", DefaultKind: scouts.EntityNote},
+			want: Proposal{Kind: scouts.EntityNote},
+		},
+		{
+			name: "a quoted mail's header and a log line are stamps too",
+			in:   Input{Title: "Re: razor error", Text: "> Date:  Thu, 26 Nov 2026 22:58:16 -0400\n> the check failed\nFrom pudge@perl.org  Wed Nov 25 12:22:44 2026\n[2026-11-25 18:04:11.532] agent restarted", DefaultKind: scouts.EntityNote},
+			want: Proposal{Kind: scouts.EntityNote},
+		},
+		{
 			name: "a deadline with a year, in the next year",
 			in:   Input{Title: "Tax return", Text: "The tax return must be filed by 31 January 2027.", DefaultKind: scouts.EntityNote},
 			want: Proposal{Kind: scouts.EntityTask, Due: time.Date(2027, 1, 31, 0, 0, 0, 0, loc), AllDay: true,

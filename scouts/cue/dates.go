@@ -154,8 +154,8 @@ type textPatterns struct {
 
 var patterns = sync.OnceValue(func() *textPatterns {
 	return &textPatterns{
-		// traps are amounts, percentages, sizes, phone numbers, references and
-		// version numbers. Text is lower case when they run.
+		// traps are amounts, percentages, sizes, phone numbers, references,
+		// version numbers and time stamps. Text is lower case when they run.
 		traps: []trap{
 			{"$€£", regexp.MustCompile(`[$€£]\s?\d(?:[\d .,']*\d)?`)},                                                                  // $89.99, € 1 200
 			{"", regexp.MustCompile(`\b\d{1,3}(?:[ .,'’]\d{3})*(?:[.,]\d+)?\s?(?:%|€|\$|£|(?:eur|usd|gbp|chf|kb|mb|gb|tb|units?)\b)`)}, // 1 200 eur, 12.5 %
@@ -164,6 +164,13 @@ var patterns = sync.OnceValue(func() *textPatterns {
 			{"#", regexp.MustCompile(`#\d+`)},                                                                                          // #4471
 			{".", regexp.MustCompile(`\bv?\d+\.\d+\.\d{1,3}(?:\.\d+)*\b`)},                                                             // 2.4.1, not 24.12.2026
 			{"ev", regexp.MustCompile(`\b(?:version|release|v)\s?\d+(?:\.\d+)*\b`)},                                                    // version 10.12
+			// A time with seconds is a stamp — a log line, a file in a
+			// commit, a quoted mail's Date header: when something happened,
+			// never an appointment. The date, weekday and zone written
+			// around it go with it.
+			{":", regexp.MustCompile(`(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?` +
+				`(?:\d{1,2}\s+[a-z]{3,9}\.?,?\s+\d{4}\s+|[a-z]{3,9}\.?\s+\d{1,2},?\s+(?:\d{4}\s+)?|\[?\d{4}[-/.]\d{1,2}[-/.]\d{1,2}[t\s]+|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}\s+)?` +
+				`(?:at\s+)?\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\]?(?:\s*[ap]\.?m\b\.?)?(?:\s*(?:[+-]\d{2}:?\d{2}\b|z\b|utc\b|gmt\b|\([a-z]{3,5}\)))?(?:\s+\d{4}\b)?`)}, // 2 oct 2002 13:19:28 -0000
 		},
 
 		// when reads 2026-12-15 as the time 12:15 and ignores 15.12.2026; both
