@@ -112,7 +112,7 @@ func cvFold(ctx context.Context, o Options, f int, train, test []judged) ([]cvSa
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("evaluate: %w", err)
 	}
-	p, err := newProduct(ctx, dir, o.Settings)
+	p, err := newProduct(ctx, dir, o.Settings, o.Seed)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -44,27 +44,32 @@ type product struct {
 	// expireScored expires the test part's cards once scored, so that
 	// they never teach by silence.
 	expireScored bool
+	// salt is the learner's hash salt (engine.LearningConfig.Salt).
+	salt uint64
 }
+
+// evalSalt is the learner's hash salt for a run with seed. An installation
+// draws its own at random (localdb.LearnSalt); the evaluation derives it
+// from the seed, since the content model's table folds hashes into 2^20
+// cells and which features share a cell depends on the salt. With a salt
+// drawn anew the same run gave 95.3–98.0 % spam caught.
+func evalSalt(seed uint64) uint64 { return (seed + 1) * 0x9e3779b97f4a7c15 }
 
 // start is the simulated clock's first instant.
 var start = time.Date(2026, 1, 5, 8, 0, 0, 0, time.UTC)
 
-func newProduct(ctx context.Context, dir string, settings scouts.LearnSettings) (*product, error) {
+func newProduct(ctx context.Context, dir string, settings scouts.LearnSettings, seed uint64) (*product, error) {
 	db, err := localdb.Open(ctx, filepath.Join(dir, "scouts.db"))
 	if err != nil {
 		return nil, fmt.Errorf("evaluate: database: %w", err)
 	}
-	salt, err := db.LearnSalt(ctx)
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
+	salt := evalSalt(seed)
 	pipe, err := triage.New(triage.Config{Scout: "eval"})
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
-	p := &product{db: db, runs: make(chan scouts.Event, 64),
+	p := &product{db: db, salt: salt, runs: make(chan scouts.Event, 64),
 		src: &memSource{pipe: pipe, pageSize: 100, texts: map[string]string{}, verdicts: map[string]triage.Verdict{}}}
 	t := start
 	p.now.Store(&t)

@@ -52,10 +52,7 @@ func (p *product) measureSteps(ctx context.Context, test []judged, tp *Throughpu
 			msgs = append(msgs, m)
 		}
 	}
-	salt, err := p.db.LearnSalt(ctx)
-	if err != nil {
-		return err
-	}
+	salt := p.salt
 	st, err := p.db.LearnState(ctx, p.scout.ID)
 	if err != nil {
 		return err
@@ -185,10 +182,7 @@ func insertFloor(ctx context.Context, dir string, p *product, train []judged) (L
 		PRIMARY KEY (model, h)) WITHOUT ROWID`); err != nil {
 		return Latency{}, fmt.Errorf("evaluate: floor table: %w", err)
 	}
-	salt, err := p.db.LearnSalt(ctx)
-	if err != nil {
-		return Latency{}, err
-	}
+	salt := p.salt
 	blob := make([]byte, 4*learn.NClasses)
 	var ds []time.Duration
 	for _, j := range train {

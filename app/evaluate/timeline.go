@@ -59,7 +59,7 @@ func runMain(ctx context.Context, o Options, train, test []judged, rep *Report) 
 	if err != nil {
 		return fmt.Errorf("evaluate: %w", err)
 	}
-	p, err := newProduct(ctx, dir, o.Settings)
+	p, err := newProduct(ctx, dir, o.Settings, o.Seed)
 	if err != nil {
 		return err
 	}

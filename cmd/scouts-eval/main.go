@@ -76,7 +76,7 @@ func eval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f.Var(dirFlag{&testDir}, "test-dir", "the same as --test")
 	batch := f.Int("batch", 0, "mails that arrive between two looks of the user (default 50 for the realistic user, 1 for confirm-all)")
 	noImplicit := f.Bool("no-implicit", false, "cards left alone in Spam or Screened never teach (default: they teach as confirmed after the next batch)")
-	seed := f.Uint64("seed", 1, "seed of the arrival order (and of ties between equal dates)")
+	seed := f.Uint64("seed", 1, "seed of the arrival order, of ties between equal dates and of the learner's hash salt: the same seed gives the same figures")
 	spamCV := f.Int("spam-cv", 0, "also run K-fold cross-validation of spam alone (K ≥ 2)")
 	compare := f.Bool("compare", false, "also compare learners in memory")
 	jsonOut := f.Bool("json", false, "print JSON")
