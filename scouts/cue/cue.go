@@ -131,6 +131,7 @@ func Propose(in Input) Proposal {
 func (p *Proposal) fromDates(segs []segment, asks []string, ref time.Time) (bare *hit, decided bool) {
 	for _, s := range segs {
 		for _, h := range findDates(s.text, ref) {
+			h = dayPart(h, s.text)
 			if past(h, ref) {
 				continue
 			}

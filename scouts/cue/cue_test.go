@@ -59,6 +59,17 @@ func TestPropose(t *testing.T) {
 			want: Proposal{Kind: scouts.EntityNote},
 		},
 		{
+			name: "tonight names no time: no appointment, a date",
+			in:   Input{Title: "Re: razor error", Text: "I will play with it more tonight when I get home and see if the error comes back.", DefaultKind: scouts.EntityNote},
+			want: Proposal{Kind: scouts.EntityNote, Date: day(time.November, 25), DateAllDay: true},
+		},
+		{
+			name: "a time written out is one",
+			in:   Input{Title: "Drinks", Text: "Drinks tonight at 7pm, the usual place.", DefaultKind: scouts.EntityNote},
+			want: Proposal{Kind: scouts.EntityEvent, Start: at(time.November, 25, 19, 0),
+				Reasons: []string{"mentions a time: Wed 25 Nov 19:00"}},
+		},
+		{
 			name: "a deadline with a year, in the next year",
 			in:   Input{Title: "Tax return", Text: "The tax return must be filed by 31 January 2027.", DefaultKind: scouts.EntityNote},
 			want: Proposal{Kind: scouts.EntityTask, Due: time.Date(2027, 1, 31, 0, 0, 0, 0, loc), AllDay: true,

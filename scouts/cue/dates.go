@@ -287,6 +287,22 @@ func findDates(seg string, ref time.Time) []hit {
 	return joinRanges(seg, hits, base)
 }
 
+// clockWords are the ways a text names a time of day: "14:30", "2pm",
+// "14h", "at 9", "noon". The library also gives "tonight" and "tomorrow
+// morning" a time (23:00, 08:00): right for a snooze (When), but they name
+// a part of a day, not an appointment, and a proposal reads them as the
+// day (dayPart).
+var clockWords = regexp.MustCompile(`(?i)\d\s*(?::\s*\d\d|\.\d\d\b|[ap]\.?\s?m\b|h\b|h\d\d|o'?clock)|\bat\s+\d{1,2}\b|\b(?:noon|midday|midnight)\b`)
+
+// dayPart reads a hit of seg whose time of day the text does not write
+// out ("tonight") as its day.
+func dayPart(h hit, seg string) hit {
+	if h.timed && !clockWords.MatchString(seg[h.start:h.end]) {
+		h.timed, h.at, h.until = false, dateOf(h.at), time.Time{}
+	}
+	return h
+}
+
 // resolve fills a hit from the time the library gave.
 func resolve(h hit, t, base time.Time) hit {
 	h.timed = t.Hour() != base.Hour() || t.Minute() != base.Minute() || t.Second() != base.Second()
