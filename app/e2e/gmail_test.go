@@ -45,7 +45,7 @@ type google struct {
 	gmailURL string
 }
 
-func newGoogle(t *testing.T, emu *emulator, tweak ...func(*gmailfake.Options)) *google {
+func newGoogle(t testing.TB, emu *emulator, tweak ...func(*gmailfake.Options)) *google {
 	t.Helper()
 	oauth := oauthfake.New(oauthfake.Options{Account: gmailUser})
 	os := httptest.NewServer(oauth)
@@ -73,7 +73,7 @@ func newGoogle(t *testing.T, emu *emulator, tweak ...func(*gmailfake.Options)) *
 
 // agentFlags points the agent at the fakes, with tokens in the encrypted
 // file keyring.
-func (g *google) agentFlags(t *testing.T) []string {
+func (g *google) agentFlags(t testing.TB) []string {
 	secret := filepath.Join(t.TempDir(), "client-secret")
 	os.WriteFile(secret, []byte(oauthfake.DefaultClientSecret), 0o600)
 	ep := oauthfake.EndpointsAt(g.oauthURL)
@@ -84,7 +84,7 @@ func (g *google) agentFlags(t *testing.T) []string {
 
 // connect runs "Connect Gmail" as a person would: the agent hands out the
 // consent URL, the test plays the browser.
-func (g *google) connect(t *testing.T, a *agentProc) {
+func (g *google) connect(t testing.TB, a *agentProc) {
 	t.Helper()
 	ctx := context.Background()
 	c, err := a.client.ConnectGmail(ctx, apitype.GmailConnectRequest{})
@@ -134,7 +134,7 @@ func (r *refSink) Record(_ context.Context, v gmail.Verdict) error {
 	return nil
 }
 
-func gmailSuggestions(t *testing.T, a *agentProc, scoutID string) []apitype.Suggestion {
+func gmailSuggestions(t testing.TB, a *agentProc, scoutID string) []apitype.Suggestion {
 	t.Helper()
 	list, err := a.client.Suggestions(context.Background(), localclient.SuggestionQuery{Status: "all", ScoutID: scoutID, Limit: 1000})
 	if err != nil {
@@ -152,7 +152,7 @@ func gmailSuggestions(t *testing.T, a *agentProc, scoutID string) []apitype.Sugg
 
 // waitGmailSuggestions waits until the scout's suggestions are exactly
 // want (as message ids): none missing, none twice, none extra.
-func waitGmailSuggestions(t *testing.T, a *agentProc, ch <-chan apitype.StreamEvent, scoutID string, want []string) []apitype.Suggestion {
+func waitGmailSuggestions(t testing.TB, a *agentProc, ch <-chan apitype.StreamEvent, scoutID string, want []string) []apitype.Suggestion {
 	t.Helper()
 	deadline := time.After(120 * time.Second)
 	for {
@@ -234,7 +234,7 @@ func (w *gmailWorld) restartAgent(t *testing.T) *agentProc {
 	return w.a
 }
 
-func startGmailWorld(t *testing.T, mode, transport string) *gmailWorld {
+func startGmailWorld(t testing.TB, mode, transport string) *gmailWorld {
 	t.Helper()
 	ctx := context.Background()
 	var emu *emulator

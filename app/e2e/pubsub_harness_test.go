@@ -20,14 +20,14 @@ import (
 // emulator is Google's Pub/Sub emulator (from google-cloud-cli), run as a
 // process: it POSTs push deliveries and serves pulls like the real thing.
 type emulator struct {
-	t    *testing.T
+	t    testing.TB
 	host string // 127.0.0.1:PORT, as PUBSUB_EMULATOR_HOST
 }
 
 const emulatorProject = "scouts-e2e"
 
 // emulatorBinary finds cloud-pubsub-emulator next to gcloud.
-func emulatorBinary(t *testing.T) string {
+func emulatorBinary(t testing.TB) string {
 	t.Helper()
 	gcloud, err := exec.LookPath("gcloud")
 	if err == nil {
@@ -48,7 +48,7 @@ func emulatorBinary(t *testing.T) string {
 	return ""
 }
 
-func freePort(t *testing.T) string {
+func freePort(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -61,7 +61,7 @@ func freePort(t *testing.T) string {
 // startEmulator starts the emulator and waits for its "Server started"
 // line. The emulator cannot take port 0, so a port is picked and freed
 // just before.
-func startEmulator(t *testing.T) *emulator {
+func startEmulator(t testing.TB) *emulator {
 	t.Helper()
 	bin := emulatorBinary(t)
 	port := freePort(t)

@@ -2,11 +2,9 @@ package apitest_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
@@ -14,7 +12,7 @@ import (
 	"github.com/scouts-hq/scouts/app/internal/apitest"
 	"github.com/scouts-hq/scouts/app/localclient"
 	"github.com/scouts-hq/scouts/scouts"
-	"github.com/scouts-hq/scouts/store"
+	"github.com/scouts-hq/scouts/store/storetest"
 )
 
 // BenchmarkApproveFolderCard approves folder cards through the local API
@@ -63,7 +61,7 @@ func BenchmarkApproveFolderCard(b *testing.B) {
 	if len(cards) < n {
 		b.Fatalf("%d of %d cards pending", len(cards), n)
 	}
-	floor := insertFloor(b, n)
+	floor := storetest.CommitFloor(b, n)
 	times := make([]time.Duration, 0, n)
 	b.ResetTimer()
 	for i := range n {
@@ -74,43 +72,11 @@ func BenchmarkApproveFolderCard(b *testing.B) {
 		times = append(times, time.Since(t0))
 	}
 	b.StopTimer()
-	p50, p95 := pct(times, 50), pct(times, 95)
-	f50, f95 := pct(floor, 50), pct(floor, 95)
+	p50, p95 := storetest.Percentile(times, 50), storetest.Percentile(times, 95)
+	f50, f95 := storetest.Percentile(floor, 50), storetest.Percentile(floor, 95)
 	b.ReportMetric(float64(p50.Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(p95.Microseconds())/1000, "p95-ms")
 	b.ReportMetric(float64(f50.Microseconds())/1000, "floor-p50-ms")
 	b.ReportMetric(float64(f95.Microseconds())/1000, "floor-p95-ms")
 	b.ReportMetric(float64(p50)/float64(f50), "p50/floor")
-}
-
-// insertFloor times n single-row commits on a fresh SQLite file opened
-// with the agent's options: what any durable write costs on this disk.
-func insertFloor(b *testing.B, n int) []time.Duration {
-	ctx := context.Background()
-	db, err := store.OpenSQLite(ctx, filepath.Join(b.TempDir(), "floor.db"), store.Options{BackgroundCheckpoint: time.Second, Readers: 2})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Writer().ExecContext(ctx, `CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)`); err != nil {
-		b.Fatal(err)
-	}
-	var out []time.Duration
-	for i := range n {
-		t0 := time.Now()
-		if err := db.Tx(ctx, func(tx *sql.Tx) error {
-			_, err := tx.ExecContext(ctx, `INSERT INTO t (v) VALUES (?)`, fmt.Sprint("row ", i))
-			return err
-		}); err != nil {
-			b.Fatal(err)
-		}
-		out = append(out, time.Since(t0))
-	}
-	return out
-}
-
-func pct(d []time.Duration, p int) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[min(len(s)-1, len(s)*p/100)]
 }

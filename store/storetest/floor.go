@@ -1,0 +1,49 @@
+package storetest
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/scouts-hq/scouts/store"
+)
+
+// CommitFloor times n single-row commits on a fresh SQLite file opened
+// with the agent's options: what any durable write costs on this disk.
+// Benchmarks of a write path report their times beside it, measured in the
+// same run, since the machines are shared and noisy.
+func CommitFloor(tb testing.TB, n int) []time.Duration {
+	tb.Helper()
+	ctx := context.Background()
+	db, err := store.OpenSQLite(ctx, filepath.Join(tb.TempDir(), "floor.db"), store.Options{BackgroundCheckpoint: time.Second, Readers: 2})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Writer().ExecContext(ctx, `CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)`); err != nil {
+		tb.Fatal(err)
+	}
+	out := make([]time.Duration, 0, n)
+	for i := range n {
+		t0 := time.Now()
+		if err := db.Tx(ctx, func(tx *sql.Tx) error {
+			_, err := tx.ExecContext(ctx, `INSERT INTO t (v) VALUES (?)`, fmt.Sprint("row ", i))
+			return err
+		}); err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, time.Since(t0))
+	}
+	return out
+}
+
+// Percentile returns the p-th percentile of d (nearest rank).
+func Percentile(d []time.Duration, p int) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[min(len(s)-1, len(s)*p/100)]
+}
