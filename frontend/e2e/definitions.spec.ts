@@ -94,6 +94,7 @@ test('history, diff and rollback of a scout; a file-managed scout refuses rollba
     expect(back.review).toBe(true);
     expect((await agent.api<{ rules: unknown[] }>(`/scouts/${sc.id}/rules`)).rules).toEqual([]);
     await dialog.getByRole('button', { name: 'Close' }).click();
+    await expect(dialog).toBeHidden();
     await expect(card.getByRole('radio', { name: 'Review' })).toBeChecked();
 
     // A scout its definitions file manages.
