@@ -95,21 +95,12 @@ func (d *DB) TeachSentTo(ctx context.Context, scoutID, address string, hashes []
 		// Out of Screened and Spam; a snoozed card stays where the person
 		// put it.
 		if lifted, err = querySuggestions(ctx, tx, `SELECT `+suggestionReadCols+` FROM suggestions
-			WHERE scout_id = ? AND status = 'pending' AND lane IN ('screened', 'spam')
-			AND (lower(sender) = ? OR lower(sender) LIKE ? ESCAPE '\')`, scoutID, address, "%<"+likeEscape(address)+">"); err != nil {
+			WHERE scout_id = ? AND status = 'pending' AND lane IN ('screened', 'spam') AND `+fromAddress,
+			scoutID, address, addressInName(address)); err != nil {
 			return err
 		}
-		for i := range lifted {
-			s := &lifted[i]
-			if _, err := tx.ExecContext(ctx, `UPDATE suggestions SET lane = 'inbox' WHERE id = ?`, s.ID); err != nil {
-				return err
-			}
-			// Out of the lane its silence (if any) confirmed: what that
-			// taught is taken back.
-			s.Lane = scouts.LaneInbox
-			if err := d.teach(ctx, tx, *s, at); err != nil {
-				return err
-			}
+		if err := d.toInbox(ctx, tx, lifted, at); err != nil {
+			return err
 		}
 		return insertAudit(ctx, tx, audit(lifted)...)
 	})
@@ -129,21 +120,12 @@ func (d *DB) ShowAnswered(ctx context.Context, scoutID, address string, at time.
 		// The partial index holds only the held cards: without it the
 		// lookup reads every screened card of the mailbox on each approval.
 		if moved, err = querySuggestions(ctx, tx, `SELECT `+suggestionReadCols+` FROM suggestions INDEXED BY suggestions_unanswered
-			WHERE scout_id = ? AND status = 'pending' AND lane = 'screened' AND json_extract(assessment, '$.unanswered') = 1
-			AND (lower(sender) = ? OR lower(sender) LIKE ? ESCAPE '\')`, scoutID, address, "%<"+likeEscape(address)+">"); err != nil {
+			WHERE scout_id = ? AND status = 'pending' AND lane = 'screened' AND json_extract(assessment, '$.unanswered') = 1 AND `+fromAddress,
+			scoutID, address, addressInName(address)); err != nil {
 			return err
 		}
-		for i := range moved {
-			s := &moved[i]
-			if _, err := tx.ExecContext(ctx, `UPDATE suggestions SET lane = 'inbox' WHERE id = ?`, s.ID); err != nil {
-				return err
-			}
-			// Out of the lane its silence (if any) confirmed: what that
-			// taught is taken back.
-			s.Lane = scouts.LaneInbox
-			if err := d.teach(ctx, tx, *s, at); err != nil {
-				return err
-			}
+		if err := d.toInbox(ctx, tx, moved, at); err != nil {
+			return err
 		}
 		if len(moved) == 0 {
 			return nil
@@ -154,6 +136,31 @@ func (d *DB) ShowAnswered(ctx context.Context, scoutID, address string, at time.
 		return nil, fmt.Errorf("localdb: show an answered sender's mail: %w", err)
 	}
 	return moved, nil
+}
+
+// fromAddress matches a card whose sender is an address (lower case), bare
+// or in angle brackets after a name: its arguments are the address and
+// addressInName of it.
+const fromAddress = `(lower(sender) = ? OR lower(sender) LIKE ? ESCAPE '\')`
+
+// addressInName is fromAddress's pattern for "Name <address>".
+func addressInName(address string) string { return "%<" + likeEscape(address) + ">" }
+
+// toInbox moves pending cards to the inbox without deciding them, and
+// takes back what silence taught of each (the lane it confirmed is left).
+// The cards are updated to their new lane.
+func (d *DB) toInbox(ctx context.Context, tx *sql.Tx, cards []scouts.Suggestion, at time.Time) error {
+	for i := range cards {
+		s := &cards[i]
+		if _, err := tx.ExecContext(ctx, `UPDATE suggestions SET lane = 'inbox' WHERE id = ?`, s.ID); err != nil {
+			return err
+		}
+		s.Lane = scouts.LaneInbox
+		if err := d.teach(ctx, tx, *s, at); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // likeEscape escapes LIKE's wildcards in s (with \).
