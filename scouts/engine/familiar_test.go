@@ -89,24 +89,8 @@ func TestFamiliarSenderIsScreenedNotFiledAsSpam(t *testing.T) {
 // answer (here a rejection, then an approval) ends the wait, and list
 // mail and folder items never wait this way.
 func TestSenderNobodyAnswersWaitsInScreened(t *testing.T) {
-	h := newHarnessOf(t, true, scouts.KindGmail)
+	h := trainedOnCorrespondents(t, nil)
 	ctx := context.Background()
-	h.start()
-	// Trained: the cold start is 30 decisions.
-	for i := range 20 {
-		h.addMail(fmt.Sprintf("a%02d", i), "colleague@work.example", fmt.Sprintf("Minutes of meeting %d", i), "the minutes of the meeting are attached")
-		h.addMail(fmt.Sprintf("b%02d", i), fmt.Sprintf("friend%d@home.example", i), fmt.Sprintf("Dinner on %d", i), "shall we meet for dinner")
-	}
-	if err := h.run(); err != nil {
-		t.Fatal(err)
-	}
-	for i := range 20 {
-		for _, ref := range []string{fmt.Sprintf("a%02d", i), fmt.Sprintf("b%02d", i)} {
-			if _, _, err := h.engine.Approve(ctx, h.byRef(ref).ID, engine.Approval{As: scouts.EntityNote}); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
 	arrive := func(sender, list string, refs ...string) {
 		t.Helper()
 		for _, ref := range refs {
@@ -178,27 +162,13 @@ func TestSenderNobodyAnswersWaitsInScreened(t *testing.T) {
 // Rescuing one held card of a sender nobody answered is an answer: its
 // other held cards come back with it, and nobody else's.
 func TestRescuingAnUnansweredCardBringsBackItsSender(t *testing.T) {
-	h := newHarnessOf(t, true, scouts.KindGmail)
-	ctx := context.Background()
-	h.start()
-	for i := range 20 {
-		h.addMail(fmt.Sprintf("a%02d", i), "colleague@work.example", fmt.Sprintf("Minutes of meeting %d", i), "the minutes of the meeting are attached")
-		h.addMail(fmt.Sprintf("b%02d", i), fmt.Sprintf("friend%d@home.example", i), fmt.Sprintf("Dinner on %d", i), "shall we meet for dinner")
-	}
-	for i := range 5 {
-		h.addMail(fmt.Sprintf("f%d", i), "Feed <feed@news.example>", fmt.Sprintf("News %d", i), "shall we meet for dinner")
-		h.addMail(fmt.Sprintf("g%d", i), "other@news.example", fmt.Sprintf("Offers %d", i), "shall we meet for dinner")
-	}
-	if err := h.run(); err != nil {
-		t.Fatal(err)
-	}
-	for i := range 20 {
-		for _, ref := range []string{fmt.Sprintf("a%02d", i), fmt.Sprintf("b%02d", i)} {
-			if _, _, err := h.engine.Approve(ctx, h.byRef(ref).ID, engine.Approval{As: scouts.EntityNote}); err != nil {
-				t.Fatal(err)
-			}
+	h := trainedOnCorrespondents(t, func(h *harness) {
+		for i := range 5 {
+			h.addMail(fmt.Sprintf("f%d", i), "Feed <feed@news.example>", fmt.Sprintf("News %d", i), "shall we meet for dinner")
+			h.addMail(fmt.Sprintf("g%d", i), "other@news.example", fmt.Sprintf("Offers %d", i), "shall we meet for dinner")
 		}
-	}
+	})
+	ctx := context.Background()
 	// The first five of each arrived before the learner was trained.
 	for i := 5; i < 8; i++ {
 		h.addMail(fmt.Sprintf("f%d", i), "Feed <feed@news.example>", fmt.Sprintf("News %d", i), "shall we meet for dinner")
@@ -262,4 +232,33 @@ func TestScreeningNeedsAKnownSender(t *testing.T) {
 	if s := h.byRef("new"); s.Lane != scouts.LaneInbox || s.Assessment.Approve < 0 || s.Assessment.Approve >= 0.3 {
 		t.Fatalf("a new list's mail reading like the rejected list's: lane %s (%q), approve %.3f; want the inbox, with the learner's low probability", s.Lane, s.Assessment.LaneReason, s.Assessment.Approve)
 	}
+}
+
+// trainedOnCorrespondents is a Gmail scout's harness whose learner is past
+// its cold start (30 decisions): a colleague's 20 mails and 20 friends'
+// one each, all approved. more adds mail that arrives in the same run,
+// before any decision.
+func trainedOnCorrespondents(t *testing.T, more func(h *harness)) *harness {
+	t.Helper()
+	h := newHarnessOf(t, true, scouts.KindGmail)
+	ctx := context.Background()
+	h.start()
+	for i := range 20 {
+		h.addMail(fmt.Sprintf("a%02d", i), "colleague@work.example", fmt.Sprintf("Minutes of meeting %d", i), "the minutes of the meeting are attached")
+		h.addMail(fmt.Sprintf("b%02d", i), fmt.Sprintf("friend%d@home.example", i), fmt.Sprintf("Dinner on %d", i), "shall we meet for dinner")
+	}
+	if more != nil {
+		more(h)
+	}
+	if err := h.run(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		for _, ref := range []string{fmt.Sprintf("a%02d", i), fmt.Sprintf("b%02d", i)} {
+			if _, _, err := h.engine.Approve(ctx, h.byRef(ref).ID, engine.Approval{As: scouts.EntityNote}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return h
 }
