@@ -150,6 +150,7 @@ type trap struct {
 type textPatterns struct {
 	traps                          []trap
 	isoDate, dottedDate, monthYear *regexp.Regexp
+	clock                          *regexp.Regexp // see dayPart
 }
 
 var patterns = sync.OnceValue(func() *textPatterns {
@@ -182,6 +183,8 @@ var patterns = sync.OnceValue(func() *textPatterns {
 		// drops it from "December 15, 2026": the year is hidden and kept aside.
 		monthYear: regexp.MustCompile(`(?i)\b` + en.MONTH_OFFSET_PATTERN +
 			`(?:\s+\d{1,2}(?:st|nd|rd|th)?)?,?\s+((?:19|20)\d\d)\b`),
+
+		clock: regexp.MustCompile(`(?i)\d\s*(?::\s*\d\d|\.\d\d\b|[ap]\.?\s?m\b|h\b|h\d\d|o'?clock)|\bat\s+\d{1,2}\b|\b(?:noon|midday|midnight)\b`),
 	}
 })
 
@@ -287,17 +290,13 @@ func findDates(seg string, ref time.Time) []hit {
 	return joinRanges(seg, hits, base)
 }
 
-// clockWords are the ways a text names a time of day: "14:30", "2pm",
-// "14h", "at 9", "noon". The library also gives "tonight" and "tomorrow
-// morning" a time (23:00, 08:00): right for a snooze (When), but they name
-// a part of a day, not an appointment, and a proposal reads them as the
-// day (dayPart).
-var clockWords = regexp.MustCompile(`(?i)\d\s*(?::\s*\d\d|\.\d\d\b|[ap]\.?\s?m\b|h\b|h\d\d|o'?clock)|\bat\s+\d{1,2}\b|\b(?:noon|midday|midnight)\b`)
-
 // dayPart reads a hit of seg whose time of day the text does not write
-// out ("tonight") as its day.
+// out ("tonight") as its day. A text names a time of day as "14:30",
+// "2pm", "14h", "at 9", "noon". The library also gives "tonight" and
+// "tomorrow morning" a time (23:00, 08:00): right for a snooze (When), but
+// they name a part of a day, not an appointment.
 func dayPart(h hit, seg string) hit {
-	if h.timed && !clockWords.MatchString(seg[h.start:h.end]) {
+	if h.timed && !patterns().clock.MatchString(seg[h.start:h.end]) {
 		h.timed, h.at, h.until = false, dateOf(h.at), time.Time{}
 	}
 	return h
