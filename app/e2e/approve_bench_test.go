@@ -44,11 +44,5 @@ func BenchmarkApproveGmailCard(b *testing.B) {
 		times = append(times, time.Since(t0))
 	}
 	b.StopTimer()
-	p50, p95 := storetest.Percentile(times, 50), storetest.Percentile(times, 95)
-	f50, f95 := storetest.Percentile(floor, 50), storetest.Percentile(floor, 95)
-	b.ReportMetric(float64(p50.Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(p95.Microseconds())/1000, "p95-ms")
-	b.ReportMetric(float64(f50.Microseconds())/1000, "floor-p50-ms")
-	b.ReportMetric(float64(f95.Microseconds())/1000, "floor-p95-ms")
-	b.ReportMetric(float64(p50)/float64(f50), "p50/floor")
+	storetest.ReportBesideFloor(b, times, floor)
 }

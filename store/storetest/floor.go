@@ -41,6 +41,19 @@ func CommitFloor(tb testing.TB, n int) []time.Duration {
 	return out
 }
 
+// ReportBesideFloor reports the median and p95 of a benchmark's times
+// beside those of its floor (CommitFloor), in milliseconds, and the
+// ratio of the medians.
+func ReportBesideFloor(b *testing.B, times, floor []time.Duration) {
+	p50, p95 := Percentile(times, 50), Percentile(times, 95)
+	f50, f95 := Percentile(floor, 50), Percentile(floor, 95)
+	b.ReportMetric(float64(p50.Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(p95.Microseconds())/1000, "p95-ms")
+	b.ReportMetric(float64(f50.Microseconds())/1000, "floor-p50-ms")
+	b.ReportMetric(float64(f95.Microseconds())/1000, "floor-p95-ms")
+	b.ReportMetric(float64(p50)/float64(f50), "p50/floor")
+}
+
 // Percentile returns the p-th percentile of d (nearest rank).
 func Percentile(d []time.Duration, p int) time.Duration {
 	s := slices.Clone(d)
