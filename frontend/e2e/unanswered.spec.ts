@@ -10,8 +10,8 @@
 import { expect, test } from '@playwright/test';
 import { join } from 'node:path';
 import type { Scout, Suggestion } from '../src/api/types';
-import { ARTIFACTS, startAgent } from './agent';
-import { plainMail, startFakeGmail } from './fakegmail';
+import { type Agent, ARTIFACTS, startAgent } from './agent';
+import { type FakeGmail, plainMail, startFakeGmail } from './fakegmail';
 
 const mail = (from: string, subject: string, id: string) =>
   plainMail({ from, subject, messageId: `${id}@example.com`, body: `${subject}: a few lines about it.` });
@@ -22,26 +22,7 @@ test('a sender nobody answers waits in Screened, and always show brings it back'
   try {
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    const post = <T>(path: string, body: unknown = {}) =>
-      agent.api<T>(path, { method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } });
-    const { auth_url } = await post<{ auth_url: string }>('/gmail/connect');
-    await fetch(auth_url);
-    await expect.poll(async () => (await agent.api<unknown[]>('/gmail/accounts')).length).toBe(1);
-    const before = (await gmail.calls()).profile ?? 0;
-    const sc = await post<Scout>('/scouts', { kind: 'gmail', name: 'Work mail', config: { email: gmail.email, mode: 'local' } });
-    await expect.poll(async () => (await gmail.calls()).profile ?? 0).toBeGreaterThan(before);
-    const cards = () => agent.api<Suggestion[]>(`/suggestions?scout_id=${sc.id}&status=all&limit=1000`);
-    const byTitle = async (title: string) => (await cards()).find((s) => s.title === title);
-
-    // A cold start of three decisions, made: three people's mail approved.
-    await agent.api(`/scouts/${sc.id}/learning`, {
-      method: 'PUT',
-      body: JSON.stringify({ cold_start: 3, screen_below: 0.3, spam_above: 0.9, min_spam: 10 }),
-      headers: { 'Content-Type': 'application/json' },
-    });
-    for (const n of [1, 2, 3]) await gmail.deliver(mail(`Friend ${n} <friend${n}@home.example>`, `Dinner ${n}`, `d${n}`));
-    await expect.poll(async () => (await cards()).length).toBe(3);
-    for (const s of await cards()) await post(`/suggestions/${s.id}/approve`, { as: 'note' });
+    const { byTitle } = await trainedScout(agent, gmail);
 
     // The feed writes four times; nobody answers.
     for (const n of [1, 2, 3, 4]) await gmail.deliver(mail('Daily Feed <feed@news.example>', `Digest ${n}`, `f${n}`));
@@ -79,24 +60,7 @@ test('approving a mail of a sender nobody answered brings its held cards back to
   try {
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    const post = <T>(path: string, body: unknown = {}) =>
-      agent.api<T>(path, { method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } });
-    const { auth_url } = await post<{ auth_url: string }>('/gmail/connect');
-    await fetch(auth_url);
-    await expect.poll(async () => (await agent.api<unknown[]>('/gmail/accounts')).length).toBe(1);
-    const before = (await gmail.calls()).profile ?? 0;
-    const sc = await post<Scout>('/scouts', { kind: 'gmail', name: 'Work mail', config: { email: gmail.email, mode: 'local' } });
-    await expect.poll(async () => (await gmail.calls()).profile ?? 0).toBeGreaterThan(before);
-    const cards = () => agent.api<Suggestion[]>(`/suggestions?scout_id=${sc.id}&status=all&limit=1000`);
-    const byTitle = async (title: string) => (await cards()).find((s) => s.title === title);
-    await agent.api(`/scouts/${sc.id}/learning`, {
-      method: 'PUT',
-      body: JSON.stringify({ cold_start: 3, screen_below: 0.3, spam_above: 0.9, min_spam: 10 }),
-      headers: { 'Content-Type': 'application/json' },
-    });
-    for (const n of [1, 2, 3]) await gmail.deliver(mail(`Friend ${n} <friend${n}@home.example>`, `Dinner ${n}`, `d${n}`));
-    await expect.poll(async () => (await cards()).length).toBe(3);
-    for (const s of await cards()) await post(`/suggestions/${s.id}/approve`, { as: 'note' });
+    const { post, byTitle } = await trainedScout(agent, gmail);
 
     // Five mails of the feed: the fourth and fifth wait in Screened.
     for (const n of [1, 2, 3, 4, 5]) await gmail.deliver(mail('Daily Feed <feed@news.example>', `Digest ${n}`, `f${n}`));
@@ -126,3 +90,27 @@ test('approving a mail of a sender nobody answered brings its held cards back to
     await gmail.stop();
   }
 });
+
+/** A Gmail scout in local mode on the fake mailbox, its learner past a
+ * cold start of three decisions: three people's mail approved. */
+async function trainedScout(agent: Agent, gmail: FakeGmail) {
+  const post = <T>(path: string, body: unknown = {}) =>
+    agent.api<T>(path, { method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } });
+  const { auth_url } = await post<{ auth_url: string }>('/gmail/connect');
+  await fetch(auth_url);
+  await expect.poll(async () => (await agent.api<unknown[]>('/gmail/accounts')).length).toBe(1);
+  const before = (await gmail.calls()).profile ?? 0;
+  const sc = await post<Scout>('/scouts', { kind: 'gmail', name: 'Work mail', config: { email: gmail.email, mode: 'local' } });
+  await expect.poll(async () => (await gmail.calls()).profile ?? 0).toBeGreaterThan(before);
+  const cards = () => agent.api<Suggestion[]>(`/suggestions?scout_id=${sc.id}&status=all&limit=1000`);
+  const byTitle = async (title: string) => (await cards()).find((s) => s.title === title);
+  await agent.api(`/scouts/${sc.id}/learning`, {
+    method: 'PUT',
+    body: JSON.stringify({ cold_start: 3, screen_below: 0.3, spam_above: 0.9, min_spam: 10 }),
+    headers: { 'Content-Type': 'application/json' },
+  });
+  for (const n of [1, 2, 3]) await gmail.deliver(mail(`Friend ${n} <friend${n}@home.example>`, `Dinner ${n}`, `d${n}`));
+  await expect.poll(async () => (await cards()).length).toBe(3);
+  for (const s of await cards()) await post(`/suggestions/${s.id}/approve`, { as: 'note' });
+  return { post, byTitle };
+}
